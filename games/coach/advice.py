@@ -1,0 +1,51 @@
+"""The coach's advice for one decision, from the seat's observation only (pure Python, no Django).
+
+``advise`` runs the hard bot's search (``games.engine.bots.evaluate``) with the seed the hard bot
+uses at that moment, so the first option is the hard bot's move, and every option is valued on
+the same sampled worlds. Each option keeps the search's figures and gets a plain-words label and
+reason (``wording``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..engine.bots import evaluate
+from ..engine.observation import Observation
+from . import wording
+
+LEVEL = "hard"
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option of a decision, best first in a list. ``figures`` is ``OptionEstimate.to_json()``
+    (expected points for the seat's side and their standard error, chances of making or setting
+    the bid, of High, Low, Jack and Game, ...) plus ``suit``, the trump a call plans."""
+
+    action: str
+    label: str
+    reason: str
+    figures: dict
+
+    def to_json(self) -> dict:
+        return {"action": self.action, "label": self.label, "reason": self.reason, "figures": self.figures}
+
+    @classmethod
+    def from_json(cls, data: dict) -> Option:
+        return cls(data["action"], data["label"], data["reason"], data["figures"])
+
+
+def advise(obs: Observation, seed: int, budget: int | None = None) -> list[Option]:
+    """Every option the search values for the seat to act, best first (at least two legal
+    actions; a forced move needs no advice)."""
+    estimates = evaluate(obs, seed=seed, budget=budget, level=LEVEL)
+    lines = wording.reasons(obs, estimates)
+    options = []
+    for est, line in zip(estimates, lines, strict=True):
+        figures = est.to_json()
+        figures.pop("reason")
+        figures["engine_reason"] = est.reason
+        figures["suit"] = est.detail.get("suit")
+        options.append(Option(est.action, wording.action_label(obs, est.action), line, figures))
+    return options

@@ -1,0 +1,70 @@
+"""What the coach stores: its advice for one position, and its review of one deal for one seat.
+
+Both are computed by Celery tasks on the coach queue and stored once: a position is never
+searched twice (a repeated request finds the row), and the review reuses the advice a player saw.
+"""
+
+from django.db import models
+
+from games.models import Deal
+
+
+class Work(models.TextChoices):
+    """Where a computation stands. A row is created `pending` by the request that enqueues its
+    task; the task claims it (`computing`) and fills it in (`ready`)."""
+
+    PENDING = "pending", "Waiting for the coach"
+    COMPUTING = "computing", "Being computed"
+    READY = "ready", "Ready"
+
+
+class Advice(models.Model):
+    """The coach's ranked options for the seat to act at one moment of a deal."""
+
+    deal = models.ForeignKey(Deal, on_delete=models.CASCADE, related_name="coach_advice")
+    step = models.PositiveSmallIntegerField(help_text="Actions applied in the deal before the decision.")
+    seat = models.CharField(max_length=2)
+    # The match's version at that moment: the seed of the search, as for the hard bot.
+    version = models.PositiveIntegerField()
+    status = models.CharField(max_length=9, choices=Work.choices, default=Work.PENDING)
+    phase = models.CharField(max_length=8, blank=True)
+    options = models.JSONField(default=list, help_text="advice.Option.to_json(), best first.")
+    seconds = models.FloatField(null=True, blank=True, help_text="Wall time of the search.")
+    requested_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    computed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["deal", "step", "seat"], name="advice_unique_position"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Advice for {self.seat} at step {self.step} of deal {self.deal_id} ({self.status})"
+
+
+class Review(models.Model):
+    """The coach's review of one seat's decisions in one finished deal."""
+
+    deal = models.ForeignKey(Deal, on_delete=models.CASCADE, related_name="coach_reviews")
+    seat = models.CharField(max_length=2)
+    status = models.CharField(max_length=9, choices=Work.choices, default=Work.PENDING)
+    accuracy = models.FloatField(
+        null=True, blank=True, help_text="Percent; None when the seat had no choice to make."
+    )
+    # One entry per decision with a choice, in order: see services.review_entries.
+    decisions = models.JSONField(default=list)
+    inaccuracies = models.PositiveSmallIntegerField(default=0)
+    mistakes = models.PositiveSmallIntegerField(default=0)
+    blunders = models.PositiveSmallIntegerField(default=0)
+    requested_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    computed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["deal", "seat"], name="review_unique_seat"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Review of {self.seat} in deal {self.deal_id} ({self.status})"

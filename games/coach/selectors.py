@@ -1,0 +1,372 @@
+"""Every read the coach makes: the position a piece of advice is for, the panel a seat sees, and
+the reviews (also for the replay and the statistics: ``decision_marks``, ``deal_accuracy``,
+``accuracy_by_deal``).
+
+A panel is built for one seat from its own observation and its own advice, so it never holds
+another seat's unplayed cards; during a deal it names only the seat's own cards and cards played.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from django.db.models import Exists, OuterRef
+from django.urls import reverse
+
+from games import engine
+from games import selectors as tables
+from games.models import Action, Deal, Match, Seat
+
+from . import wording
+from .advice import Option
+from .models import Advice, Review, Work
+
+POINT_NAMES = ("High", "Low", "Jack", "Game")
+
+
+def replay_url(match_id: int, deal_number: int, step: int) -> str:
+    """The replay of a deal at the moment a decision was made: `step` actions applied."""
+    return reverse("replay:deal_step", args=[match_id, deal_number, step])
+
+
+# --- The position a piece of advice is for ---------------------------------------------------
+
+
+def totals_before(deal_row: Deal) -> dict:
+    """The match totals as they stood when the deal was dealt (what its seats decided with)."""
+    match = deal_row.match
+    if deal_row.result is None:
+        return dict(match.totals)
+    standing = engine.MatchState(tables.rules_of(match), match.first_dealer)
+    for earlier in match.deals.filter(number__lt=deal_row.number).order_by("number"):
+        standing.add(tables.deal_state(earlier).result())
+    return dict(standing.totals)
+
+
+def version_at(deal_row: Deal, step: int) -> int:
+    """The match's version at a moment of a deal: one per action, and one per new deal.
+
+    Used only for decisions that had no live advice (whose row keeps the version it saw)."""
+    earlier = Action.objects.filter(
+        deal__match_id=deal_row.match_id, deal__number__lt=deal_row.number
+    ).count()
+    return earlier + (deal_row.number - 1) + step
+
+
+def observation_at(deal_row: Deal, step: int, seat: str, totals: dict | None = None):
+    state = tables.deal_state(deal_row, upto=step)
+    return state.observation(seat, match_totals=totals if totals is not None else totals_before(deal_row))
+
+
+def advice_for(deal_row: Deal, step: int, seat: str) -> Advice | None:
+    return Advice.objects.filter(deal=deal_row, step=step, seat=seat).first()
+
+
+@dataclass(frozen=True)
+class Turn:
+    """A person's decision the coach may advise on: the current one at a table."""
+
+    deal: Deal
+    step: int
+    version: int
+    seat: str
+    choices: int  # legal actions
+
+
+def coached_turn(match: Match) -> Turn | None:
+    """The current decision if a person with the coach on has it, else None."""
+    if match.status != Match.Status.PLAYING:
+        return None
+    deal_row = tables.current_deal(match)
+    if deal_row.is_over or not deal_row.to_act:
+        return None
+    seat = match.seats.select_related("user").get(position=deal_row.to_act)
+    if seat.user is None or not seat.user.coach_enabled:
+        return None
+    state = tables.deal_state(deal_row)
+    return Turn(deal_row, state.version, match.version, seat.position,
+                len(state.observation(seat.position).legal_actions()))
+
+
+def coached_seats(match: Match) -> list[str]:
+    """The seats of people who have the coach on."""
+    return [seat.position for seat in match.seats.select_related("user")
+            if seat.user is not None and seat.user.coach_enabled]
+
+
+# --- The panel ----------------------------------------------------------------------------------
+
+
+@dataclass
+class OptionView:
+    rank: int
+    action: str
+    label: str
+    reason: str
+    card: object | None  # a CardView for a card to play
+    points: float  # expected points of the seat's side
+    stderr: float
+    theirs: float  # the other side's expected points (the others' mean in cutthroat)
+    contract: tuple | None  # ("Make", percent) or ("Set", percent)
+    chances: list  # (point name, percent)
+    win_match: int | None  # percent, when the ranking is by the chance of winning the match
+    best: bool
+
+    @property
+    def points_text(self) -> str:
+        return f"{self.points:+.2f}"
+
+    @property
+    def theirs_text(self) -> str:
+        return f"{self.theirs:+.2f}"
+
+
+@dataclass
+class BidRow:
+    label: str
+    suit: str  # planned trump, "" when none
+    symbol: str
+    make: int | None  # percent
+
+
+@dataclass
+class CoachPanel:
+    match_id: int
+    deal_id: int
+    deal_number: int
+    step: int
+    version: int
+    enabled: bool
+    # "off", "waiting", "forced", "thinking", "advice", "reviewing", "review", "unreviewed"
+    state: str
+    phase: str = ""
+    forced_label: str = ""
+    options: list = field(default_factory=list)
+    bid_grid: list = field(default_factory=list)
+    samples: int = 0
+    ranking: str = "margin"
+    review: ReviewView | None = None
+
+
+def _percent(p: float | None) -> int | None:
+    return None if p is None else round(100 * p)
+
+
+def option_view(rank: int, option: Option, obs) -> OptionView:
+    f = option.figures
+    mine_has_contract = obs.pitcher is not None and obs.rules.side_of(obs.pitcher) == obs.side
+    contract = None
+    if obs.phase == "auction":
+        if f["p_contract"] >= 0.5 and f["p_make"] is not None:
+            contract = ("Make", _percent(f["p_make"]))
+        elif f["p_set"] is not None:
+            contract = ("Set", _percent(f["p_set"]))
+    elif mine_has_contract and f["p_make"] is not None:
+        contract = ("Make", _percent(f["p_make"]))
+    elif not mine_has_contract and f["p_set"] is not None:
+        contract = ("Set", _percent(f["p_set"]))
+    return OptionView(
+        rank=rank,
+        action=option.action,
+        label=option.label,
+        reason=option.reason,
+        card=tables.card_view(option.action) if obs.phase == "play" else None,
+        points=f["expected_points"],
+        stderr=f["stderr"],
+        theirs=f["expected_points"] - f["expected_margin"],
+        contract=contract,
+        chances=[(name, _percent(f[f"p_{name.lower()}"])) for name in POINT_NAMES],
+        win_match=_percent(f["p_win_match"]) if f["ranking"] == "match" else None,
+        best=rank == 1,
+    )
+
+
+def bid_grid(options: list[Option], obs) -> list[BidRow]:
+    """Each call (and the trump it plans) against the chance of making it, in the auction's order."""
+    order = {token: i for i, token in enumerate(obs.legal_actions())}
+    rows = []
+    for option in sorted(options, key=lambda o: order.get(o.action, 99)):
+        if option.action == "pass":
+            continue
+        suit = option.figures.get("suit") or ""
+        if option.action.startswith("pitch:"):
+            suit = option.action[-1]
+        rows.append(BidRow(option.label, wording.SUIT_NAMES.get(suit, ""), wording.SUIT_SYMBOLS.get(suit, ""),
+                           _percent(option.figures["p_make"])))
+    return rows
+
+
+def coach_panel(match: Match, position: str) -> CoachPanel:
+    """What the coach shows the seat `position` now."""
+    seat = match.seats.select_related("user").get(position=position)
+    deal_row = tables.current_deal(match)
+    panel = CoachPanel(
+        match_id=match.pk, deal_id=deal_row.pk, deal_number=deal_row.number,
+        step=deal_row.actions.count(), version=match.version,
+        enabled=bool(seat.user and seat.user.coach_enabled), state="off", phase=deal_row.phase,
+    )
+    if deal_row.is_over:
+        review = Review.objects.filter(deal=deal_row, seat=position).first()
+        if review is not None and review.status == Work.READY:
+            panel.state, panel.review = "review", review_view(review)
+        elif review is not None:
+            panel.state = "reviewing"
+        else:
+            panel.state = "reviewing" if panel.enabled else "unreviewed"
+        return panel
+    if not panel.enabled:
+        return panel
+    if deal_row.to_act != position or match.status != Match.Status.PLAYING:
+        panel.state = "waiting"
+        return panel
+    state = tables.deal_state(deal_row)
+    obs = state.observation(position, match_totals=dict(match.totals))
+    legal = obs.legal_actions()
+    if len(legal) == 1:
+        panel.state, panel.forced_label = "forced", wording.action_label(obs, legal[0])
+        return panel
+    advice = Advice.objects.filter(deal=deal_row, step=panel.step, seat=position,
+                                   status=Work.READY).first()
+    if advice is None:
+        panel.state = "thinking"
+        return panel
+    options = [Option.from_json(o) for o in advice.options]
+    panel.state = "advice"
+    panel.options = [option_view(i, o, obs) for i, o in enumerate(options, start=1)]
+    panel.samples = options[0].figures["samples"]
+    panel.ranking = options[0].figures["ranking"]
+    if obs.phase == "auction":
+        panel.bid_grid = bid_grid(options, obs)
+    return panel
+
+
+# --- Reviews ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DecisionMark:
+    """One decision of a seat in a deal, judged against the coach's choice (for the replay)."""
+
+    deal_id: int
+    match_id: int
+    deal_number: int
+    step: int  # actions applied before it: the replay's moment
+    moment: str  # "Auction", "Trump", "Discard", "Trick 3"
+    action: str  # the engine token taken
+    action_label: str
+    mark: str  # "", "inaccuracy", "mistake", "blunder"
+    better: str | None  # the coach's choice when it differs
+    better_label: str
+    loss: float  # in `unit`: net points, or the chance of winning the match (0..1)
+    unit: str  # "points" or "match"
+    reason: str  # the coach's line on the option taken
+    better_reason: str
+
+    @property
+    def replay_url(self) -> str:
+        return replay_url(self.match_id, self.deal_number, self.step)
+
+    @property
+    def loss_text(self) -> str:
+        if self.unit == "match":
+            return f"{100 * self.loss:.0f}% of the chance to win the match"
+        return f"{self.loss:.1f} points"
+
+
+@dataclass
+class ReviewView:
+    deal_id: int
+    deal_number: int
+    match_id: int
+    seat: str
+    accuracy: float | None
+    decisions: list  # DecisionMark, in order
+    costly: list  # the marked ones, costliest first
+    counts: list  # "1 blunder", "2 inaccuracies": the marks that occur
+
+
+def _mark(deal_row: Deal, entry: dict) -> DecisionMark:
+    return DecisionMark(
+        deal_id=deal_row.pk, match_id=deal_row.match_id, deal_number=deal_row.number,
+        step=entry["step"], moment=entry["moment"], action=entry["action"],
+        action_label=entry["action_label"], mark=entry["mark"],
+        better=entry["best"] if entry["best"] != entry["action"] else None,
+        better_label=entry["best_label"] if entry["best"] != entry["action"] else "",
+        loss=entry["loss"], unit=entry["unit"], reason=entry["reason"],
+        better_reason=entry["best_reason"],
+    )
+
+
+def review_view(review: Review) -> ReviewView:
+    deal_row = review.deal
+    marks = [_mark(deal_row, entry) for entry in review.decisions]
+    costly = sorted((m for m in marks if m.mark), key=lambda m: -m.loss)
+    counts = [f"{n} {name if n == 1 else plural}" for name, plural, n in (
+        ("blunder", "blunders", review.blunders), ("mistake", "mistakes", review.mistakes),
+        ("inaccuracy", "inaccuracies", review.inaccuracies)) if n]
+    return ReviewView(deal_row.pk, deal_row.number, deal_row.match_id, review.seat, review.accuracy,
+                      marks, costly, counts)
+
+
+@dataclass
+class ReviewPage:
+    status: str  # "none" (never asked for), "pending", "ready"
+    review: ReviewView | None
+
+
+def review_page(deal_row: Deal, seat: str) -> ReviewPage:
+    review = Review.objects.filter(deal=deal_row, seat=seat).select_related("deal").first()
+    if review is None:
+        return ReviewPage("none", None)
+    if review.status != Work.READY:
+        return ReviewPage("pending", None)
+    return ReviewPage("ready", review_view(review))
+
+
+def _ready_review(deal_row: Deal, seat: str) -> Review | None:
+    return Review.objects.filter(deal=deal_row, seat=seat, status=Work.READY).first()
+
+
+def decision_marks(deal_row: Deal, seat: str) -> list[DecisionMark]:
+    """The seat's decisions with a choice in the deal, in order, each judged against the
+    coach's choice ([] until the deal has been reviewed). For the replay: show `mark` and
+    `better_label` at `step`."""
+    review = _ready_review(deal_row, seat)
+    return [_mark(deal_row, entry) for entry in review.decisions] if review else []
+
+
+def replay_marks(deal_row: Deal, seat: str) -> list:
+    """The marks the replay shows (games.replay.marks): the judged decisions that lost points."""
+    from games.replay.marks import Mark
+
+    return [
+        Mark(sequence=decision.step, severity=decision.mark, better=decision.better,
+             note=decision.better_reason)
+        for decision in decision_marks(deal_row, seat)
+        if decision.mark and decision.better
+    ]
+
+
+def deal_accuracy(deal_row: Deal, seat: str) -> float | None:
+    """The seat's accuracy in the deal, in percent (None: not reviewed, or no choice to make)."""
+    review = _ready_review(deal_row, seat)
+    return review.accuracy if review else None
+
+
+def accuracy_by_deal(user) -> list[dict]:
+    """Every reviewed deal the user played, oldest first: for the statistics' accuracy chart."""
+    played = Seat.objects.filter(match_id=OuterRef("deal__match_id"), position=OuterRef("seat"), user=user)
+    reviews = (
+        Review.objects.filter(Exists(played), status=Work.READY, accuracy__isnull=False)
+        .select_related("deal")
+        .order_by("deal__finished_at", "deal_id")
+    )
+    return [
+        {
+            "deal_id": review.deal_id, "match_id": review.deal.match_id,
+            "deal_number": review.deal.number, "finished_at": review.deal.finished_at,
+            "accuracy": review.accuracy, "inaccuracies": review.inaccuracies,
+            "mistakes": review.mistakes, "blunders": review.blunders,
+        }
+        for review in reviews
+    ]

@@ -1,0 +1,185 @@
+"""Every write the coach makes: asking for advice or a review, claiming and storing the work.
+
+A request creates the row (unique per position, or per deal and seat) and enqueues its task
+after commit, so the same position is never searched twice: a repeated request finds the row.
+A task claims its row before computing; a claim older than CLAIM_SECONDS is taken to be lost
+(its worker died) and may be claimed again.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from functools import partial
+
+from django.db import IntegrityError, transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from games import realtime
+from games import selectors as tables
+from games.models import Deal, Match, Seat
+
+from . import judging, selectors
+from .advice import Option
+from .models import Advice, Review, Work
+
+# A request finding a row still pending after this long enqueues its task again (a lost message).
+RETRY_SECONDS = 30
+# A claim this old belongs to a worker that died.
+CLAIM_SECONDS = 90
+
+
+def after_change(match_id: int, version: int) -> None:
+    """Called after every change of a table (games.services.announce_change)."""
+    prepare(match_id, version)
+
+
+def prepare(match_id: int, version: int | None = None) -> None:
+    """Ask for what the table's coached people need now: advice if one of them is to decide,
+    reviews of the deal once it is over. Repeating it is harmless. With `version`, only if the
+    table is still at that version (else a later change asks)."""
+    if not Seat.objects.filter(match_id=match_id, user__coach_enabled=True).exists():
+        return  # nobody at this table has the coach on: no lock, no work
+    with transaction.atomic():
+        match = _locked(match_id)
+        if match is None or (version is not None and match.version != version):
+            return
+        deal_row = tables.current_deal(match)
+        if deal_row.is_over:
+            for seat in selectors.coached_seats(match):
+                request_review(deal_row, seat)
+        else:
+            _request_advice(match)
+
+
+def _locked(match_id: int) -> Match | None:
+    # The match row is locked while the position is read, so the position and the version
+    # stored with its advice (the seed of the search, the staleness check) belong together.
+    return Match.objects.select_for_update().filter(pk=match_id).first()
+
+
+def request_advice(match: Match) -> Advice | None:
+    """Ask for advice on the current decision, if a person with the coach on has it and has a
+    choice. Returns the advice row (new, pending or ready), or None."""
+    with transaction.atomic():
+        return _request_advice(_locked(match.pk))
+
+
+def _request_advice(match: Match) -> Advice | None:
+    turn = selectors.coached_turn(match)
+    if turn is None or turn.choices < 2:
+        return None
+    advice, created = _get_or_create(
+        Advice, deal=turn.deal, step=turn.step, seat=turn.seat, defaults={"version": turn.version}
+    )
+    if created or _lost(advice):
+        _enqueue_after_commit("advise_position", advice)
+    return advice
+
+
+def request_review(deal_row: Deal, seat: str) -> Review | None:
+    """Ask for the review of a finished deal for one seat (held by a person)."""
+    if not deal_row.is_over or not deal_row.match.seats.filter(position=seat, user__isnull=False).exists():
+        return None
+    review, created = _get_or_create(Review, deal=deal_row, seat=seat)
+    if created or _lost(review):
+        _enqueue_after_commit("review_deal", review)
+    return review
+
+
+def _get_or_create(model, defaults=None, **key):
+    try:
+        with transaction.atomic():
+            return model.objects.get_or_create(**key, defaults=defaults or {})
+    except IntegrityError:  # created by a concurrent request between the get and the create
+        return model.objects.get(**key), False
+
+
+def _lost(row) -> bool:
+    """A row whose task never started, or whose worker died, asked for again: touch it and say
+    so (the caller enqueues its task again)."""
+    now = timezone.now()
+    stuck = Q(status=Work.PENDING, requested_at__lt=now - timedelta(seconds=RETRY_SECONDS)) | Q(
+        status=Work.COMPUTING, started_at__lt=now - timedelta(seconds=CLAIM_SECONDS)
+    )
+    return bool(type(row).objects.filter(Q(pk=row.pk) & stuck).update(requested_at=now))
+
+
+def _enqueue_after_commit(task_name: str, row) -> None:
+    def enqueue():
+        from games.dispatch import enqueue
+
+        from . import tasks
+
+        enqueue(getattr(tasks, task_name), row.pk)
+
+    transaction.on_commit(enqueue)
+
+
+def claim(model, pk: int):
+    """Take a pending row (or one whose claim was lost) for computing; None if another worker
+    has it or it is done."""
+    now = timezone.now()
+    lost = Q(status=Work.COMPUTING, started_at__lt=now - timedelta(seconds=CLAIM_SECONDS))
+    taken = model.objects.filter(Q(pk=pk) & (Q(status=Work.PENDING) | lost)).update(
+        status=Work.COMPUTING, started_at=now
+    )
+    return model.objects.select_related("deal__match").get(pk=pk) if taken else None
+
+
+def release(row) -> None:
+    """Give a claimed row back (its position moved on before it was computed): a review computes
+    it later if it needs it."""
+    type(row).objects.filter(pk=row.pk, status=Work.COMPUTING).update(status=Work.PENDING, started_at=None)
+
+
+def store_advice(advice: Advice, phase: str, options: list[Option], seconds: float) -> None:
+    """Save computed advice and tell the seat's screen, if the table is still at that moment."""
+    advice.phase = phase
+    advice.options = [option.to_json() for option in options]
+    advice.seconds = seconds
+    advice.status = Work.READY
+    advice.computed_at = timezone.now()
+    advice.save(update_fields=["phase", "options", "seconds", "status", "computed_at"])
+    transaction.on_commit(partial(_tell_seat, advice.deal.match_id, advice.seat, advice.version))
+
+
+def store_review(review: Review, entries: list[dict], judgements: list[judging.Judgement]) -> None:
+    review.decisions = entries
+    review.accuracy = judging.accuracy(judgements)
+    for name, column in (("inaccuracy", "inaccuracies"), ("mistake", "mistakes"), ("blunder", "blunders")):
+        setattr(review, column, sum(1 for j in judgements if j.mark == name))
+    review.status = Work.READY
+    review.computed_at = timezone.now()
+    review.save()
+    if review.accuracy is not None:
+        _tell_statistics(review)
+    version = Match.objects.filter(pk=review.deal.match_id).values_list("version", flat=True).first()
+    transaction.on_commit(partial(_tell_seat, review.deal.match_id, review.seat, version))
+
+
+def _tell_statistics(review: Review) -> None:
+    """The statistics page charts the coach's verdict over time (games.stats keeps it per deal)."""
+    from games.stats.models import DealSummary
+    from games.stats.services import record_coach_accuracy
+
+    try:
+        record_coach_accuracy(review.deal_id, review.seat, review.accuracy / 100)
+    except DealSummary.DoesNotExist:
+        pass  # a deal finished before statistics were kept
+
+
+def save_computed_advice(deal_row: Deal, step: int, seat: str, version: int, phase: str,
+                         options: list[Option], seconds: float) -> None:
+    """Keep advice a review had to compute itself (the player had the coach off, or moved on
+    before it was ready), so that the position is never searched again."""
+    advice, _ = _get_or_create(Advice, deal=deal_row, step=step, seat=seat, defaults={"version": version})
+    if advice.status != Work.READY:
+        advice.phase, advice.options, advice.seconds = phase, [o.to_json() for o in options], seconds
+        advice.status, advice.computed_at = Work.READY, timezone.now()
+        advice.save(update_fields=["phase", "options", "seconds", "status", "computed_at"])
+
+
+def _tell_seat(match_id: int, seat: str, version: int) -> None:
+    # A small event: each consumer renders its own seat's panel, and only its own seat's.
+    realtime.group_send(tables.table_group(match_id), {"type": "coach.ready", "version": version, "seat": seat})

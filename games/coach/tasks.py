@@ -1,0 +1,84 @@
+"""The coach's Celery tasks, routed to the coach queue (settings.CELERY_TASK_ROUTES) so that a
+search for advice never delays a bot's move. Thin: claim the row, compute, store."""
+
+import time
+
+from celery import shared_task
+
+from games import selectors as tables
+
+from . import judging, selectors, services
+from .advice import Option, advise
+from .models import Advice, Review, Work
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True, soft_time_limit=30, time_limit=40)
+def advise_position(advice_id: int) -> str:
+    """Search the position of one Advice row from the seat's observation, with the hard bot's seed."""
+    advice = services.claim(Advice, advice_id)
+    if advice is None:
+        return "done"
+    match = advice.deal.match
+    if match.version != advice.version:
+        services.release(advice)  # the player moved on first: this advice would never be shown
+        return "stale"
+    obs = selectors.observation_at(advice.deal, advice.step, advice.seat, dict(match.totals))
+    started = time.perf_counter()
+    options = advise(obs, seed=tables.search_seed(match.pk, advice.version))
+    services.store_advice(advice, obs.phase, options, time.perf_counter() - started)
+    return options[0].action
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True, soft_time_limit=240, time_limit=300)
+def review_deal(review_id: int) -> str:
+    """Judge each decision a person made in a finished deal against the coach's choice."""
+    review = services.claim(Review, review_id)
+    if review is None:
+        return "done"
+    deal_row = review.deal
+    match_id = deal_row.match_id
+    totals = selectors.totals_before(deal_row)
+    entries, judgements = [], []
+    # Only the person's own decisions: a bot that stood in for them is not theirs to answer for.
+    for action in deal_row.actions.filter(seat=review.seat, user__isnull=False).order_by("sequence"):
+        step = action.sequence
+        obs = selectors.observation_at(deal_row, step, review.seat, totals)
+        if len(obs.legal_actions()) < 2:
+            continue
+        advice = selectors.advice_for(deal_row, step, review.seat)
+        if advice is not None and advice.status == Work.READY:
+            options = [Option.from_json(o) for o in advice.options]
+        else:
+            version = advice.version if advice is not None else selectors.version_at(deal_row, step)
+            started = time.perf_counter()
+            options = advise(obs, seed=tables.search_seed(match_id, version))
+            services.save_computed_advice(deal_row, step, review.seat, version, obs.phase, options,
+                                          time.perf_counter() - started)
+        taken = next((o for o in options if o.action == action.token), None)
+        if taken is None:
+            continue  # the search did not value this option (it keeps the likeliest discards and pitches)
+        judgement = judging.judge(options[0].figures, taken.figures)
+        judgements.append(judgement)
+        best = options[0]
+        entries.append({
+            "step": step,
+            "moment": _moment(obs),
+            "action": taken.action,
+            "action_label": taken.label,
+            "reason": taken.reason,
+            "best": best.action,
+            "best_label": best.label,
+            "best_reason": best.reason,
+            "loss": judgement.loss,
+            "uncertainty": judgement.uncertainty,
+            "unit": judgement.unit,
+            "mark": judgement.mark,
+        })
+    services.store_review(review, entries, judgements)
+    return f"{len(entries)} decisions"
+
+
+def _moment(obs) -> str:
+    if obs.phase == "play":
+        return f"Trick {obs.trick_number + 1}"
+    return {"auction": "Auction", "trump": "Trump", "discard": "Discard"}[obs.phase]

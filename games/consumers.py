@@ -1,0 +1,127 @@
+"""Websocket consumers: thin. They check who is asking and push each seat its own view.
+
+The channel layer carries only small events ("table.changed", version n); every consumer
+renders its own seat's HTML from a selector, so a message never holds another seat's cards.
+"""
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
+from django.template.loader import render_to_string
+
+from . import realtime, selectors, services, tables
+from .coach import services as coach_services
+from .coach.views import panel_html
+from .models import Match
+
+# Close codes in the 4000 range are ours; the browser sees them in the close event.
+UNAUTHENTICATED = 4401
+FORBIDDEN = 4403
+
+
+def table_group(match_id: int) -> str:
+    return selectors.table_group(match_id)
+
+
+class TableConsumer(AsyncWebsocketConsumer):
+    """One browser tab at one table: a seat's player, a spectator, or someone choosing a seat.
+
+    The seat is looked up again at every render, so a person who sits down (or leaves) while
+    connected gets the right view at once. At a shared table the consumer also keeps the seat's
+    presence (open connections) through a service.
+    """
+
+    async def connect(self):
+        user = self.scope["user"]
+        if not user.is_authenticated:
+            await self.close(code=UNAUTHENTICATED)
+            return
+        self.match_id = self.scope["url_route"]["kwargs"]["match_id"]
+        self.user = user
+        self.present = False
+        allowed = await database_sync_to_async(self._may_look)(user)
+        if not allowed:
+            await self.close(code=FORBIDDEN)
+            return
+        realtime.remember_server_loop()
+        self.group = table_group(self.match_id)
+        self.sent_version = None
+        await self.channel_layer.group_add(self.group, self.channel_name)
+        await self.accept()
+        await self.send_table()
+
+    def _may_look(self, user) -> bool:
+        match = Match.objects.filter(pk=self.match_id).first()
+        if match is None:
+            return False
+        seat, allowed = selectors.viewer_role(match, user)
+        self.seat = seat
+        if seat:
+            services.resume_stalled_turn(match.pk)
+            coach_services.prepare(match.pk)  # advice the coach was never asked for (switched on elsewhere)
+        return allowed
+
+    async def disconnect(self, code):
+        if hasattr(self, "group"):
+            await self.channel_layer.group_discard(self.group, self.channel_name)
+        if getattr(self, "present", False):
+            self.present = False
+            await database_sync_to_async(tables.do_presence)(self.match_id, self.user, -1)
+
+    async def table_changed(self, event):
+        # Events can overtake each other; never replace a newer screen with an older one.
+        if self.sent_version is not None and event["version"] < self.sent_version:
+            return
+        await self.send_table()
+
+    async def send_table(self):
+        rendered = await database_sync_to_async(self._render_table)()
+        if rendered is None:
+            await self.close(code=FORBIDDEN)
+            return
+        version, html = rendered
+        self.sent_version = version
+        await self.send(text_data=html)
+
+    def _render_table(self) -> tuple[int, str] | None:
+        match = Match.objects.get(pk=self.match_id)
+        seat, allowed = selectors.viewer_role(match, self.user)
+        if not allowed:
+            return None
+        self.seat = seat
+        if match.invite_code is not None and seat and not self.present:
+            # This tab now holds a seat (just connected, or just sat down): count it.
+            self.present = tables.do_presence(match.pk, self.user, +1)
+        elif seat is None:
+            self.present = False  # left the seat (the service cleared its connections)
+        if match.status == Match.Status.FORMING:
+            view = selectors.forming_view(match, self.user)
+            return view.version, render_to_string(
+                "games/_forming.html", {"view": view, "origin": self._origin()}
+            )
+        view = selectors.table_view(match, seat)
+        html = render_to_string("games/_table.html", {"view": view})
+        if seat:
+            # The coach's panel goes with every table, so it never shows advice for an old position.
+            html += panel_html(match, seat)
+        if match.invite_code is not None:
+            html += render_to_string(
+                "games/_chat_log.html", {"lines": selectors.chat_lines(match, self.user)}
+            )
+        return view.version, html
+
+    def _origin(self) -> str:
+        """The site's address as the browser used it, for the invite link."""
+        headers = dict(self.scope.get("headers") or [])
+        host = headers.get(b"host", b"").decode("latin-1")
+        scheme = "https" if self.scope.get("scheme") == "wss" else "http"
+        return f"{scheme}://{host}" if host else ""
+
+    async def coach_ready(self, event):
+        # Advice or a review is ready: only this seat's, and only for the moment on screen.
+        if event["seat"] != self.seat or event["version"] != self.sent_version:
+            return
+        html = await database_sync_to_async(self._render_panel)()
+        await self.send(text_data=html)
+
+    def _render_panel(self) -> str:
+        return panel_html(Match.objects.get(pk=self.match_id), self.seat)

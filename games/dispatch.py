@@ -1,0 +1,108 @@
+"""Where background work runs: on Celery workers when a broker is configured, else in-process.
+
+Without REDIS_URL (`make run` on a laptop) there is no worker, so tasks run on a small thread
+pool inside the web process. They never run on the ASGI event loop: a page still loads while a
+bot thinks. Callers always go through `enqueue`, usually from `transaction.on_commit`, so a task
+never sees a move that was rolled back.
+"""
+
+import logging
+import threading
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
+
+from django.conf import settings
+from django.db import close_old_connections, connections
+
+log = logging.getLogger(__name__)
+
+_pool: ThreadPoolExecutor | None = None
+_pool_lock = threading.Lock()
+_pending: set[Future] = set()
+# Long countdowns (a stand-in bot's turn timer) wait on a timer, not in a pool thread, so they
+# never hold up bot moves; tests cancel the ones still waiting when they end.
+LONG_COUNTDOWN = 2.0
+_timers: set[threading.Timer] = set()
+
+
+def _in_process_pool() -> ThreadPoolExecutor:
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="setback-task")
+        return _pool
+
+
+def _run_in_thread(task, args, kwargs, countdown: float):
+    if countdown:
+        time.sleep(countdown)
+    close_old_connections()
+    try:
+        result = task.apply(args=args, kwargs=kwargs)
+        if result.failed():
+            log.error("task %s failed: %r", task.name, result.result)
+        return result.result
+    finally:
+        # Each pool thread holds its own connection; never leave it open between tasks.
+        connections.close_all()
+
+
+def uses_workers() -> bool:
+    return bool(settings.CELERY_BROKER_URL)
+
+
+def enqueue(task, *args, countdown: float = 0, **kwargs) -> Future | None:
+    """Run `task(*args, **kwargs)` in the background, after `countdown` seconds."""
+    if uses_workers():
+        task.apply_async(args=args, kwargs=kwargs, countdown=countdown or None)
+        return None
+    if countdown >= LONG_COUNTDOWN:
+        timer = threading.Timer(countdown, _fire, args=(task, args, kwargs))
+        timer.daemon = True
+        with _pool_lock:
+            _timers.add(timer)
+        timer.start()
+        return None
+    future = _in_process_pool().submit(_run_in_thread, task, args, kwargs, countdown)
+    with _pool_lock:
+        _pending.add(future)
+    future.add_done_callback(_forget)
+    return future
+
+
+def _fire(task, args, kwargs) -> None:
+    with _pool_lock:
+        _timers.discard(threading.current_thread())  # this timer has fired
+    enqueue(task, *args, **kwargs)
+
+
+def cancel_delayed_tasks() -> int:
+    """Forget the in-process tasks still waiting on a long countdown (for tests). Returns how many."""
+    with _pool_lock:
+        timers = list(_timers)
+        _timers.clear()
+    for timer in timers:
+        timer.cancel()
+    return len(timers)
+
+
+def _forget(future: Future) -> None:
+    with _pool_lock:
+        _pending.discard(future)
+
+
+def wait_for_in_process_tasks(timeout: float = 30) -> bool:
+    """Block until the in-process tasks (and the ones they enqueue) are done; for tests and
+    shutdown. Returns False if some were still running after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with _pool_lock:
+            running = list(_pending)
+        if not running:
+            return True
+        for future in running:
+            try:
+                future.result(timeout=max(0.0, deadline - time.monotonic()))
+            except Exception:  # noqa: BLE001 - the task logged its own failure
+                pass
+    return False

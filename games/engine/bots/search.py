@@ -1,0 +1,389 @@
+"""The Monte Carlo search behind the medium and hard bots (and the coach).
+
+For one decision of one seat, :func:`evaluate` samples worlds (the hidden cards dealt
+consistently with the seat's observation, weighted by how plausible they make the auction),
+and values **every legal option on the same worlds**:
+
+- card play: the card is played, then the deal is played out with the policy of
+  :mod:`games.engine.bots.core` (and solved exactly over the last tricks where that is cheap);
+- auction: the call is made, the rest of the auction follows the bidding model, the pitcher
+  names (or leads) trump and the deal is played out; when the seat ends up the pitcher, each of
+  its candidate trump suits is played and the best suit on average is kept;
+- naming trump, discarding: the same, from that point.
+
+Each finished simulation is scored by the engine's kernel (:func:`games.engine.fast.outcome`),
+so the bots never re-implement scoring. The options are ranked by the side's expected deal
+margin, or, near the end of a match, by the chance of winning the match (see matchvalue.py).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from ..cards import CODES, INDEX, SUITS
+from ..deal import discard_token, parse_discard_token
+from ..fast import PITCH, SUIT_MASK, Position, legal_mask, outcome, play_card, random_policy
+from ..observation import Observation
+from . import auction_model, endgame
+from .core import GP, TENS, best_suit, bits, heuristic_discard, play_out, suit_strength
+from .estimate import Acc, OptionEstimate
+from .matchvalue import MatchValuer
+from .worlds import Info, World, call_code
+
+PLAYOUT_OVERHEAD = 8  # sampling a world and copying a position, in simulated card plays
+STANDARD_DEAL = 24  # the cards played in a four-player deal: what a budget's playouts are
+SUIT_NAMES = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
+
+
+@dataclass(frozen=True)
+class Config:
+    """Search settings of a level. ``budget`` counts simulated deals (playouts)."""
+
+    budget: int = 1200
+    bid_budget: int = 2400
+    min_worlds: int = 8
+    max_worlds: int = 3000
+    inference: float = 1.0  # sharpness of the auction inference (0: none)
+    play_inference: float = 0.0  # weigh worlds by how the policy explains the others' plays (its eps; 0: off)
+    exact_tricks: int = 2  # solve the last tricks exactly when this many (or fewer) are left
+    exact_max_nodes: int = 4000  # ... and the tree is small enough
+    exact_worlds: int = 400  # worlds for an exact decision
+    match_aware: bool = True
+    suits_considered: int = 2  # candidate trump suits when valuing the seat's own contract
+    random_playouts: bool = False  # finish worlds with random legal play instead of the policy
+
+
+class Search:
+    def __init__(self, obs: Observation, seed: int = 0, config: Config | None = None, budget: int | None = None,
+                 include: tuple[str, ...] = ()) -> None:
+        self.obs = obs
+        self.include = tuple(include)
+        self.config = config or Config()
+        self.info = Info(obs)
+        self.rng = random.Random(seed * 2654435761 % (1 << 61) + 12345)
+        self.kernel = self.info.kernel
+        self.budget = budget
+        self.valuer = MatchValuer.for_observation(obs) if self.config.match_aware else None
+
+    # ------------------------------------------------------------------ entry point
+    def evaluate(self) -> list[OptionEstimate]:
+        obs = self.obs
+        legal = obs.legal_actions()
+        if not legal:
+            raise ValueError(f"{obs.seat} has no legal action (phase {obs.phase})")
+        phase = obs.phase
+        if phase == "auction":
+            results = self._auction(legal)
+        elif phase == "trump":
+            results = self._trump(legal)
+        elif phase == "discard":
+            results = self._discard(legal)
+        else:
+            results = self._play(legal)
+        order = {a: i for i, a in enumerate(legal)}
+        results.sort(key=lambda e: (-e.value, -e.expected_margin, order.get(e.action, 0)))
+        return results
+
+    def finish(self, pos: Position) -> Position:
+        """Play a world to the end of the deal (in place)."""
+        if not self.config.random_playouts:
+            return play_out(pos)
+        while not pos.is_over:
+            play_card(pos, random_policy(pos, legal_mask(pos), self.rng))
+        return pos
+
+    @property
+    def ranking(self) -> str:
+        return "match" if self.valuer is not None and self.valuer.active else "margin"
+
+    def _worlds(self, per_world_cost: int, budget: int) -> int:
+        return max(self.config.min_worlds, budget // max(1, per_world_cost))
+
+    def _deal_budget(self, budget: int) -> int:
+        """Budgets count playouts of a four-player deal (24 cards); a bigger table's deal is
+        longer, so it gets fewer (and a two-player table more)."""
+        return int(budget * (STANDARD_DEAL + PLAYOUT_OVERHEAD) / (6 * self.info.n + PLAYOUT_OVERHEAD))
+
+    def _sample(self) -> World:
+        world = self.info.sample(self.rng)
+        if self.config.inference > 0:
+            world.weight = self.info.auction_weight(world, self.config.inference)
+        if self.config.play_inference > 0 and self.info.phase == "play":
+            world.weight *= self.info.play_weight(world, self.config.play_inference)
+        return world
+
+    def _record(self, acc: Acc, weight: float, pos: Position, bid: int | None = None) -> None:
+        if bid is not None:
+            pos.bid = bid
+        score, points = outcome(pos)
+        pitcher_side = self.kernel.side_of[pos.pitcher]
+        win = self.valuer.value(score, points, pitcher_side, pos.bid) if self.valuer is not None and self.valuer.active else None
+        acc.add(weight, score, points, pitcher_side, self.info.my_side, win)
+
+    def _record_thrown_in(self, acc: Acc, weight: float) -> None:
+        n = self.kernel.n_sides
+        win = self.valuer.thrown_in_value() if self.valuer is not None and self.valuer.active else None
+        acc.add(weight, [0] * n, (-1, -1, -1, -1), -1, self.info.my_side, win)
+
+    # ------------------------------------------------------------------ card play
+    def _base_position(self) -> Position:
+        info = self.info
+        return Position.from_observation(self.obs, [info.hand] * info.n)
+
+    def _play(self, legal: list[str]) -> list[OptionEstimate]:
+        info = self.info
+        budget = self.budget if self.budget is not None else self.config.budget
+        cards = [INDEX[c] for c in legal]
+        accs = {c: Acc() for c in cards}
+        base = self._base_position()
+        # The budget counts full-deal playouts; later in the deal a playout is shorter, so the
+        # same budget buys more worlds (and a decision takes about the same time throughout).
+        remaining = sum(info.hand_sizes)
+        scaled = budget * (STANDARD_DEAL + PLAYOUT_OVERHEAD) / (remaining + PLAYOUT_OVERHEAD)
+        worlds = min(self.config.max_worlds, self._worlds(len(cards), int(scaled)))
+        left = info.hand.bit_count()
+        exact = left <= self.config.exact_tricks and self.config.exact_tricks > 0
+        if exact:
+            worlds = min(worlds, max(self.config.min_worlds, self.config.exact_worlds))
+        for _ in range(worlds):
+            world = self._sample()
+            if world.weight <= 0:
+                continue
+            start = base.copy()
+            start.hands = list(world.hands)
+            if exact:
+                results = endgame.solve_options(start, cards, info.my_side, self.config.exact_max_nodes)
+                if results is not None:
+                    for c, pos in results.items():
+                        self._record(accs[c], world.weight, pos)
+                    continue
+            for c in cards:
+                pos = start.copy()
+                play_card(pos, c)
+                self.finish(pos)
+                self._record(accs[c], world.weight, pos)
+        return [accs[c].estimate(CODES[c], self.ranking, self._card_reason(CODES[c])) for c in cards]
+
+    def _card_reason(self, card: str):
+        obs = self.obs
+        trump = obs.trump
+
+        def reason(est: OptionEstimate) -> str:
+            parts = []
+            if trump is None:
+                parts.append(f"leads {card}, making {SUIT_NAMES[card[1]]} trump")
+            return _summary(est, parts)
+
+        return reason
+
+    # ------------------------------------------------------------------ after the auction
+    def _trump(self, legal: list[str]) -> list[OptionEstimate]:
+        info = self.info
+        budget = self.budget if self.budget is not None else self.config.bid_budget
+        suits = [SUITS.index(s) for s in legal]
+        accs = {s: Acc() for s in suits}
+        worlds = self._worlds(len(suits), self._deal_budget(budget))
+        for _ in range(worlds):
+            world = self._sample()
+            for s in suits:
+                pos = start_position(self.kernel, info.dealer, world.hands, world.stock, info.me, info.bid, suit=s)
+                self.finish(pos)
+                self._record(accs[s], world.weight, pos)
+        return [
+            accs[s].estimate(SUITS[s], self.ranking, lambda e, s=s: _summary(e, [f"names {SUIT_NAMES[SUITS[s]]} trump"]))
+            for s in suits
+        ]
+
+    def _discard_candidates(self, legal: list[str]) -> list[str]:
+        if len(legal) <= 10:
+            return legal
+        info = self.info
+        trump = info.trump
+        hand = info.hand
+        kernel = self.kernel
+        scored = []
+        for token in legal:
+            cards = parse_discard_token(token) or []
+            mask = sum(1 << INDEX[c] for c in cards)
+            if kernel.discard_kind == "two":
+                cost = sum((200 if INDEX[c] // 13 == trump else 0) + GP[INDEX[c]] * 6 + INDEX[c] % 13 for c in cards)
+            else:
+                # Throwing low non-trumps is cheap; throwing point cards costs.
+                cost = sum(GP[INDEX[c]] * 3 + INDEX[c] % 13 - 6 for c in cards)
+            scored.append((cost, token, mask))
+        scored.sort()
+        keep = [t for _, t, _ in scored[:8]]
+        keep += [t for t in self.include if t in legal and t not in keep]
+        heur = heuristic_discard(kernel, hand, trump, info.stock_size)
+        token = discard_token([CODES[c] for c in bits(heur)])
+        if token in legal and token not in keep:
+            keep.append(token)
+        if "discard:" in legal and "discard:" not in keep:
+            keep.append("discard:")
+        return keep
+
+    def _discard(self, legal: list[str]) -> list[OptionEstimate]:
+        info = self.info
+        budget = self.budget if self.budget is not None else self.config.bid_budget
+        options = self._discard_candidates(legal)
+        accs = {t: Acc() for t in options}
+        masks = {t: sum(1 << INDEX[c] for c in (parse_discard_token(t) or [])) for t in options}
+        done = {info.seat_index[s] for s in self.obs.discard_counts}
+        worlds = self._worlds(len(options), self._deal_budget(budget))
+        for _ in range(worlds):
+            world = self._sample()
+            for t in options:
+                pos = start_position(self.kernel, info.dealer, world.hands, world.stock, info.pitcher, info.bid,
+                                     suit=info.trump, discarded_before=done, me=info.me, my_discard=masks[t])
+                self.finish(pos)
+                self._record(accs[t], world.weight, pos)
+        return [accs[t].estimate(t, self.ranking, lambda e, t=t: _summary(e, [_discard_words(t)])) for t in options]
+
+    # ------------------------------------------------------------------ the auction
+    def _auction(self, legal: list[str]) -> list[OptionEstimate]:
+        info = self.info
+        kernel = self.kernel
+        budget = self.budget if self.budget is not None else self.config.bid_budget
+        state0 = auction_model.AuctionState(kernel, info.dealer)
+        for seat, token in info.calls:
+            state0.apply_token(seat, token)
+        hand = info.hand
+        my_suits = [s for s in sorted(range(4), key=lambda s: -suit_strength(hand, s)) if hand & SUIT_MASK[s]]
+        my_suits = my_suits[: self.config.suits_considered]
+        options = list(legal)
+        pitches = [t for t in options if t.startswith("pitch:")]
+        if pitches:
+            # Only the top card of each candidate suit is worth pitching.
+            tops = {f"pitch:{CODES[(hand & SUIT_MASK[s]).bit_length() - 1]}" for s in my_suits}
+            options = [t for t in options if not t.startswith("pitch:") or t in tops or t in self.include]
+        codes = {t: call_code(t) for t in options}
+        # One accumulator per (option, suit) for the worlds where the seat ends up pitching.
+        accs: dict[tuple[str, int], Acc] = {}
+        for t in options:
+            for s in my_suits:
+                accs[(t, s)] = Acc()
+        # Worlds are sampled until the playouts (shared between calls that end the same way)
+        # use up the budget.
+        target = self._deal_budget(budget)
+        playouts = worlds = 0
+        while worlds < self.config.min_worlds or (playouts < target and worlds < self.config.max_worlds):
+            worlds += 1
+            world = self._sample()
+            w = world.weight
+            cache: dict[tuple, Position] = {}
+            for t in options:
+                st = state0.copy()
+                st.apply(info.me, codes[t])
+                auction_model.run_model_auction(st, world.hands)
+                pitcher, bid, pitch = st.high_seat, st.high, st.pitch
+                if pitcher < 0:
+                    for s in my_suits:
+                        self._record_thrown_in(accs[(t, s)], w)
+                    continue
+                if pitcher == info.me:
+                    for s in my_suits:
+                        if pitch >= 0 and pitch // 13 != s:
+                            continue
+                        key = (pitcher, s, pitch)
+                        pos = cache.get(key)
+                        if pos is None:
+                            pos = start_position(self.kernel, info.dealer, world.hands, world.stock, pitcher, bid, pitch=pitch, suit=s)
+                            self.finish(pos)
+                            cache[key] = pos
+                            playouts += 1
+                        self._record(accs[(t, s)], w, pos, bid)
+                else:
+                    key = (pitcher, -1, pitch)
+                    pos = cache.get(key)
+                    if pos is None:
+                        pos = start_position(self.kernel, info.dealer, world.hands, world.stock, pitcher, bid, pitch=pitch)
+                        self.finish(pos)
+                        cache[key] = pos
+                        playouts += 1
+                    for s in my_suits:
+                        if pitch >= 0 and pitcher == info.me and pitch // 13 != s:
+                            continue
+                        self._record(accs[(t, s)], w, pos, bid)
+        results = []
+        for t in options:
+            suits = my_suits
+            if t.startswith("pitch:"):
+                suits = [INDEX[t[6:]] // 13]
+            candidates = [(accs[(t, s)], s) for s in suits if accs[(t, s)].n]
+            if not candidates:
+                candidates = [(accs[(t, my_suits[0])], my_suits[0])]
+            ranking = self.ranking
+            best_acc, best_s = max(candidates, key=lambda a: (a[0].estimate(t, ranking).value))
+            words = []
+            if best_acc.mine > 0 and t != "pass":
+                words.append(f"plans {SUIT_NAMES[SUITS[best_s]]} as trump")
+            results.append(best_acc.estimate(t, ranking, lambda e, words=words: _summary(e, list(words)),
+                                             detail={"suit": SUITS[best_s]}))
+        return results
+
+
+def start_position(kernel, dealer: int, hands, stock, pitcher: int, bid: int, pitch: int = -1, suit: int = -1,
+                   discarded_before=None, me: int = -1, my_discard: int | None = None) -> Position:
+    """The position at the start of play once the auction is over: the winning pitch led, or
+    trump named (``suit``, else the pitcher's strongest) and the discards made by the heuristic
+    for every seat that has not discarded yet (``me`` discards ``my_discard``), or the pitcher's
+    opening lead of the top card of ``suit`` (when given)."""
+    hands = list(hands)
+    played = [0] * kernel.n_sides
+    trick: list[int] = []
+    trump = -1
+    if pitch >= 0:
+        trump = pitch // 13
+        hands[pitcher] ^= 1 << pitch
+        trick = [pitch]
+        played[kernel.side_of[pitcher]] = 1 << pitch
+    elif kernel.names_trump:
+        trump = suit if suit >= 0 else best_suit(hands[pitcher])[0]
+        if kernel.discard_kind:
+            k = 0
+            for seat in kernel.order_from[dealer]:
+                if discarded_before is not None and seat in discarded_before:
+                    continue
+                if seat == me and my_discard is not None:
+                    throw = my_discard
+                else:
+                    throw = heuristic_discard(kernel, hands[seat], trump, len(stock) - k)
+                hands[seat] ^= throw
+                if kernel.discard_kind == "draw":
+                    for _ in range(throw.bit_count()):
+                        hands[seat] |= 1 << stock[k]
+                        k += 1
+    elif suit >= 0 and hands[pitcher] & SUIT_MASK[suit]:
+        card = (hands[pitcher] & SUIT_MASK[suit]).bit_length() - 1
+        trump = suit
+        hands[pitcher] ^= 1 << card
+        trick = [card]
+        played[kernel.side_of[pitcher]] = 1 << card
+    return Position(kernel, hands, trump, pitcher, pitcher, bid, trick=trick, played=played)
+
+
+def _discard_words(token: str) -> str:
+    cards = parse_discard_token(token) or []
+    if not cards:
+        return "keeps every card"
+    return "throws " + " ".join(cards)
+
+
+def _summary(est: OptionEstimate, parts: list[str]) -> str:
+    bits_ = list(parts)
+    if est.p_make is not None and est.p_contract > 0.5:
+        bits_.append(f"makes the bid {est.p_make:.0%} of the time")
+    elif est.p_set is not None and est.p_contract < 0.5 and est.p_thrown_in < 0.5:
+        bits_.append(f"sets the bidder {est.p_set:.0%} of the time")
+    likely = [name for name, p in (("High", est.p_high), ("Low", est.p_low), ("Jack", est.p_jack), ("Game", est.p_game)) if p >= 0.6]
+    if likely:
+        bits_.append("likely takes " + ", ".join(likely))
+    text = f"expects {est.expected_points:+.2f} points"
+    if est.p_win_match is not None:
+        text += f", wins the match {est.p_win_match:.0%}"
+    return text + ("; " + "; ".join(bits_) if bits_ else "")
+
+
+def _unused():  # keep linters quiet about helpers kept for later use
+    return TENS, PITCH

@@ -1,0 +1,151 @@
+"""What one seat may know: the information-state view a player (or a bot) decides from.
+
+An :class:`Observation` holds the seat's own hand and discards, the public record of the deal
+(the auction, the trump, every card played and by whom, each seat's card count, the stock's
+size, how many cards each seat discarded) and what the play has proven about voids. It never
+holds another seat's unplayed card, except a pitch taken over in the auction, which every
+player saw (it is part of the auction). It can list the seat's legal actions by itself, which
+always equal ``deal.legal_actions()`` when it is that seat's turn.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from itertools import combinations
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+from .auction import Auction
+from .cards import DISPLAY_ORDER, SUITS, sort_cards, suit_of
+from .deal import discard_token
+from .play import playable
+from .rules import Rules
+from .scoring import Trick
+
+if TYPE_CHECKING:
+    from .deal import Deal  # noqa: F401
+
+
+def _frozen(mapping: Mapping) -> Mapping:
+    return MappingProxyType(dict(mapping))
+
+
+@dataclass(frozen=True)
+class Observation:
+    rules: Rules
+    seat: str
+    dealer: str
+    phase: str
+    to_act: str | None
+    hand: tuple[str, ...]  # display order
+    calls: tuple[tuple[str, str], ...]  # the auction, (seat, token) in order
+    pitcher: str | None
+    bid: int | None
+    trump: str | None
+    tricks: tuple[Trick, ...]  # completed tricks
+    current_trick: tuple[tuple[str, str], ...]
+    hand_sizes: Mapping[str, int]
+    voids: Mapping[str, frozenset[str]]
+    discards: tuple[str, ...]  # this seat's own discards
+    discard_counts: Mapping[str, int]  # how many each seat discarded (public)
+    stock_size: int
+    match_totals: Mapping[str, int] | None = None
+
+    @classmethod
+    def of(cls, deal: Deal, seat: str, match_totals: Mapping[str, int] | None = None) -> Observation:
+        if seat not in deal.rules.seats:
+            raise ValueError(f"{seat!r} is not a seat at this table")
+        return cls(
+            rules=deal.rules,
+            seat=seat,
+            dealer=deal.dealer,
+            phase=deal.phase,
+            to_act=deal.to_act,
+            hand=tuple(deal.hand(seat)),
+            calls=tuple(deal.auction.calls),
+            pitcher=deal.pitcher,
+            bid=deal.bid,
+            trump=deal.trump,
+            tricks=tuple(deal.tricks),
+            current_trick=tuple(deal.current_trick),
+            hand_sizes=_frozen({s: len(deal.hand(s)) for s in deal.rules.seats}),
+            voids=_frozen(deal.voids()),
+            discards=tuple(deal.discards.get(seat, ())),
+            discard_counts=_frozen({s: len(cards) for s, cards in deal.discards.items()}),
+            stock_size=len(deal.stock_remaining),
+            match_totals=None if match_totals is None else _frozen(match_totals),
+        )
+
+    # ------------------------------------------------------------------ derived knowledge
+    @property
+    def side(self) -> str:
+        return self.rules.side_of(self.seat)
+
+    @property
+    def is_my_turn(self) -> bool:
+        return self.to_act == self.seat
+
+    @property
+    def played(self) -> list[str]:
+        """Every card played so far, in order."""
+        return [card for t in self.tricks for _, card in t.cards] + [card for _, card in self.current_trick]
+
+    @property
+    def trick_number(self) -> int:
+        return len(self.tricks)
+
+    @property
+    def unseen(self) -> list[str]:
+        """The cards this seat has not seen (display order): the other hands, the stock and
+        the others' discards are among them; a determinization deals from these."""
+        seen = set(self.hand) | set(self.discards) | set(self.played)
+        return [card for card in DISPLAY_ORDER if card not in seen]
+
+    def legal_actions(self) -> list[str]:
+        """This seat's legal actions now ([] when it is not its turn)."""
+        if not self.is_my_turn:
+            return []
+        rules = self.rules
+        if self.phase == "auction":
+            return Auction.replay(rules, self.dealer, self.calls).legal_calls(self.hand)
+        if self.phase == "trump":
+            return list(SUITS)
+        if self.phase == "discard":
+            if rules.discard_kind == "two":
+                return [discard_token(p) for p in combinations(self.hand, 2)]
+            cards = [c for c in self.hand if suit_of(c) != self.trump] if self.stock_size else []
+            limit = min(len(cards), self.stock_size)
+            return [discard_token(s) for k in range(limit + 1) for s in combinations(cards, k)]
+        if self.phase == "play":
+            return playable(rules, self.hand, self.current_trick, self.trump, len(self.tricks))
+        return []
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "rules": self.rules.to_spec(),
+            "seat": self.seat,
+            "dealer": self.dealer,
+            "phase": self.phase,
+            "to_act": self.to_act,
+            "hand": list(self.hand),
+            "auction": [token for _, token in self.calls],
+            "pitcher": self.pitcher,
+            "bid": self.bid,
+            "trump": self.trump,
+            "tricks": [t.to_json() for t in self.tricks],
+            "current_trick": [[s, c] for s, c in self.current_trick],
+            "hand_sizes": dict(self.hand_sizes),
+            "voids": {s: sort_suits(v) for s, v in self.voids.items()},
+            "discards": list(self.discards),
+            "discard_counts": dict(self.discard_counts),
+            "stock_size": self.stock_size,
+            "match_totals": None if self.match_totals is None else dict(self.match_totals),
+        }
+
+
+def sort_suits(suits) -> list[str]:
+    return [s for s in SUITS if s in suits]
+
+
+__all__ = ["Observation", "sort_cards"]

@@ -1,0 +1,141 @@
+"""Scoring one deal: the four points (High, Low, Jack, Game) and the deal's score.
+
+Kept apart from the ``Deal`` so the rules of RULES.md section 1 read in one place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .cards import game_points, rank_of, suit_of
+from .rules import SMUDGE, Rules
+
+POINT_NAMES = ("high", "low", "jack", "game")
+
+
+@dataclass(frozen=True)
+class Trick:
+    """One completed trick: who led, the cards in the order played, who won it."""
+
+    leader: str
+    cards: tuple[tuple[str, str], ...]  # (seat, card) in play order
+    winner: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"leader": self.leader, "cards": [card for _, card in self.cards], "winner": self.winner}
+
+
+@dataclass(frozen=True)
+class DealResult:
+    """What a finished deal scored. ``to_json()`` is what ``python -m games.engine score`` prints."""
+
+    thrown_in: bool
+    dealer: str
+    trump: str | None
+    pitcher: str | None
+    pitcher_side: str | None
+    bid: int | None  # 5 for smudge
+    made: bool | None
+    points: dict[str, str | None]  # "high"|"low"|"jack"|"game" -> side or None
+    game_points: dict[str, int]
+    score: dict[str, int]  # this deal's change, per side
+    tricks: tuple[Trick, ...] = field(default=())
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "thrown_in": self.thrown_in,
+            "trump": self.trump,
+            "pitcher": self.pitcher,
+            "bid": self.bid,
+            "made": self.made,
+            "points": dict(self.points),
+            "game_points": dict(self.game_points),
+            "tricks": [trick.to_json() for trick in self.tricks],
+            "score": dict(self.score),
+        }
+
+
+def thrown_in_result(rules: Rules, dealer: str) -> DealResult:
+    return DealResult(
+        thrown_in=True,
+        dealer=dealer,
+        trump=None,
+        pitcher=None,
+        pitcher_side=None,
+        bid=None,
+        made=None,
+        points=dict.fromkeys(POINT_NAMES),
+        game_points=dict.fromkeys(rules.sides, 0),
+        score=dict.fromkeys(rules.sides, 0),
+        tricks=(),
+    )
+
+
+def score_deal(
+    rules: Rules,
+    dealer: str,
+    pitcher: str,
+    bid: int,
+    trump: str,
+    tricks: Sequence[Trick],
+) -> DealResult:
+    """Score a deal whose six tricks are all played."""
+    side_of = rules.side_of
+    taker = {}  # card -> side that took the trick holding it
+    holder = {}  # card -> side of the seat that played it (RULES: "low to holder")
+    for trick in tricks:
+        for seat, card in trick.cards:
+            taker[card] = side_of(trick.winner)
+            holder[card] = side_of(seat)
+
+    # Cards in play are the cards played to tricks (decided): every card held after the
+    # auction and any discards is played, so nothing else can be High, Low or Jack. Low to
+    # the holder goes to the side of the seat that played the card.
+    trumps = sorted((card for card in taker if suit_of(card) == trump), key=rank_of)
+    points: dict[str, str | None] = dict.fromkeys(POINT_NAMES)
+    if trumps:  # decided: a named trump with no card in play gives High, Low, Jack to nobody
+        points["high"] = taker[trumps[-1]]
+        low = trumps[0]  # if only one trump is in play it is both High and Low
+        points["low"] = holder[low] if rules.low_to == "holder" else taker[low]
+        jack = "J" + trump
+        points["jack"] = taker.get(jack)  # nobody's if the jack of trump is not in play
+    game = dict.fromkeys(rules.sides, 0)
+    for card, side in taker.items():
+        game[side] += game_points(card)
+    best = max(game.values())
+    leaders = [side for side, n in game.items() if n == best]
+    points["game"] = leaders[0] if len(leaders) == 1 else None  # a tie: nobody gets Game
+
+    taken = dict.fromkeys(rules.sides, 0)
+    for side in points.values():
+        if side is not None:
+            taken[side] += 1
+    pitcher_side = side_of(pitcher)
+    if bid == SMUDGE:
+        # A smudge is made only by taking all six tricks, and with them all four points
+        # (decided: RULES.md names the tricks, seed 004 both).
+        all_tricks = all(side_of(t.winner) == pitcher_side for t in tricks)
+        made = all_tricks and taken[pitcher_side] == 4
+    else:
+        made = taken[pitcher_side] >= bid
+    score = dict(taken)
+    if made:
+        if bid == SMUDGE:
+            score[pitcher_side] = SMUDGE
+    else:
+        score[pitcher_side] = -bid
+    return DealResult(
+        thrown_in=False,
+        dealer=dealer,
+        trump=trump,
+        pitcher=pitcher,
+        pitcher_side=pitcher_side,
+        bid=bid,
+        made=made,
+        points=points,
+        game_points=game,
+        score=score,
+        tricks=tuple(tricks),
+    )

@@ -1,0 +1,200 @@
+"""What is stored: matches, their seats, their deals, and one row for every action taken.
+
+The engine (games/engine) decides what is legal and what scores; these rows are the durable
+record from which any moment of any deal can be rebuilt. A seat holds a user or a bot, so the
+same tables serve a person against bots and people against each other.
+"""
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+
+class BotLevel(models.TextChoices):
+    EASY = "easy", "Easy"
+    MEDIUM = "medium", "Medium"
+    HARD = "hard", "Hard"
+
+
+class Match(models.Model):
+    class Status(models.TextChoices):
+        FORMING = "forming", "Waiting for players"
+        PLAYING = "playing", "Playing"
+        FINISHED = "finished", "Finished"
+
+    rules = models.JSONField(help_text="The engine's rules spec: a preset name or an options dict.")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PLAYING)
+    host = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="hosted_matches"
+    )
+    first_dealer = models.CharField(max_length=2)
+    # Bumped by every change a seat can see; a move names the version it was made on.
+    version = models.PositiveIntegerField(default=0)
+    totals = models.JSONField(default=dict, help_text="Running score by side.")
+    winner = models.CharField(max_length=8, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    # Tables with people.
+    invite_code = models.CharField(max_length=12, unique=True, null=True, blank=True)
+    allow_spectators = models.BooleanField(default=False)
+    turn_timeout_seconds = models.PositiveSmallIntegerField(default=30)
+    rematch_of = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="rematches"
+    )
+    # Replays: anyone holding this token may watch the finished deals.
+    share_token = models.CharField(max_length=32, unique=True, null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["status", "-updated_at"])]
+
+    @property
+    def rules_label(self) -> str:
+        """The preset's name, and the options that differ from it, for lists."""
+        if isinstance(self.rules, str):
+            return self.rules.title()
+        options = [f"{k.replace('_', ' ')} {v}" if v is not True else k.replace("_", " ")
+                   for k, v in self.rules.items() if k != "preset"]
+        return f"{self.rules['preset'].title()} ({', '.join(options)})"
+
+    def __str__(self) -> str:
+        return f"Match {self.pk} ({self.status})"
+
+
+SEAT_NAMES = {"N": "North", "E": "East", "S": "South", "W": "West"}
+
+
+def seat_name(position: str) -> str:
+    """North, East, South, West at a partnership table; Player 1..7 elsewhere."""
+    return SEAT_NAMES.get(position) or f"Player {position[1:]}"
+
+
+class Seat(models.Model):
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="seats")
+    position = models.CharField(max_length=2, help_text="N E S W, or P1..P7.")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="seats",
+    )
+    bot_level = models.CharField(max_length=6, choices=BotLevel.choices, blank=True)
+    # Presence: open websocket connections of the seat's user, and when they last acted or left.
+    connections = models.PositiveSmallIntegerField(default=0)
+    last_seen_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["match", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["match", "position"], name="seat_unique_position"),
+            models.UniqueConstraint(
+                fields=["match", "user"], condition=Q(user__isnull=False), name="seat_unique_user"
+            ),
+            models.CheckConstraint(
+                condition=Q(user__isnull=True) | Q(bot_level=""),
+                name="seat_user_or_bot",
+            ),
+        ]
+
+    @property
+    def is_bot(self) -> bool:
+        return self.user_id is None and bool(self.bot_level)
+
+    @property
+    def is_empty(self) -> bool:
+        return self.user_id is None and not self.bot_level
+
+    @property
+    def display_name(self) -> str:
+        if self.user_id:
+            return self.user.username
+        if self.bot_level:
+            return seat_name(self.position)
+        return "Empty seat"
+
+    def __str__(self) -> str:
+        return f"{self.position} of match {self.match_id}"
+
+
+class Deal(models.Model):
+    """One deal: the cards as dealt and the cached public state; the actions are its rows."""
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="deals")
+    number = models.PositiveSmallIntegerField(help_text="1 for the match's first deal.")
+    dealer = models.CharField(max_length=2)
+    hands = models.JSONField(help_text="Seat -> the cards as dealt.")
+    stock = models.JSONField(help_text="The undealt cards, in order.")
+    # Cached from the engine after every action, for lists and queries; the rows are the truth.
+    phase = models.CharField(max_length=8, default="auction")
+    to_act = models.CharField(max_length=2, blank=True)
+    pitcher = models.CharField(max_length=2, blank=True)
+    bid = models.PositiveSmallIntegerField(null=True, blank=True)
+    trump = models.CharField(max_length=1, blank=True)
+    result = models.JSONField(null=True, blank=True, help_text="The engine's score JSON.")
+    started_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["match", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["match", "number"], name="deal_unique_number"),
+        ]
+
+    @property
+    def is_over(self) -> bool:
+        return self.phase == "over"
+
+    def __str__(self) -> str:
+        return f"Deal {self.number} of match {self.match_id}"
+
+
+class Action(models.Model):
+    """One bid, trump named, discard or card played: every action is a row."""
+
+    class Kind(models.TextChoices):
+        BID = "bid", "Bid"
+        TRUMP = "trump", "Trump named"
+        DISCARD = "discard", "Discard"
+        PLAY = "play", "Card played"
+
+    deal = models.ForeignKey(Deal, on_delete=models.CASCADE, related_name="actions")
+    sequence = models.PositiveSmallIntegerField(help_text="0 for the deal's first action.")
+    seat = models.CharField(max_length=2)
+    kind = models.CharField(max_length=7, choices=Kind.choices)
+    token = models.CharField(max_length=40, help_text="The engine's action token.")
+    # Who decided: the seat's user, or a bot (also when a bot stood in for an absent person).
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    bot_level = models.CharField(max_length=6, choices=BotLevel.choices, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["deal", "sequence"]
+        constraints = [
+            models.UniqueConstraint(fields=["deal", "sequence"], name="action_unique_sequence"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.seat} {self.token}"
+
+
+class ChatMessage(models.Model):
+    """A line of a table's chat. Shown escaped (Django templates); length and rate are limited."""
+
+    MAX_LENGTH = 200
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="chat_messages")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="chat_messages"
+    )
+    text = models.CharField(max_length=MAX_LENGTH)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["match", "id"]
+        indexes = [models.Index(fields=["user", "created_at"], name="chat_user_time")]
+
+    def __str__(self) -> str:
+        return f"{self.user_id}: {self.text[:30]}"

@@ -1,0 +1,6 @@
+"""History and replay: every finished deal, move by move; records out and in (RULES.md section 4).
+
+`frames` turns an engine `Deal` into the moment-by-moment view a replay shows; `selectors`
+finds what a person may watch (their matches, a shared link, their own imports); `services`
+holds the only writes (sharing a match, storing an import); `marks` is where the coach plugs in.
+"""

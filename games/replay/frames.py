@@ -1,0 +1,463 @@
+"""One moment of a deal as the replay shows it, built from the engine.
+
+A deal's replay is its actions in order: step 0 is the deal as dealt, step n the deal after its
+first n actions. `Timeline(deal)` applies the actions of an engine `Deal` to a fresh copy of
+its dealt cards, once, keeping the engine's state after every step; `build_frame` turns one of
+those states into what a page shows. Nothing here decides a rule or a score: hands, tricks,
+trump, the auction and the result are the engine's, so a replay agrees with the engine by
+construction (tests/db/test_replay_frames.py checks every frame of deals under every preset).
+
+Points "as they fall". A replay shows a finished deal, so the whole deal is known and each point
+is shown from the step that settles it: High when the trick holding the highest trump in play is
+taken, Jack when the jack of trump's trick is taken, Low when its trick is taken (with Low to
+the holder, as soon as it is played), Game at the last step, when every card is captured. A
+point nobody takes (no jack in play, a tie for Game) shows at the last step. The side each point
+goes to is always the engine's result; only the moment is read from the play.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from games import engine
+from games.engine.cards import game_points
+from games.models import seat_name
+from games.selectors import (
+    POINT_NAMES,
+    SUIT_NAMES,
+    SUIT_SYMBOLS,
+    CardView,
+    call_label,
+    card_view,
+    screen_places,
+)
+
+from .marks import Mark
+
+PHASE_KIND = {
+    engine.AUCTION: "call",
+    engine.TRUMP: "trump",
+    engine.DISCARD: "discard",
+    engine.PLAY: "play",
+}
+PITCH = "pitch:"
+
+
+class NoSuchStep(LookupError):
+    pass
+
+
+class Timeline:
+    """The engine's state after every action of `deal`, and the step that settles each point."""
+
+    def __init__(self, deal: engine.Deal):
+        self.rules = deal.rules
+        state = engine.Deal(deal.rules, deal.dealer, deal.dealt_hands, deal.stock)
+        self.history: list[tuple[str, str]] = list(deal.history)
+        self.states: list[engine.Deal] = [state.copy()]
+        self.kinds: list[str] = []  # what each action was: call, trump, discard or play
+        self.trick_of: list[int] = []  # for each action, the trick it was taken in (1..6)
+        self.trick_taken_at: list[int] = []  # step at which each trick was completed
+        for step, (seat, token) in enumerate(self.history, start=1):
+            self.kinds.append(PHASE_KIND[state.phase])
+            self.trick_of.append(len(state.tricks) + 1)
+            state.apply(token, seat)
+            self.states.append(state.copy())
+            if len(state.tricks) > len(self.trick_taken_at):
+                self.trick_taken_at.append(step)
+        self.final = state
+        self.result = state.result() if state.is_over else None
+        self.winning_pitch = state.auction.winning_pitch
+        self.point_cards, self.settled_at = self._points_settled()
+
+    @property
+    def last(self) -> int:
+        return len(self.history)
+
+    def state(self, step: int) -> engine.Deal:
+        if not 0 <= step <= self.last:
+            raise NoSuchStep(step)
+        return self.states[step]
+
+    def _points_settled(self) -> tuple[dict, dict]:
+        """The card behind High, Low and Jack, and the step from which each point is shown."""
+        result = self.result
+        if result is None or result.thrown_in:
+            return {}, {}
+        played_at: dict[str, int] = {}
+        taken_at: dict[str, int] = {}
+        for step, state in enumerate(self.states):
+            for card in state.plays:
+                played_at.setdefault(card, step)
+            for trick in state.tricks:
+                for _, card in trick.cards:
+                    taken_at.setdefault(card, step)
+        trumps = engine.sort_cards(c for c in self.final.plays if c[1] == result.trump)
+        cards: dict[str, str | None] = dict.fromkeys(POINT_NAMES)
+        settled = dict.fromkeys(POINT_NAMES, self.last)
+        if trumps:  # highest first
+            cards["high"], cards["low"] = trumps[0], trumps[-1]
+            settled["high"] = taken_at[trumps[0]]
+            low_at = played_at if self.rules.low_to == "holder" else taken_at
+            settled["low"] = low_at[trumps[-1]]
+            jack = "J" + result.trump
+            if jack in taken_at:
+                cards["jack"] = jack
+                settled["jack"] = taken_at[jack]
+        return cards, settled
+
+
+# --- What a page shows --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Move:
+    """One action in the move list; `step` is the frame right after it."""
+
+    step: int
+    seat: str
+    who: str
+    kind: str  # call, trump, discard, play
+    label: str  # "Pass", "3", "Pitch K♠", "♥ trump", "5♣ 7♦", "K♠"
+    card: CardView | None = None
+    mark: Mark | None = None
+    better: str = ""  # the coach's better option, as a label
+    url: str = ""
+
+
+@dataclass(frozen=True)
+class MoveGroup:
+    title: str
+    moves: list
+    winner: str = ""  # for a trick: who took it
+
+
+@dataclass(frozen=True)
+class TrickCard:
+    card: CardView
+    who: str
+    x: int
+    y: int
+    won: bool = False
+
+
+@dataclass(frozen=True)
+class ReplaySeat:
+    position: str
+    name: str
+    is_viewer: bool
+    place: str
+    x: int
+    y: int
+    hand: list  # CardView: what the seat holds at this step, face up
+    is_dealer: bool
+    is_pitcher: bool
+    is_next: bool  # the seat whose action comes next
+    call: str
+
+
+@dataclass(frozen=True)
+class PointView:
+    name: str  # High, Low, Jack, Game
+    settled: bool
+    taker: str = ""  # a side's name, or "nobody"
+    card: CardView | None = None
+    mine: bool = False
+
+
+@dataclass(frozen=True)
+class SideLine:
+    label: str
+    value: int
+    mine: bool = False
+
+
+@dataclass(frozen=True)
+class StepLinks:
+    first: str
+    previous: str | None
+    next: str | None
+    last: str
+
+
+@dataclass
+class Frame:
+    """Everything one replay step shows. Built only for a deal that is over (or for an uploaded
+    record, which may stop before the end)."""
+
+    number: int
+    step: int
+    last: int
+    phase: str
+    rules_text: str
+    target: int
+    caption: str  # what the last action did
+    up_next: str  # who acts next, or how the deal ended
+    seats: list
+    trick: list  # TrickCard: the trick on the table, or the one just taken
+    trick_taken_by: str
+    auction: list  # (who, call)
+    trump: str
+    trump_symbol: str
+    pitcher: str
+    bid_label: str
+    tricks_taken: list  # SideLine
+    game_points: list  # SideLine: game points captured so far
+    points: list  # PointView
+    score: list  # SideLine: the deal's score, at the last step only
+    made: bool | None
+    thrown_in: bool
+    complete: bool  # the deal was played to its end (False: a record that stops early)
+    totals_before: list  # SideLine: the match score before this deal (match deals only)
+    totals_after: list
+    groups: list  # MoveGroup
+    marks: list  # Move: the viewer's decision just made, if the coach marked it
+    links: StepLinks
+    stock_count: int
+    viewer: str | None = None
+    moves: list = field(default_factory=list)
+
+
+def side_name(rules: engine.Rules, side: str, names: Mapping[str, str]) -> str:
+    return " & ".join(names[seat] for seat in rules.seats_of(side))
+
+
+def card_label(code: str) -> str:
+    card = card_view(code)
+    return f"{card.rank_label}{card.symbol}"
+
+
+def token_label(token: str, kind: str) -> str:
+    """An action as the move list writes it."""
+    if kind == "call":
+        return call_label(token)
+    if kind == "trump":
+        return f"{SUIT_SYMBOLS[token]} trump"
+    if kind == "discard":
+        cards = [c for c in token.split(":", 1)[1].split(",") if c]
+        return " ".join(card_label(c) for c in cards) if cards else "none"
+    return card_label(token)
+
+
+def _caption(timeline: Timeline, step: int, names: Mapping[str, str]) -> str:
+    if step == 0:
+        return f"The cards as dealt by {names[timeline.final.dealer]}."
+    seat, token = timeline.history[step - 1]
+    kind = timeline.kinds[step - 1]
+    who = names[seat]
+    if kind == "call":
+        if token == "pass":
+            text = f"{who} passes"
+        elif token.startswith(PITCH):
+            text = f"{who} pitches {card_label(token[len(PITCH):])}"
+        else:
+            text = f"{who} bids {call_label(token).lower()}"
+    elif kind == "trump":
+        text = f"{who} names {SUIT_NAMES[token]} trump"
+    elif kind == "discard":
+        cards = token_label(token, kind)
+        text = f"{who} discards {cards}" if cards != "none" else f"{who} discards nothing"
+    else:
+        text = f"{who} plays {card_label(token)}"
+    state = timeline.states[step]
+    if step in timeline.trick_taken_at:
+        text += f"; {names[state.tricks[-1].winner]} takes the trick"
+    return text + "."
+
+
+def _up_next(state: engine.Deal, names: Mapping[str, str]) -> str:
+    if state.is_over:
+        return "Everyone passed: the hand is thrown in." if state.thrown_in else "The deal is over."
+    who = names[state.to_act]
+    if state.phase == engine.AUCTION:
+        return f"{who} to call."
+    if state.phase == engine.TRUMP:
+        return f"{who} to name trump."
+    if state.phase == engine.DISCARD:
+        return f"{who} to discard."
+    return f"{who} to {'play' if state.current_trick else 'lead'}."
+
+
+def build_frame(
+    timeline: Timeline,
+    step: int,
+    *,
+    number: int,
+    names: Mapping[str, str] | None = None,
+    viewer: str | None = None,
+    url_of: Callable[[int], str] = str,
+    marks: Mapping[int, Mark] | None = None,
+    totals_before: Mapping[str, int] | None = None,
+) -> Frame:
+    """The replay of `timeline` at `step`, as `viewer` (a seat, or None for a guest) sees it.
+
+    Every hand is face up: replays exist only for deals that are over. `marks` are the coach's
+    marks on the viewer's own decisions, by action sequence.
+    """
+    state = timeline.state(step)
+    rules = timeline.rules
+    names = dict(names or {})
+    for seat in rules.seats:
+        names.setdefault(seat, seat_name(seat))
+    marks = marks or {}
+    bottom = viewer if viewer in rules.seats else ("S" if "S" in rules.seats else rules.seats[0])
+    places = screen_places(rules.seats, bottom)
+    my_side = rules.side_of(viewer) if viewer in rules.seats else None
+    sides = {side: side_name(rules, side, names) for side in rules.sides}
+    result = timeline.result
+    complete = timeline.final.is_over
+    at_end = complete and step == timeline.last
+
+    calls = dict(state.calls)
+    seats = [
+        ReplaySeat(
+            position=seat,
+            name=names[seat],
+            is_viewer=seat == viewer,
+            place=places[seat].name,
+            x=places[seat].x,
+            y=places[seat].y,
+            hand=[card_view(c) for c in state.hand(seat)],
+            is_dealer=seat == state.dealer,
+            is_pitcher=seat == state.pitcher,
+            is_next=seat == state.to_act,
+            call=call_label(calls[seat]) if seat in calls else "",
+        )
+        for seat in rules.seats
+    ]
+
+    # The trick on the table; right after a trick's last card, that trick with its taker.
+    taken_now = step in timeline.trick_taken_at
+    shown = state.tricks[-1].cards if taken_now else state.current_trick
+    winner = state.tricks[-1].winner if taken_now else None
+    trick = [
+        TrickCard(card_view(c), names[s], places[s].trick_x, places[s].trick_y, won=s == winner)
+        for s, c in shown
+    ]
+
+    taken = dict.fromkeys(rules.sides, 0)
+    captured = dict.fromkeys(rules.sides, 0)
+    for t in state.tricks:
+        side = rules.side_of(t.winner)
+        taken[side] += 1
+        captured[side] += sum(game_points(c) for _, c in t.cards)
+
+    points = []
+    if result is not None and not result.thrown_in:
+        for name in POINT_NAMES:
+            settled = step >= timeline.settled_at[name]
+            side = result.points[name]
+            code = timeline.point_cards.get(name)
+            points.append(PointView(
+                name=name.title(),
+                settled=settled,
+                taker=(sides[side] if side else "nobody") if settled else "",
+                card=card_view(code) if settled and code else None,
+                mine=settled and side is not None and side == my_side,
+            ))
+
+    moves = _moves(timeline, names, marks, viewer, url_of)
+    totals_after = []
+    if totals_before is not None and at_end and result is not None:
+        totals_after = [
+            SideLine(sides[s], totals_before.get(s, 0) + result.score[s], s == my_side)
+            for s in rules.sides
+        ]
+    return Frame(
+        number=number,
+        step=step,
+        last=timeline.last,
+        phase=state.phase,
+        rules_text=rules.describe(),
+        target=rules.target,
+        caption=_caption(timeline, step, names),
+        up_next=(
+            _up_next(state, names)
+            if complete or step < timeline.last
+            else "The record stops here, before the end of the deal."
+        ),
+        seats=seats,
+        trick=trick,
+        trick_taken_by=names[winner] if winner else "",
+        auction=[(names[s], call_label(t)) for s, t in state.calls],
+        trump=state.trump or "",
+        trump_symbol=SUIT_SYMBOLS.get(state.trump or "", ""),
+        pitcher=names[state.pitcher] if state.pitcher else "",
+        bid_label=("Smudge" if state.bid == 5 else str(state.bid)) if state.bid else "",
+        tricks_taken=[SideLine(sides[s], taken[s], s == my_side) for s in rules.sides],
+        game_points=[SideLine(sides[s], captured[s], s == my_side) for s in rules.sides],
+        points=points,
+        score=(
+            [SideLine(sides[s], result.score[s], s == my_side) for s in rules.sides]
+            if at_end and result is not None else []
+        ),
+        made=result.made if at_end and result is not None else None,
+        thrown_in=bool(result and result.thrown_in),
+        complete=complete,
+        totals_before=(
+            [SideLine(sides[s], totals_before.get(s, 0), s == my_side) for s in rules.sides]
+            if totals_before is not None else []
+        ),
+        totals_after=totals_after,
+        groups=_groups(timeline, moves, names),
+        marks=[m for m in moves if m.step == step and m.mark],
+        links=StepLinks(
+            first=url_of(0),
+            previous=url_of(step - 1) if step > 0 else None,
+            next=url_of(step + 1) if step < timeline.last else None,
+            last=url_of(timeline.last),
+        ),
+        stock_count=len(state.stock_remaining),
+        viewer=viewer,
+        moves=moves,
+    )
+
+
+def _moves(timeline: Timeline, names, marks: Mapping[int, Mark], viewer, url_of) -> list[Move]:
+    moves = []
+    for sequence, ((seat, token), kind) in enumerate(zip(timeline.history, timeline.kinds, strict=True)):
+        mark = marks.get(sequence) if seat == viewer else None  # only the viewer's own decisions
+        card = None
+        if kind == "play":
+            card = card_view(token)
+        elif token.startswith(PITCH):
+            card = card_view(token[len(PITCH):])
+        moves.append(Move(
+            step=sequence + 1,
+            seat=seat,
+            who=names[seat],
+            kind=kind,
+            label=token_label(token, kind),
+            card=card,
+            mark=mark,
+            better=token_label(mark.better, kind) if mark else "",
+            url=url_of(sequence + 1),
+        ))
+    return moves
+
+
+def _groups(timeline: Timeline, moves: list[Move], names) -> list[MoveGroup]:
+    """The move list in sections: the auction, trump, discards, then trick by trick."""
+    titles = {"call": "Auction", "trump": "Trump", "discard": "Discards"}
+    groups: list[MoveGroup] = []
+    by_title: dict[str, list] = {}
+    for move, trick_number in zip(moves, timeline.trick_of, strict=True):
+        title = titles.get(move.kind) or f"Trick {trick_number}"
+        if title not in by_title:
+            by_title[title] = []
+            winner = ""
+            if move.kind == "play" and trick_number <= len(timeline.final.tricks):
+                winner = names[timeline.final.tricks[trick_number - 1].winner]
+            groups.append(MoveGroup(title, by_title[title], winner))
+        by_title[title].append(move)
+    if timeline.winning_pitch:
+        # The winning pitch is also the first trick's lead: show it there too.
+        pitch = next(m for m in moves if m.kind == "call" and m.card and m.card.code == timeline.winning_pitch)
+        lead = Move(pitch.step, pitch.seat, pitch.who, "play", card_label(pitch.card.code), pitch.card,
+                    url=pitch.url)
+        if "Trick 1" in by_title:
+            by_title["Trick 1"].insert(0, lead)
+        else:
+            groups.append(MoveGroup("Trick 1", [lead], ""))
+    return groups

@@ -1,0 +1,445 @@
+"""Every read for history and replay: what a person may open, and what those pages show.
+
+Who may watch what (the only rules of access, all here):
+- a match's players see its history, its finished deals' replays and their records;
+- anyone holding a match's share token sees the same finished deals, as a guest;
+- an imported record is seen by the person who uploaded it;
+- a deal still being played has no replay and no record, for anyone, players included.
+
+List pages read the cached columns and the stored result JSON; only a replay or an export
+rebuilds a deal through the engine.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from functools import lru_cache, reduce
+from operator import or_
+
+from django.core.paginator import Page, Paginator
+from django.db.models import Prefetch, Q
+
+from games import engine
+from games import selectors as game_selectors
+from games.models import Deal, Match, Seat, seat_name
+from games.services import Forbidden, NotFound
+
+from .frames import Frame, SideLine, Timeline, build_frame, side_name
+from .marks import stored_marks
+from .models import ImportedDeal
+
+HISTORY_PAGE_SIZE = 20
+PRESETS = tuple(engine.PRESET_NAMES)
+OUTCOMES = ("won", "lost", "playing")
+RECORD_META_NAME_LENGTH = 40
+
+
+# --- Access ---------------------------------------------------------------------------------
+
+
+def players_match(match_id: int, user) -> tuple[Match, Seat]:
+    """The match and the user's seat in it; 404 if there is no such match, 403 for others."""
+    match = Match.objects.filter(pk=match_id).first()
+    if match is None:
+        raise NotFound("There is no such match.")
+    seat = game_selectors.viewer_seat(match, user)
+    if seat is None:
+        raise Forbidden(
+            "Only the players of this match can watch its deals. One of them can share a public link."
+        )
+    return match, seat
+
+
+def shared_match(token: str) -> Match:
+    match = Match.objects.filter(share_token=token).first() if token else None
+    if match is None:
+        raise NotFound("This link does not lead to a shared match; it may have been withdrawn.")
+    return match
+
+
+def finished_deal(match: Match, number: int) -> Deal:
+    """A deal of the match that is over. A deal in progress has no replay and no record."""
+    deal_row = match.deals.filter(number=number).first()
+    if deal_row is None:
+        raise NotFound("This match has no such deal.")
+    if not deal_row.is_over:
+        raise NotFound(
+            "This deal is still being played: its replay and its record appear once it is over."
+        )
+    return deal_row
+
+
+def own_import(import_id: int, user) -> ImportedDeal:
+    imported = ImportedDeal.objects.filter(pk=import_id).first()
+    if imported is None:
+        raise NotFound("There is no such imported record.")
+    if imported.owner_id != user.pk:
+        raise Forbidden("This record was imported by someone else; only they can watch it.")
+    return imported
+
+
+# --- Names ----------------------------------------------------------------------------------
+
+
+def seat_names(match: Match) -> dict[str, str]:
+    return {seat.position: seat.display_name for seat in match.seats.select_related("user")}
+
+
+def short_side(rules: engine.Rules, side: str, names: Mapping[str, str]) -> str:
+    """A side in a narrow column: the player's name in cutthroat, else its seats ("N–S")."""
+    if rules.cutthroat:
+        return names[side]
+    return "–".join(rules.seats_of(side))
+
+
+# --- The history page -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class HistoryRow:
+    match_id: int
+    played_at: object
+    rules_label: str
+    seats: list  # (seat, name, is_me)
+    outcome: str  # won, lost, playing
+    totals: list  # SideLine
+
+
+@lru_cache(maxsize=1)
+def sides_of_each_seat() -> dict[str, tuple[str, ...]]:
+    """Every side each seat name can be on, over every table the engine knows: N is on NS at a
+    partnership table; P1 is P1 at a cutthroat table and P1P4 at a six-player one."""
+    shapes = [{"preset": "house"}, {"preset": "house", "six_players": True}]
+    shapes += [{"preset": "auction", "players": n} for n in range(2, 8)]
+    sides: dict[str, set[str]] = {}
+    for spec in shapes:
+        rules = engine.Rules.from_spec(spec)
+        for seat in rules.seats:
+            sides.setdefault(seat, set()).add(rules.side_of(seat))
+    return {seat: tuple(sorted(found)) for seat, found in sides.items()}
+
+
+def _won() -> Q:
+    """The user's seat is on the winning side (seats of the history query)."""
+    return Q(match__status=Match.Status.FINISHED) & reduce(
+        or_,
+        (Q(position=seat, match__winner__in=sides) for seat, sides in sides_of_each_seat().items()),
+    )
+
+
+def history_page(user, preset: str = "", outcome: str = "", page: int | str = 1) -> Page:
+    """The user's matches, newest first, as a page of HistoryRow (three queries a page)."""
+    seats = Seat.objects.filter(user=user)
+    if preset in PRESETS:
+        seats = seats.filter(Q(match__rules=preset) | Q(match__rules__preset=preset))
+    if outcome == "won":
+        seats = seats.filter(_won())
+    elif outcome == "lost":
+        seats = seats.filter(match__status=Match.Status.FINISHED).exclude(_won())
+    elif outcome == "playing":
+        seats = seats.exclude(match__status=Match.Status.FINISHED)
+    seats = seats.select_related("match").prefetch_related(
+        Prefetch("match__seats", queryset=Seat.objects.select_related("user"))
+    ).order_by("-match__created_at", "-match_id")
+    paginated = Paginator(seats, HISTORY_PAGE_SIZE).get_page(page)
+    paginated.object_list = [_history_row(seat) for seat in paginated.object_list]
+    return paginated
+
+
+def _history_row(my_seat: Seat) -> HistoryRow:
+    match = my_seat.match
+    rules = game_selectors.rules_of(match)
+    seats = {seat.position: seat for seat in match.seats.all()}
+    names = {position: seat.display_name for position, seat in seats.items()}
+    mine = rules.side_of(my_seat.position)
+    if match.status != Match.Status.FINISHED:
+        outcome = "playing"
+    else:
+        outcome = "won" if match.winner == mine else "lost"
+    return HistoryRow(
+        match_id=match.pk,
+        played_at=match.created_at,
+        rules_label=match.rules_label,
+        seats=[(p, names.get(p, "Empty seat"), p == my_seat.position) for p in rules.seats],
+        outcome=outcome,
+        totals=[
+            SideLine(side_name(rules, side, names), match.totals.get(side, 0), side == mine)
+            for side in rules.sides
+        ],
+    )
+
+
+# --- A match's deals ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DealLine:
+    number: int
+    dealer: str
+    outcome: str  # made, set, thrown_in, playing
+    pitcher: str = ""
+    bid: str = ""
+    trump: str = ""  # a suit letter
+    points: tuple = ()  # (High, taker's short side or "—")
+    score: tuple = ()  # SideLine: this deal's change
+    totals: tuple = ()  # SideLine: the running score after it
+    url: str = ""  # its replay, once over
+
+    @property
+    def trump_symbol(self) -> str:
+        return game_selectors.SUIT_SYMBOLS.get(self.trump, "")
+
+
+@dataclass(frozen=True)
+class MatchSummary:
+    title: str
+    rules_label: str
+    rules_text: str
+    seats: list  # (seat, name, is_viewer)
+    sides: list  # (short side, full name, is_viewer's)
+    winner: str  # the winning side's name, or ""
+    totals: list  # SideLine
+    deals: list  # DealLine
+
+
+def deal_lines(
+    rules: engine.Rules,
+    deals: list[tuple[int, str, dict | None]],
+    names: Mapping[str, str],
+    viewer: str | None,
+    url_of: Callable[[int], str],
+) -> list[DealLine]:
+    """One line per deal from (number, dealer, the engine's result JSON or None if in progress)."""
+    mine = rules.side_of(viewer) if viewer in rules.seats else None
+    totals = dict.fromkeys(rules.sides, 0)
+    lines = []
+    for number, dealer, result in deals:
+        if result is None:
+            lines.append(DealLine(number, names[dealer], "playing"))
+            continue
+        for side, delta in result["score"].items():
+            totals[side] += delta
+        running = tuple(SideLine(short_side(rules, s, names), totals[s], s == mine) for s in rules.sides)
+        if result["thrown_in"]:
+            lines.append(DealLine(number, names[dealer], "thrown_in", totals=running, url=url_of(number)))
+            continue
+        bid = result["bid"]
+        lines.append(DealLine(
+            number=number,
+            dealer=names[dealer],
+            outcome="made" if result["made"] else "set",
+            pitcher=names[result["pitcher"]],
+            bid="Smudge" if bid == 5 else str(bid),
+            trump=result["trump"],
+            points=tuple(
+                (name.title(), short_side(rules, result["points"][name], names) if result["points"][name] else "—")
+                for name in game_selectors.POINT_NAMES
+            ),
+            score=tuple(
+                SideLine(short_side(rules, s, names), result["score"][s], s == mine) for s in rules.sides
+            ),
+            totals=running,
+            url=url_of(number),
+        ))
+    return lines
+
+
+def _summary(title, rules, names, viewer, winner, totals, lines) -> MatchSummary:
+    mine = rules.side_of(viewer) if viewer in rules.seats else None
+    full = {side: side_name(rules, side, names) for side in rules.sides}
+    return MatchSummary(
+        title=title,
+        rules_label=_rules_label(rules),
+        rules_text=rules.describe(),
+        seats=[(seat, names[seat], seat == viewer) for seat in rules.seats],
+        sides=[] if rules.cutthroat else [
+            (short_side(rules, side, names), full[side], side == mine) for side in rules.sides
+        ],
+        winner=full.get(winner, "") if winner else "",
+        totals=[SideLine(full[side], totals.get(side, 0), side == mine) for side in rules.sides],
+        deals=lines,
+    )
+
+
+def _rules_label(rules: engine.Rules) -> str:
+    """The label lists use for a match, for rules that may not belong to a stored match."""
+    return Match(rules=rules.to_spec()).rules_label
+
+
+def match_summary(
+    match: Match, viewer: str | None, url_of: Callable[[int], str], finished_only: bool = False
+) -> MatchSummary:
+    """A match's deals from their stored results; a guest (`finished_only`) sees only the deals
+    that are over."""
+    rules = game_selectors.rules_of(match)
+    names = seat_names(match)
+    rows = match.deals.order_by("number").values_list("number", "dealer", "phase", "result")
+    deals = [
+        (number, dealer, result if phase == "over" else None)
+        for number, dealer, phase, result in rows
+        if phase == "over" or not finished_only
+    ]
+    lines = deal_lines(rules, deals, names, viewer, url_of)
+    # The totals change only when a deal ends, so they never tell anything about the deal in play.
+    return _summary(f"Match {match.pk}", rules, names, viewer, match.winner, match.totals, lines)
+
+
+# --- Replay frames --------------------------------------------------------------------------
+
+
+def match_deal_frame(
+    match: Match, deal_row: Deal, step: int, viewer: str | None, url_of: Callable[[int], str]
+) -> Frame:
+    """One step of a finished deal of a match: the engine rebuilt from its rows."""
+    timeline = Timeline(game_selectors.deal_state(deal_row))
+    marks = stored_marks(deal_row, viewer) if viewer else {}
+    totals = dict.fromkeys(game_selectors.rules_of(match).sides, 0)
+    for result in match.deals.filter(number__lt=deal_row.number).values_list("result", flat=True):
+        for side, delta in (result or {}).get("score", {}).items():
+            totals[side] += delta
+    return build_frame(
+        timeline, step, number=deal_row.number, names=seat_names(match), viewer=viewer,
+        url_of=url_of, marks=marks, totals_before=totals,
+    )
+
+
+# --- Records out ----------------------------------------------------------------------------
+
+
+def _in_key_order(meta):
+    """`meta` with every object's keys sorted: a record exported again after an import is then
+    the same bytes, whatever order the database kept the keys in (PostgreSQL's jsonb sorts its own)."""
+    return json.loads(json.dumps(meta, sort_keys=True))
+
+
+def _meta(match: Match, names: Mapping[str, str], number: int | None = None) -> dict:
+    meta = {"site": "setback", "match": match.pk, "players": dict(names)}
+    if number is not None:
+        meta["deal"] = number
+    return _in_key_order(meta)
+
+
+def deal_record(match: Match, deal_row: Deal) -> dict:
+    """The finished deal's record (RULES.md section 4), with who sat where in `meta`."""
+    record = game_selectors.deal_state(deal_row).to_record()
+    record["meta"] = _meta(match, seat_names(match), deal_row.number)
+    return record
+
+
+def match_record(match: Match) -> dict:
+    """The match record of its finished deals (a deal in progress is left out)."""
+    rules = game_selectors.rules_of(match)
+    deals = [game_selectors.deal_state(row) for row in match.deals.order_by("number") if row.is_over]
+    record = engine.match_record_json(rules, deals)
+    record["meta"] = _meta(match, seat_names(match))
+    return record
+
+
+# --- Imported records -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ImportedReplay:
+    """An imported record read back through the engine."""
+
+    imported: ImportedDeal
+    rules: engine.Rules
+    deals: list  # engine Deal, in order
+    names: dict
+    match: engine.MatchState | None  # for a match record
+
+    @property
+    def is_match(self) -> bool:
+        return self.match is not None
+
+
+def _names_from_meta(rules: engine.Rules, record: Mapping) -> dict[str, str]:
+    """Player names an exported record carries in `meta.players`; seat names otherwise."""
+    names = {seat: seat_name(seat) for seat in rules.seats}
+    meta = record.get("meta")
+    players = meta.get("players") if isinstance(meta, Mapping) else None
+    if isinstance(players, Mapping):
+        for seat, name in players.items():
+            if seat in names and isinstance(name, str) and name.strip():
+                names[seat] = name.strip()[:RECORD_META_NAME_LENGTH]
+    return names
+
+
+def read_import(imported: ImportedDeal) -> ImportedReplay:
+    record = imported.record
+    if imported.kind == ImportedDeal.Kind.MATCH:
+        state = engine.match_from_record(record)
+        deals = list(state.played_deals) + ([state.current] if state.current is not None else [])
+        return ImportedReplay(imported, state.rules, deals, _names_from_meta(state.rules, record), state)
+    deal = engine.deal_from_record(record)
+    return ImportedReplay(imported, deal.rules, [deal], _names_from_meta(deal.rules, record), None)
+
+
+def imported_deal(replay: ImportedReplay, number: int) -> engine.Deal:
+    if not 1 <= number <= len(replay.deals):
+        raise NotFound("This record has no such deal.")
+    return replay.deals[number - 1]
+
+
+def imported_summary(replay: ImportedReplay, url_of: Callable[[int], str]) -> MatchSummary:
+    rows = [
+        (n, deal.dealer, deal.result().to_json() if deal.is_over else None)
+        for n, deal in enumerate(replay.deals, start=1)
+    ]
+    lines = deal_lines(replay.rules, rows, replay.names, None, url_of)
+    lines = [line if line.outcome != "playing" else DealLine(line.number, line.dealer, "stopped",
+                                                            url=url_of(line.number)) for line in lines]
+    state = replay.match
+    return _summary(
+        f"Imported match {replay.imported.pk}", replay.rules, replay.names, None,
+        state.winner, dict(state.totals), lines,
+    )
+
+
+def imported_frame(replay: ImportedReplay, number: int, step: int, url_of) -> Frame:
+    deal = imported_deal(replay, number)
+    totals_before = None
+    if replay.is_match:
+        totals_before = dict.fromkeys(replay.rules.sides, 0)
+        for earlier in replay.deals[: number - 1]:
+            for side, delta in earlier.result().score.items():
+                totals_before[side] += delta
+    return build_frame(
+        Timeline(deal), step, number=number, names=replay.names, viewer=None, url_of=url_of,
+        totals_before=totals_before,
+    )
+
+
+def imported_record(replay: ImportedReplay) -> dict:
+    """The record again, written by the engine: what was uploaded, in the site's own layout."""
+    if replay.is_match:
+        record = engine.match_record_json(replay.rules, replay.deals)
+    else:
+        record = replay.deals[0].to_record()
+    if "meta" in replay.imported.record:
+        record["meta"] = _in_key_order(replay.imported.record["meta"])
+    return record
+
+
+@dataclass(frozen=True)
+class ImportRow:
+    import_id: int
+    title: str  # "Deal record 3", "Match record 4 (7 deals)"
+    rules_label: str
+    created_at: object
+
+
+def imports_of(user, limit: int = 50) -> list[ImportRow]:
+    """The user's latest imports; their rules were accepted by the engine when stored."""
+    rows = []
+    for imported in ImportedDeal.objects.filter(owner=user)[:limit]:
+        record = imported.record
+        title = f"{imported.get_kind_display()} record {imported.pk}"
+        if imported.kind == ImportedDeal.Kind.MATCH:
+            count = len(record["deals"])
+            title += f" ({count} deal{'s' if count != 1 else ''})"
+        rules = engine.Rules.from_spec(record["rules"])
+        rows.append(ImportRow(imported.pk, title, _rules_label(rules), imported.created_at))
+    return rows

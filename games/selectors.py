@@ -1,0 +1,632 @@
+"""Every read of a game: the engine state behind a deal, a seat's view of its table, whose turn.
+
+Views, consumers and tasks render what these return. A seat's view is built from the engine's
+observation for that seat, so another seat's unplayed cards are never in it.
+"""
+
+import math
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from django.conf import settings
+from django.db import transaction
+
+from . import engine
+from .models import Deal, Match, Seat
+
+SUIT_NAMES = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
+SUIT_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
+RANK_NAMES = {
+    "A": "ace", "K": "king", "Q": "queen", "J": "jack", "T": "ten",
+    "9": "nine", "8": "eight", "7": "seven", "6": "six", "5": "five",
+    "4": "four", "3": "three", "2": "two",
+}
+CALL_NAMES = {"pass": "Pass", "smudge": "Smudge"}
+POINT_NAMES = ("high", "low", "jack", "game")
+
+
+def table_group(match_id: int) -> str:
+    return f"table-{match_id}"
+
+
+@lru_cache(maxsize=256)
+def _rules_from_json(spec_json: str) -> engine.Rules:
+    import json
+
+    return engine.Rules.from_spec(json.loads(spec_json))
+
+
+def rules_of(match: Match) -> engine.Rules:
+    import json
+
+    return _rules_from_json(json.dumps(match.rules, sort_keys=True))
+
+
+def current_deal(match: Match) -> Deal:
+    return match.deals.order_by("-number").first()
+
+
+def deal_state(deal_row: Deal, upto: int | None = None) -> engine.Deal:
+    """The engine's state of a deal, rebuilt from its dealt cards and its action rows."""
+    rules = rules_of(deal_row.match)
+    state = engine.Deal(rules, deal_row.dealer, deal_row.hands, deal_row.stock)
+    tokens = deal_row.actions.order_by("sequence").values_list("token", flat=True)
+    if upto is not None:
+        tokens = tokens[:upto]
+    for token in tokens:
+        state.apply(token)
+    return state
+
+
+@dataclass(frozen=True)
+class Standing:
+    totals: dict
+    over: bool
+    winner: str | None
+
+
+def match_standing(match: Match, through: Deal | None = None) -> Standing:
+    """The running totals and the winner, by the engine's end rule, over the finished deals."""
+    rules = rules_of(match)
+    standing = engine.MatchState(rules, match.first_dealer)
+    deals = match.deals.filter(finished_at__isnull=False).order_by("number")
+    finished = list(deals)
+    if through is not None and through not in finished:
+        finished.append(through)
+    for deal_row in finished:
+        if deal_row.result is None and deal_row is not through:
+            continue
+        standing.add(deal_state(deal_row).result())
+    return Standing(dict(standing.totals), standing.over, standing.winner)
+
+
+# --- Whose turn -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Waiting:
+    """What the table waits on: a bot's move, a person's move, or the next deal."""
+
+    kind: str  # "bot", "person", "next_deal"
+    version: int
+    seat: str = ""
+    bot_level: str = ""
+    automatic: bool = False
+    pace_seconds: float = 0.0
+    # A person's turn at a shared table: who, whether connected, and when a bot stands in.
+    user_id: int | None = None
+    connected: bool = True
+    timeout_seconds: int = 0
+
+
+def waiting_on(match_id: int) -> Waiting | None:
+    match = Match.objects.filter(pk=match_id).first()
+    if match is None or match.status != Match.Status.PLAYING:
+        return None
+    deal_row = current_deal(match)
+    if deal_row.phase == "over":
+        thrown_in = bool(deal_row.result and deal_row.result.get("thrown_in"))
+        everyone_bot = not match.seats.filter(user__isnull=False).exists()
+        return Waiting(
+            "next_deal",
+            match.version,
+            automatic=thrown_in or everyone_bot,
+            pace_seconds=settings.BOT_PACE_SECONDS * 3,
+        )
+    seat = match.seats.get(position=deal_row.to_act)
+    if seat.is_bot:
+        return Waiting(
+            "bot", match.version, seat=seat.position, bot_level=seat.bot_level,
+            pace_seconds=settings.BOT_PACE_SECONDS,
+        )
+    return Waiting(
+        "person", match.version, seat=seat.position, user_id=seat.user_id,
+        connected=seat.connections > 0,
+        timeout_seconds=match.turn_timeout_seconds if match.invite_code else 0,
+    )
+
+
+def search_seed(match_id: int, version: int) -> int:
+    """The seed of a search at a table's moment: the hard bot's and the coach's, so they agree."""
+    return match_id * 1_000_003 + version
+
+
+@dataclass(frozen=True)
+class BotTurn:
+    seat: str
+    level: str
+    observation: object
+    seed: int
+
+
+def bot_turn(match_id: int, version: int, stand_in_level: str = "") -> BotTurn | None:
+    """The observation a bot decides from, or None if the table has moved on or it is not a bot's turn.
+
+    With `stand_in_level`, also a person's turn: the bot that plays it for them while they are away.
+    """
+    # Holding the match row's lock while reading gives one consistent moment: every move takes
+    # that lock first, so none can land between reading the version and reading the actions.
+    with transaction.atomic():
+        match = Match.objects.select_for_update().filter(pk=match_id).first()
+        if match is None or match.status != Match.Status.PLAYING or match.version != version:
+            return None
+        deal_row = current_deal(match)
+        if deal_row.phase == "over":
+            return None
+        seat = match.seats.get(position=deal_row.to_act)
+        if not seat.is_bot and not (stand_in_level and seat.user_id):
+            return None
+        state = deal_state(deal_row)
+    return BotTurn(
+        seat=seat.position,
+        level=seat.bot_level or stand_in_level,
+        observation=state.observation(seat.position, match_totals=dict(match.totals)),
+        seed=search_seed(match.pk, version),
+    )
+
+
+# --- A seat's view of its table ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CardView:
+    code: str
+    rank: str
+    suit: str
+    legal: bool = False
+
+    @property
+    def symbol(self) -> str:
+        return SUIT_SYMBOLS[self.suit]
+
+    @property
+    def red(self) -> bool:
+        return self.suit in "HD"
+
+    @property
+    def rank_label(self) -> str:
+        return "10" if self.rank == "T" else self.rank
+
+    @property
+    def name(self) -> str:
+        return f"{RANK_NAMES[self.rank]} of {SUIT_NAMES[self.suit]}"
+
+
+def card_view(code: str, legal: bool = False) -> CardView:
+    return CardView(code=code, rank=code[0], suit=code[1], legal=legal)
+
+
+RANK_ORDER = "AKQJT98765432"
+
+
+def in_hand_order(cards, trump: str | None = None) -> list[str]:
+    """A hand as a player holds it: trumps first, then the suits alternating red and black,
+    each from the ace down (easier to read than the engine's fixed suit order)."""
+    suits = "SHCD"
+    if trump:
+        start = suits.index(trump)
+        suits = suits[start:] + suits[:start]
+    return sorted(cards, key=lambda c: (suits.index(c[1]), RANK_ORDER.index(c[0])))
+
+
+@dataclass
+class SeatView:
+    position: str
+    name: str
+    is_bot: bool
+    is_me: bool
+    side: str
+    card_count: int
+    is_dealer: bool
+    is_turn: bool
+    is_pitcher: bool
+    place: str  # where it sits on the screen: "bottom", "left", "top", "right" or "around"
+    x: int
+    y: int
+    trick_x: int
+    trick_y: int
+    connected: bool = True
+    is_person: bool = False
+    call: str = ""  # this seat's call in the auction, once made
+    trick_card: CardView | None = None
+    revealed: list = field(default_factory=list)  # the dealt hand, shown once the deal is over
+
+    @property
+    def back_range(self) -> range:
+        return range(self.card_count)
+
+
+@dataclass(frozen=True)
+class TrickCard:
+    card: CardView
+    seat_name: str
+    won: bool
+    x: int
+    y: int
+
+
+@dataclass
+class ActionButton:
+    token: str
+    label: str
+    hint: str = ""
+
+
+@dataclass
+class TableView:
+    match_id: int
+    version: int
+    rules_text: str
+    me: str | None
+    me_seat: SeatView | None
+    deal_number: int
+    step: int  # actions taken in this deal
+    phase: str
+    seats: list
+    hand: list
+    bids: list  # ActionButton: calls, suits to name, or discard choices
+    discard_choices: list
+    discard_label: str
+    auction: list  # (seat name, call label)
+    trump: str | None
+    trump_symbol: str
+    pitcher: str | None
+    bid_label: str
+    totals: list  # (side label, points, is_mine)
+    target: int
+    last_trick: list  # TrickCard
+    tricks_taken: list  # (side label, tricks)
+    to_act: str | None
+    my_turn: bool
+    result: dict | None
+    match_over: bool
+    winner_label: str
+    winner_verb: str
+    thrown_in: bool
+    status: str
+    # Shared tables (people with bots filling in).
+    shared: bool = False
+    spectator: bool = False
+    rematch_id: int | None = None
+    invite_code: str = ""
+
+
+def call_label(token: str) -> str:
+    if token.startswith("pitch:"):
+        card = card_view(token.split(":", 1)[1])
+        return f"Pitch {card.rank_label}{card.symbol}"
+    return CALL_NAMES.get(token, token)
+
+
+def side_label(rules: engine.Rules, side: str, seats_by_position: dict, me: str | None = None) -> str:
+    """A side as people read it: "You & North", "East & West", or a cutthroat player's name."""
+    members = [position for position in rules.seats if rules.side_of(position) == side]
+    names = [
+        "You" if p == me else seats_by_position[p].display_name
+        for p in members
+        if p in seats_by_position
+    ]
+    return " & ".join(names) if names else side
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where a seat sits on screen: a name for CSS, and its point as percentages of the felt."""
+
+    name: str
+    x: int
+    y: int
+    trick_x: int
+    trick_y: int
+
+
+def screen_places(seats: tuple, me: str | None) -> dict:
+    """Each seat's place, going clockwise around the felt from the viewer at the bottom.
+
+    Seats go clockwise and the next seat is the player's left, so on screen the order runs
+    bottom, left, top, right (for four): angle 90 degrees plus a step each, y pointing down.
+    """
+    start = seats.index(me) if me in seats else 0
+    ordered = seats[start:] + seats[:start]
+    named = {0: "bottom", 1: "left", 2: "top", 3: "right"} if len(seats) == 4 else {0: "bottom"}
+    places = {}
+    for i, seat in enumerate(ordered):
+        angle = math.radians(90 + i * 360 / len(seats))
+        places[seat] = Place(
+            name=named.get(i, "around"),
+            x=round(50 + 42 * math.cos(angle)),
+            y=round(50 + 40 * math.sin(angle)),
+            trick_x=round(50 + 17 * math.cos(angle)),
+            trick_y=round(50 + 22 * math.sin(angle)),
+        )
+    return places
+
+
+def viewer_seat(match: Match, user) -> Seat | None:
+    if not user.is_authenticated:
+        return None
+    return match.seats.filter(user=user).first()
+
+
+def table_view(match: Match, me: str | None) -> TableView:
+    """The table as the seat `me` may see it (None: a spectator, who sees only public cards)."""
+    rules = rules_of(match)
+    deal_row = current_deal(match)
+    state = deal_state(deal_row)
+    seats = {seat.position: seat for seat in match.seats.select_related("user")}
+    over = state.phase == "over"
+    observer = me if me in seats else None
+    observation = state.observation(observer) if observer else None
+    places = screen_places(rules.seats, observer)
+
+    legal = set()
+    my_turn = observer is not None and state.to_act == observer and match.status == Match.Status.PLAYING
+    if my_turn:
+        legal = set(observation.legal_actions())
+
+    hand = []
+    if observer:
+        playable = legal if state.phase == "play" else set()
+        hand = [card_view(code, code in playable) for code in in_hand_order(observation.hand, state.trump)]
+
+    calls = {seat: token for seat, token in state.calls}
+    current = dict(state.current_trick)
+    seat_views = []
+    for position in rules.seats:
+        seat = seats[position]
+        seat_views.append(
+            SeatView(
+                position=position,
+                name=seat.display_name,
+                is_bot=seat.is_bot,
+                is_me=position == observer,
+                side=rules.side_of(position),
+                card_count=len(state.hand(position)),
+                is_dealer=position == state.dealer,
+                is_turn=position == state.to_act and not over,
+                is_pitcher=position == state.pitcher,
+                place=places[position].name,
+                x=places[position].x,
+                y=places[position].y,
+                trick_x=places[position].trick_x,
+                trick_y=places[position].trick_y,
+                connected=seat.is_bot or seat.connections > 0,
+                is_person=bool(seat.user_id),
+                call=call_label(calls[position]) if position in calls else "",
+                trick_card=card_view(current[position]) if position in current else None,
+                # Played-out deals show every hand; a thrown-in one was never played, so never shown.
+                revealed=(
+                    [card_view(c) for c in in_hand_order(state.dealt_hands[position], state.trump)]
+                    if over and not state.thrown_in else []
+                ),
+            )
+        )
+
+    bids, discard_choices = [], []
+    if my_turn and state.phase == "auction":
+        bids = [ActionButton(token, call_label(token)) for token in observation.legal_actions()
+                if not token.startswith("pitch:")]
+        if any(t.startswith("pitch:") for t in legal):
+            hand = [card_view(c.code, f"pitch:{c.code}" in legal) for c in hand]
+    elif my_turn and state.phase == "trump":
+        bids = [ActionButton(token, f"{SUIT_SYMBOLS[token]} {SUIT_NAMES[token].title()}")
+                for token in observation.legal_actions()]
+    elif my_turn and state.phase == "discard":
+        discardable = set(state.discardable(observer))
+        discard_choices = [
+            card_view(code, code in discardable)
+            for code in in_hand_order(observation.hand, state.trump)
+        ]
+
+    last_trick = []
+    if state.tricks:
+        trick = state.tricks[-1]
+        last_trick = [
+            TrickCard(card_view(c), seats[s].display_name, s == trick.winner,
+                      places[s].trick_x, places[s].trick_y)
+            for s, c in trick.cards
+        ]
+    taken = {}
+    for trick in state.tricks:
+        side = rules.side_of(trick.winner)
+        taken[side] = taken.get(side, 0) + 1
+    tricks_taken = [(side_label(rules, side, seats, observer), n) for side, n in taken.items()]
+    discard_label = "Discard the chosen cards"
+    if rules.six_players:
+        discard_label = "Discard two cards"
+
+    my_side = rules.side_of(observer) if observer else None
+    totals = [
+        (side_label(rules, side, seats, observer), match.totals.get(side, 0), side == my_side)
+        for side in rules.sides
+    ]
+    result = deal_row.result if over else None
+    status = _status_line(state, observer, seats, my_turn)
+    winner_label = side_label(rules, match.winner, seats, observer) if match.winner else ""
+    return TableView(
+        match_id=match.pk,
+        version=match.version,
+        rules_text=rules.describe(),
+        me=observer,
+        me_seat=next((s for s in seat_views if s.is_me), None),
+        deal_number=deal_row.number,
+        step=state.version,
+        phase=state.phase,
+        seats=seat_views,
+        hand=hand,
+        bids=bids,
+        discard_choices=discard_choices,
+        discard_label=discard_label,
+        auction=[
+            ("You" if s == observer else seats[s].display_name, call_label(t))
+            for s, t in state.calls
+        ],
+        trump=state.trump,
+        trump_symbol=SUIT_SYMBOLS.get(state.trump or "", ""),
+        pitcher=(
+            ("You" if state.pitcher == observer else seats[state.pitcher].display_name)
+            if state.pitcher else None
+        ),
+        bid_label=("Smudge" if state.bid == 5 else str(state.bid)) if state.bid else "",
+        totals=totals,
+        target=rules.target,
+        last_trick=last_trick,
+        tricks_taken=tricks_taken,
+        to_act=state.to_act,
+        my_turn=my_turn,
+        result=_result_view(rules, result, seats, observer) if result else None,
+        match_over=match.status == Match.Status.FINISHED,
+        winner_label=winner_label,
+        winner_verb="win" if " & " in winner_label or winner_label == "You" else "wins",
+        thrown_in=bool(result and result.get("thrown_in")),
+        status=status,
+        shared=match.invite_code is not None,
+        spectator=observer is None,
+        rematch_id=(rematch.pk if (rematch := rematch_of(match)) else None),
+        invite_code=match.invite_code or "",
+    )
+
+
+def _status_line(state: engine.Deal, me, seats: dict, my_turn: bool) -> str:
+    if state.phase == "over":
+        return "The deal is over."
+    if not my_turn:
+        return f"Waiting for {seats[state.to_act].display_name}."
+    return {
+        "auction": "Your call: bid or pass.",
+        "trump": "You won the bid: name trump.",
+        "discard": "Choose the cards to discard.",
+        "play": "Your lead." if not state.current_trick else "Your turn to play.",
+    }[state.phase]
+
+
+def _result_view(rules: engine.Rules, result: dict, seats: dict, me: str | None) -> dict:
+    """The engine's score JSON, with names a person reads."""
+    if result.get("thrown_in"):
+        return {"thrown_in": True}
+    names = {side: side_label(rules, side, seats, me) for side in rules.sides}
+    return {
+        "thrown_in": False,
+        "pitcher": "You" if result["pitcher"] == me else seats[result["pitcher"]].display_name,
+        "bid": "Smudge" if result["bid"] == 5 else result["bid"],
+        "made": result["made"],
+        "points": [
+            (kind.title(), names.get(result["points"].get(kind)) if result["points"].get(kind) else "nobody")
+            for kind in POINT_NAMES
+        ],
+        "game_points": [(names[side], n) for side, n in result["game_points"].items()],
+        "score": [(names[side], n) for side, n in result["score"].items()],
+    }
+
+
+# --- Shared tables: forming, presence, chat -----------------------------------------------
+
+
+def table_by_code(code: str) -> Match | None:
+    """The table an invite code names (codes are read case-insensitively, spaces ignored)."""
+    code = "".join(ch for ch in (code or "").upper() if ch.isalnum())
+    return Match.objects.filter(invite_code=code).first() if code else None
+
+
+def viewer_role(match: Match, user) -> tuple[str | None, bool]:
+    """(the user's seat position or None, whether they may look at all)."""
+    seat = viewer_seat(match, user)
+    if seat is not None:
+        return seat.position, True
+    if not user.is_authenticated:
+        return None, False
+    # Anyone with the link may look at a forming table to choose a seat; spectators when allowed.
+    return None, match.status == Match.Status.FORMING or (match.invite_code is not None and match.allow_spectators)
+
+
+@dataclass
+class FormingSeat:
+    position: str
+    name: str
+    side: str
+    side_label: str
+    player: str  # a username, "Bot (easy)", or ""
+    is_empty: bool
+    is_bot: bool
+    bot_level: str
+    is_me: bool
+    connected: bool
+
+
+@dataclass
+class FormingView:
+    match_id: int
+    version: int
+    rules_text: str
+    code: str
+    host_name: str
+    is_host: bool
+    me: str | None
+    sides: list  # (side label, [FormingSeat])
+    empty_count: int
+    allow_spectators: bool
+    turn_timeout_seconds: int
+    bot_levels: list
+
+
+def forming_view(match: Match, user) -> FormingView:
+    """A table waiting for players, as `user` sees it: seats by partnership, who sits where."""
+    from .models import BotLevel, seat_name
+
+    rules = rules_of(match)
+    seats = {seat.position: seat for seat in match.seats.select_related("user")}
+    me = next((p for p, s in seats.items() if user.is_authenticated and s.user_id == user.pk), None)
+    by_side: dict[str, list] = {}
+    for position in rules.seats:
+        seat = seats[position]
+        side = rules.side_of(position)
+        members = [seat_name(p) for p in rules.seats if rules.side_of(p) == side]
+        by_side.setdefault(side, []).append(FormingSeat(
+            position=position,
+            name=seat_name(position),
+            side=side,
+            side_label=" & ".join(members),
+            player=seat.user.username if seat.user_id else (
+                f"Bot ({seat.get_bot_level_display().lower()})" if seat.bot_level else ""),
+            is_empty=seat.is_empty,
+            is_bot=seat.is_bot,
+            bot_level=seat.bot_level,
+            is_me=position == me,
+            connected=seat.is_bot or seat.connections > 0,
+        ))
+    return FormingView(
+        match_id=match.pk,
+        version=match.version,
+        rules_text=rules.describe(),
+        code=match.invite_code or "",
+        host_name=match.host.username,
+        is_host=user.is_authenticated and match.host_id == user.pk,
+        me=me,
+        sides=[(members[0].side_label, members) for members in by_side.values()],
+        empty_count=sum(1 for s in seats.values() if s.is_empty),
+        allow_spectators=match.allow_spectators,
+        turn_timeout_seconds=match.turn_timeout_seconds,
+        bot_levels=list(BotLevel.choices),
+    )
+
+
+@dataclass(frozen=True)
+class ChatLine:
+    name: str
+    text: str
+    mine: bool
+    at: object
+
+
+def chat_lines(match: Match, user, limit: int = 30) -> list[ChatLine]:
+    """The table's last chat lines, oldest first (escaped by the template that shows them)."""
+    rows = list(match.chat_messages.select_related("user").order_by("-id")[:limit])
+    return [
+        ChatLine(row.user.username, row.text, user.is_authenticated and row.user_id == user.pk, row.created_at)
+        for row in reversed(rows)
+    ]
+
+
+def rematch_of(match: Match) -> Match | None:
+    """The rematch started from this finished match, if any."""
+    return match.rematches.order_by("pk").first() if match.status == Match.Status.FINISHED else None

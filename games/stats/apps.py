@@ -1,0 +1,8 @@
+from django.apps import AppConfig
+
+
+class StatsConfig(AppConfig):
+    default_auto_field = "django.db.models.BigAutoField"
+    name = "games.stats"
+    label = "stats"
+    verbose_name = "Statistics"

@@ -1,0 +1,365 @@
+"""Tables shared by people: forming, seating, presence, stand-in bots, leaving, rematch, chat.
+
+The same rules as `games.services`: every change locks the match row, checks what it must,
+writes, and tells the table only after the transaction commits. A refused request raises a
+`GameError` whose message is for the person and changes nothing.
+"""
+
+import secrets
+from datetime import timedelta
+from functools import partial
+
+from django.db import transaction
+from django.db.models import F
+from django.db.models.functions import Greatest
+from django.utils import timezone
+
+from . import engine, realtime, selectors
+from .models import BotLevel, ChatMessage, Match, Seat, seat_name
+from .services import (
+    Forbidden,
+    GameError,
+    NotFound,
+    StaleMove,
+    _after_commit,
+    _deal,
+    _lock_match,
+    human_seat,
+)
+
+# Letters and digits that cannot be mistaken for one another when read aloud or copied.
+CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+CODE_LENGTH = 6
+# A person's turn is played by a bot when they are away this long (they closed the tab), or
+# idle for the table's turn timeout (whichever comes first).
+DISCONNECT_GRACE_SECONDS = 5
+MIN_TIMEOUT, MAX_TIMEOUT = 5, 600
+# The level of the bot that stands in for an absent person, or replaces one who left.
+STAND_IN_LEVEL = BotLevel.MEDIUM
+CHAT_RATE = (5, 10)  # at most 5 messages in 10 seconds, per user
+
+
+class TableFull(GameError):
+    status = 409
+
+
+def _new_code() -> str:
+    while True:
+        code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+        if not Match.objects.filter(invite_code=code).exists():
+            return code
+
+
+def normalise_code(code: str) -> str:
+    return "".join(ch for ch in (code or "").upper() if ch.isalnum())
+
+
+def _check_timeout(seconds) -> int:
+    try:
+        seconds = int(seconds)
+    except (TypeError, ValueError) as error:
+        raise GameError("The turn timeout must be a number of seconds.") from error
+    if not MIN_TIMEOUT <= seconds <= MAX_TIMEOUT:
+        raise GameError(f"The turn timeout must be between {MIN_TIMEOUT} and {MAX_TIMEOUT} seconds.")
+    return seconds
+
+
+def _announce(match: Match) -> None:
+    """Tell the screens without waking anyone: for changes that are not moves (seats, chat)."""
+    transaction.on_commit(partial(announce_seen, match.pk, match.version))
+
+
+def announce_seen(match_id: int, version: int) -> None:
+    realtime.group_send(selectors.table_group(match_id), {"type": "table.changed", "version": version})
+
+
+def _lock_forming(match_id: int) -> Match:
+    match = _lock_match(match_id)
+    if match.status != Match.Status.FORMING:
+        raise GameError("This table has already started; you can no longer sit down.")
+    return match
+
+
+def _require_host(match: Match, user) -> None:
+    if match.host_id != user.pk:
+        raise Forbidden("Only the host can do that.")
+
+
+# --- Forming a table -------------------------------------------------------------------------
+
+
+def do_create_table(host, rules_spec, *, allow_spectators: bool = False,
+                    turn_timeout_seconds: int = 30) -> Match:
+    """A table waiting for players: the host sits down, the other seats are empty."""
+    try:
+        rules = engine.Rules.from_spec(rules_spec)
+    except engine.RulesError as error:
+        raise GameError(str(error)) from error
+    timeout = _check_timeout(turn_timeout_seconds)
+    with transaction.atomic():
+        match = Match.objects.create(
+            rules=rules.to_spec(),
+            status=Match.Status.FORMING,
+            host=host,
+            first_dealer=secrets.choice(rules.seats),
+            totals={side: 0 for side in rules.sides},
+            invite_code=_new_code(),
+            allow_spectators=bool(allow_spectators),
+            turn_timeout_seconds=timeout,
+        )
+        host_seat = human_seat(rules)
+        Seat.objects.bulk_create(
+            Seat(match=match, position=p, user=host if p == host_seat else None)
+            for p in rules.seats
+        )
+    return match
+
+
+def do_sit(match_id: int, user, position: str) -> Match:
+    """Take a free seat at a forming table (or move to another free one)."""
+    with transaction.atomic():
+        match = _lock_forming(match_id)
+        seat = match.seats.filter(position=position).first()
+        if seat is None:
+            raise GameError("There is no such seat at this table.")
+        mine = match.seats.filter(user=user).first()
+        if mine is not None and mine.pk == seat.pk:
+            return match
+        if not seat.is_empty:
+            if not match.seats.filter(user__isnull=True, bot_level="").exists() and mine is None:
+                raise TableFull("This table is full.")
+            raise GameError(f"{seat_name(position)} is already taken; choose a free seat.")
+        if mine is not None:
+            mine.user = None
+            mine.save(update_fields=["user"])
+        seat.user = user
+        seat.bot_level = ""
+        seat.save(update_fields=["user", "bot_level"])
+        match.version += 1
+        match.save(update_fields=["version", "updated_at"])
+        _announce(match)
+    return match
+
+
+def do_set_seat_bot(match_id: int, host, position: str, level: str) -> Match:
+    """The host puts a bot of `level` in an empty seat, changes its level, or ('') removes it."""
+    if level and level not in BotLevel.values:
+        raise GameError(f"Unknown bot level {level!r}.")
+    with transaction.atomic():
+        match = _lock_forming(match_id)
+        _require_host(match, host)
+        seat = match.seats.filter(position=position).first()
+        if seat is None:
+            raise GameError("There is no such seat at this table.")
+        if seat.user_id:
+            raise GameError(f"{seat.user.username} sits there; only an empty seat can take a bot.")
+        seat.bot_level = level
+        seat.save(update_fields=["bot_level"])
+        match.version += 1
+        match.save(update_fields=["version", "updated_at"])
+        _announce(match)
+    return match
+
+
+def do_fill_with_bots(match_id: int, host, level: str) -> Match:
+    """The host fills every empty seat with bots of `level`."""
+    if level not in BotLevel.values:
+        raise GameError(f"Unknown bot level {level!r}.")
+    with transaction.atomic():
+        match = _lock_forming(match_id)
+        _require_host(match, host)
+        match.seats.filter(user__isnull=True, bot_level="").update(bot_level=level)
+        match.version += 1
+        match.save(update_fields=["version", "updated_at"])
+        _announce(match)
+    return match
+
+
+def do_table_settings(match_id: int, host, *, allow_spectators: bool, turn_timeout_seconds) -> Match:
+    timeout = _check_timeout(turn_timeout_seconds)
+    with transaction.atomic():
+        match = _lock_match(match_id)
+        _require_host(match, host)
+        if match.status == Match.Status.FINISHED:
+            raise GameError("This match is over.")
+        match.allow_spectators = bool(allow_spectators)
+        match.turn_timeout_seconds = timeout
+        match.save(update_fields=["allow_spectators", "turn_timeout_seconds", "updated_at"])
+        _announce(match)
+    return match
+
+
+def do_start_table(match_id: int, host) -> Match:
+    """The host starts a full table: the first deal is dealt and play begins."""
+    with transaction.atomic():
+        match = _lock_forming(match_id)
+        _require_host(match, host)
+        empty = [seat_name(s.position) for s in match.seats.all() if s.is_empty]
+        if empty:
+            raise GameError(f"Fill the empty seats first (with people or bots): {', '.join(empty)}.")
+        rules = selectors.rules_of(match)
+        _deal(match, rules, number=1, dealer=match.first_dealer)
+        match.status = Match.Status.PLAYING
+        match.version += 1
+        match.save()
+        _after_commit(match)
+    return match
+
+
+# --- Leaving ---------------------------------------------------------------------------------
+
+
+def do_leave(match_id: int, user) -> Match:
+    """Leave a table. Before the start the seat is freed; during play a bot takes it for good
+    and the match goes on."""
+    with transaction.atomic():
+        match = _lock_match(match_id)
+        seat = match.seats.filter(user=user).first()
+        if seat is None:
+            raise GameError("You are not sitting at this table.")
+        if match.status == Match.Status.FINISHED:
+            raise GameError("This match is over.")
+        if match.status == Match.Status.FORMING:
+            if match.host_id == user.pk:
+                raise GameError("The host cannot leave a table that has not started.")
+            seat.user = None
+            seat.connections = 0
+            seat.save(update_fields=["user", "connections"])
+        else:
+            seat.user = None
+            seat.bot_level = STAND_IN_LEVEL
+            seat.connections = 0
+            seat.save(update_fields=["user", "bot_level", "connections"])
+        match.version += 1
+        match.save(update_fields=["version", "updated_at"])
+        # A move-like change: if the leaver was to act, the bot now in the seat is woken.
+        _after_commit(match)
+    return match
+
+
+# --- Presence and stand-in bots ---------------------------------------------------------------
+
+
+def do_presence(match_id: int, user, delta: int) -> bool:
+    """A websocket of `user` at this table opened (+1) or closed (-1). Returns whether the user
+    sits here. No lock on the match and no new version: presence is not a move."""
+    now = timezone.now()
+    with transaction.atomic():
+        updated = Seat.objects.filter(match_id=match_id, user=user).update(
+            connections=Greatest(F("connections") + delta, 0), last_seen_at=now
+        )
+        if not updated:
+            return False
+        match = Match.objects.filter(pk=match_id).only("version", "status").first()
+        _announce(match)
+        if delta < 0:
+            transaction.on_commit(partial(_after_disconnect, match_id, user.pk))
+    return True
+
+
+def _after_disconnect(match_id: int, user_id: int) -> None:
+    turn = selectors.waiting_on(match_id)
+    if turn is None or turn.kind != "person" or turn.user_id != user_id:
+        return
+    seat = Seat.objects.filter(match_id=match_id, user_id=user_id).first()
+    if seat is not None and seat.connections == 0:
+        _enqueue_stand_in(match_id, turn.version, "away",
+                          min(DISCONNECT_GRACE_SECONDS, turn.timeout_seconds or DISCONNECT_GRACE_SECONDS))
+
+
+def _enqueue_stand_in(match_id: int, version: int, reason: str, countdown: float) -> None:
+    from .dispatch import enqueue
+    from .tasks import stand_in_turn
+
+    enqueue(stand_in_turn, match_id, version, reason, countdown=countdown)
+
+
+def wake_stand_in(turn: selectors.Waiting, match_id: int) -> None:
+    """Called when a person's turn starts at a shared table: a bot plays it if they do not."""
+    if turn.kind == "person" and turn.timeout_seconds:
+        _enqueue_stand_in(match_id, turn.version, "idle", turn.timeout_seconds)
+        if not turn.connected:
+            _enqueue_stand_in(match_id, turn.version, "away", min(DISCONNECT_GRACE_SECONDS, turn.timeout_seconds))
+
+
+def stand_in_due(match_id: int, version: int, reason: str) -> bool:
+    """Whether a stand-in bot should now play the person's turn at `version`."""
+    match = Match.objects.filter(pk=match_id).first()
+    if match is None or match.status != Match.Status.PLAYING or match.version != version:
+        return False
+    turn = selectors.waiting_on(match_id)
+    if turn is None or turn.kind != "person" or turn.version != version or not turn.timeout_seconds:
+        return False
+    # Idle: the timer was started with the turn and the table has not moved since (the version
+    # check above). Away: the person has no open connection to the table.
+    return reason == "idle" or not turn.connected
+
+
+# --- Rematch ---------------------------------------------------------------------------------
+
+
+def do_table_rematch(match_id: int, user) -> Match:
+    """The same rules and the same seats again: people keep their seats, bots keep their levels.
+    Asked twice (two people click), it gives the one rematch."""
+    with transaction.atomic():
+        old = _lock_match(match_id)
+        if not old.seats.filter(user=user).exists():
+            raise Forbidden("You did not play at this table.")
+        if old.status != Match.Status.FINISHED:
+            raise GameError("The match is not over yet.")
+        existing = old.rematches.order_by("pk").first()
+        if existing is not None:
+            return existing
+        rules = selectors.rules_of(old)
+        match = Match.objects.create(
+            rules=old.rules,
+            status=Match.Status.PLAYING,
+            host=old.host,
+            first_dealer=secrets.choice(rules.seats),
+            totals={side: 0 for side in rules.sides},
+            invite_code=_new_code(),
+            allow_spectators=old.allow_spectators,
+            turn_timeout_seconds=old.turn_timeout_seconds,
+            rematch_of=old,
+        )
+        Seat.objects.bulk_create(
+            Seat(match=match, position=s.position, user_id=s.user_id, bot_level=s.bot_level)
+            for s in old.seats.all()
+        )
+        _deal(match, rules, number=1, dealer=match.first_dealer)
+        _after_commit(match)
+        _announce(old)  # the old table's screens now offer the way to the rematch
+    return match
+
+
+# --- Chat ------------------------------------------------------------------------------------
+
+
+def do_chat(match_id: int, user, text: str) -> ChatMessage:
+    text = (text or "").strip()
+    if not text:
+        raise GameError("Write something first.")
+    if len(text) > ChatMessage.MAX_LENGTH:
+        raise GameError(f"A message can be at most {ChatMessage.MAX_LENGTH} characters.")
+    count, seconds = CHAT_RATE
+    with transaction.atomic():
+        match = Match.objects.filter(pk=match_id).first()
+        if match is None:
+            raise NotFound("There is no such match.")
+        if not match.seats.filter(user=user).exists():
+            raise Forbidden("Only the players at this table can chat.")
+        recent = ChatMessage.objects.filter(
+            user=user, created_at__gte=timezone.now() - timedelta(seconds=seconds)
+        ).count()
+        if recent >= count:
+            raise GameError(f"Slow down: at most {count} messages in {seconds} seconds.")
+        message = ChatMessage.objects.create(match=match, user=user, text=text)
+        _announce(match)
+    return message
+
+
+__all__ = [
+    "StaleMove", "TableFull", "do_create_table", "do_sit", "do_set_seat_bot", "do_fill_with_bots",
+    "do_table_settings", "do_start_table", "do_leave", "do_presence", "stand_in_due",
+    "do_table_rematch", "do_chat", "normalise_code",
+]

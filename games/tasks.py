@@ -1,0 +1,76 @@
+"""Celery tasks: thin. They read, decide, and call a service; the service does the writing."""
+
+import os
+import socket
+
+from asgiref.sync import async_to_sync
+from celery import shared_task
+from channels.layers import get_channel_layer
+from django.db import connection
+
+
+@shared_task
+def report_worker(reply_channel: str | None = None) -> dict:
+    """Say where this task ran: the process, the database, and (optionally) answer over the
+    channel layer. CI's second run uses it to prove that the worker, PostgreSQL and Redis are real.
+    """
+    where = {
+        "pid": os.getpid(),
+        "host": socket.gethostname(),
+        "database_vendor": connection.vendor,
+        "database_name": connection.settings_dict["NAME"],
+    }
+    if reply_channel:
+        async_to_sync(get_channel_layer().send)(reply_channel, {"type": "worker.report", **where})
+    return where
+
+
+# A bot's move: read the seat's observation, decide, and apply it through the one service.
+# acks_late + reject_on_worker_lost: a worker that dies mid-move leaves the task on the queue
+# for another worker; the version check makes a repeated task harmless.
+@shared_task(acks_late=True, reject_on_worker_lost=True, soft_time_limit=20, time_limit=30)
+def play_bot_turn(match_id: int, version: int) -> str:
+    from . import selectors, services
+    from .engine.bots import choose
+
+    turn = selectors.bot_turn(match_id, version)
+    if turn is None:
+        return "stale"
+    action = choose(turn.observation, turn.level, seed=turn.seed)
+    try:
+        services.do_act(match_id, turn.seat, action, version, services.Actor.bot(turn.level))
+    except (services.StaleMove, services.NotYourTurn, services.NotFound, services.NotPlaying):
+        return "stale"  # the table moved on (or went away) while the bot was thinking
+    return action
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True, time_limit=30)
+def start_next_deal(match_id: int, version: int) -> str:
+    from . import services
+
+    try:
+        services.do_next_deal(match_id, version)
+    except services.GameError:
+        return "stale"
+    return "dealt"
+
+
+# A person's turn at a shared table, played by a bot because they are away or idle. The Action
+# row names no user and the bot's level: a stand-in. The version check makes a late or repeated
+# task harmless, and the person takes the seat back by acting on their next turn.
+@shared_task(acks_late=True, reject_on_worker_lost=True, soft_time_limit=20, time_limit=30)
+def stand_in_turn(match_id: int, version: int, reason: str = "idle") -> str:
+    from . import selectors, services, tables
+    from .engine.bots import choose
+
+    if not tables.stand_in_due(match_id, version, reason):
+        return "stale"
+    turn = selectors.bot_turn(match_id, version, stand_in_level=tables.STAND_IN_LEVEL)
+    if turn is None:
+        return "stale"
+    action = choose(turn.observation, turn.level, seed=turn.seed)
+    try:
+        services.do_act(match_id, turn.seat, action, version, services.Actor.bot(turn.level))
+    except (services.StaleMove, services.NotYourTurn, services.NotFound, services.NotPlaying):
+        return "stale"  # the person (or another task) moved first
+    return action

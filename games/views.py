@@ -1,0 +1,303 @@
+"""Views: thin. They check who is asking, call one service or selector, and render."""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from . import selectors, services, tables
+from .forms import NewMatchForm, NewTableForm, TableSettingsForm
+from .models import Match
+
+
+def _home_context(request: HttpRequest, **extra) -> dict:
+    context = {}
+    if request.user.is_authenticated:
+        context["form"] = NewMatchForm()
+        context["table_form"] = NewTableForm()
+        context["unfinished"] = (
+            Match.objects.filter(seats__user=request.user, status=Match.Status.PLAYING)
+            .order_by("-updated_at")[:20]
+        )
+        context["forming"] = (
+            Match.objects.filter(seats__user=request.user, status=Match.Status.FORMING)
+            .order_by("-updated_at")[:20]
+        )
+    context.update(extra)
+    return context
+
+
+def home(request: HttpRequest) -> HttpResponse:
+    return render(request, "games/home.html", _home_context(request))
+
+
+@login_required
+@require_POST
+def new_match(request: HttpRequest) -> HttpResponse:
+    form = NewMatchForm(request.POST)
+    if not form.is_valid():
+        return render(request, "games/home.html", _home_context(request, form=form), status=400)
+    match = services.do_start_match(
+        request.user, form.cleaned_data["rules"].to_spec(), form.cleaned_data["bot_level"]
+    )
+    return redirect("table", match_id=match.pk)
+
+
+def _players_match(request: HttpRequest, match_id: int):
+    """The match and the user's seat in it; anyone else is refused."""
+    match = get_object_or_404(Match, pk=match_id)
+    seat = selectors.viewer_seat(match, request.user)
+    if seat is None:
+        raise services.Forbidden("You are not playing at this table.")
+    return match, seat
+
+
+@login_required
+def table(request: HttpRequest, match_id: int) -> HttpResponse:
+    match = get_object_or_404(Match, pk=match_id)
+    position, allowed = selectors.viewer_role(match, request.user)
+    if not allowed:
+        message = "You are not playing at this table."
+        if match.invite_code is not None and match.status != Match.Status.FORMING:
+            message = "This table has already started and does not allow spectators."
+        return render(request, "games/refused.html", {"message": message}, status=403)
+    context = {"match": match, "me": position, "origin": request.build_absolute_uri("/")[:-1]}
+    if match.invite_code is not None:
+        context["lines"] = selectors.chat_lines(match, request.user)
+        context["settings_form"] = TableSettingsForm(initial={
+            "allow_spectators": match.allow_spectators,
+            "turn_timeout_seconds": match.turn_timeout_seconds,
+        })
+    if match.status == Match.Status.FORMING:
+        context["forming"] = selectors.forming_view(match, request.user)
+        return render(request, "games/table.html", context)
+    if position:
+        services.resume_stalled_turn(match.pk)
+    context["view"] = selectors.table_view(match, position)
+    return render(request, "games/table.html", context)
+
+
+def _table_fragment(request, match_id: int, seat: str, error: str = "", status: int = 200):
+    match = Match.objects.get(pk=match_id)
+    view = selectors.table_view(match, seat)
+    return render(
+        request, "games/_table.html", {"view": view, "error": error}, status=status
+    )
+
+
+def _integer(value) -> int | None:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None
+
+
+@login_required
+@require_POST
+def act(request: HttpRequest, match_id: int) -> HttpResponse:
+    """One move by the user's seat: a call, a suit, a discard or a card."""
+    try:
+        match, seat = _players_match(request, match_id)
+    except services.Forbidden as error:
+        return HttpResponse(str(error), status=403)
+    version = _integer(request.POST.get("version"))
+    token = request.POST.get("action", "").strip()
+    if token == "discard" or "discard" in request.POST:
+        token = "discard:" + ",".join(request.POST.getlist("cards"))
+    try:
+        if version is None or not token:
+            raise services.GameError("The move was incomplete; please try again.")
+        services.do_act(match.pk, seat.position, token, version, services.Actor(user=request.user))
+    except services.GameError as error:
+        return _table_fragment(request, match.pk, seat.position, str(error), error.status)
+    if not request.htmx:
+        return redirect("table", match_id=match.pk)
+    return _table_fragment(request, match.pk, seat.position)
+
+
+@login_required
+@require_POST
+def next_deal(request: HttpRequest, match_id: int) -> HttpResponse:
+    try:
+        match, seat = _players_match(request, match_id)
+    except services.Forbidden as error:
+        return HttpResponse(str(error), status=403)
+    version = _integer(request.POST.get("version"))
+    try:
+        if version is None:
+            raise services.GameError("The request was incomplete; please try again.")
+        services.do_next_deal(match.pk, version)
+    except services.GameError as error:
+        return _table_fragment(request, match.pk, seat.position, str(error), error.status)
+    if not request.htmx:
+        return redirect("table", match_id=match.pk)
+    return _table_fragment(request, match.pk, seat.position)
+
+
+@login_required
+@require_POST
+def rematch(request: HttpRequest, match_id: int) -> HttpResponse:
+    """A new match with the same rules and the same kind of opponents."""
+    try:
+        match, seat = _players_match(request, match_id)
+    except services.Forbidden as error:
+        return HttpResponse(str(error), status=403)
+    if match.invite_code is not None:
+        try:
+            new = tables.do_table_rematch(match.pk, request.user)
+        except services.GameError as error:
+            return _refused(request, error)
+    else:
+        new = services.do_rematch(match.pk, request.user)
+    return redirect("table", match_id=new.pk)
+
+
+# --- Shared tables ---------------------------------------------------------------------------
+
+
+def _refused(request, error: services.GameError) -> HttpResponse:
+    return render(request, "games/refused.html", {"message": str(error)}, status=error.status)
+
+
+def _after_table_post(request: HttpRequest, match_id: int, error: services.GameError | None = None):
+    """Back to the table page; an htmx request gets the refreshed fragment (with the error)."""
+    if error is not None and not request.htmx:
+        messages.error(request, str(error))
+    if request.htmx:
+        match = Match.objects.get(pk=match_id)
+        position, _ = selectors.viewer_role(match, request.user)
+        status = error.status if error else 200
+        if match.status == Match.Status.FORMING:
+            view = selectors.forming_view(match, request.user)
+            return render(request, "games/_forming.html", {
+                "view": view, "error": str(error or ""), "origin": request.build_absolute_uri("/")[:-1],
+            }, status=status)
+        view = selectors.table_view(match, position)
+        return render(request, "games/_table.html", {"view": view, "error": str(error or "")}, status=status)
+    return redirect("table", match_id=match_id)
+
+
+@login_required
+@require_POST
+def new_table(request: HttpRequest) -> HttpResponse:
+    form = NewTableForm(request.POST)
+    if not form.is_valid():
+        return render(request, "games/home.html", _home_context(request, table_form=form), status=400)
+    match = tables.do_create_table(
+        request.user, form.cleaned_data["rules"].to_spec(),
+        allow_spectators=form.cleaned_data["allow_spectators"],
+        turn_timeout_seconds=form.cleaned_data["turn_timeout_seconds"],
+    )
+    return redirect("table", match_id=match.pk)
+
+
+@login_required
+def join_by_code(request: HttpRequest, code: str = "") -> HttpResponse:
+    """The invite link (/t/CODE/) and the home page's "join by code" box."""
+    code = code or request.GET.get("code", "") or request.POST.get("code", "")
+    match = selectors.table_by_code(code)
+    if match is None:
+        context = _home_context(request, join_error=f"No table has the code {code.strip()!r}." if code.strip()
+                                else "Type the table's code.")
+        return render(request, "games/home.html", context, status=404)
+    return redirect("table", match_id=match.pk)
+
+
+@login_required
+@require_POST
+def sit(request: HttpRequest, match_id: int) -> HttpResponse:
+    try:
+        tables.do_sit(match_id, request.user, request.POST.get("position", ""))
+    except services.NotFound:
+        raise Http404 from None
+    except services.GameError as error:
+        return _after_table_post(request, match_id, error)
+    response = _after_table_post(request, match_id)
+    if request.htmx:
+        response["HX-Refresh"] = "true"  # the page around the table changes too (chat, leave)
+    return response
+
+
+@login_required
+@require_POST
+def seat_bot(request: HttpRequest, match_id: int) -> HttpResponse:
+    """The host's seat controls: a bot of a level in one seat, or in every empty seat."""
+    level = request.POST.get("level", "")
+    if request.POST.get("position") == "all":
+        return _change_table(request, match_id, tables.do_fill_with_bots, level)
+    return _change_table(request, match_id, tables.do_set_seat_bot, request.POST.get("position", ""), level)
+
+
+@login_required
+@require_POST
+def start_table(request: HttpRequest, match_id: int) -> HttpResponse:
+    return _change_table(request, match_id, tables.do_start_table)
+
+
+def _change_table(request: HttpRequest, match_id: int, change, *args) -> HttpResponse:
+    """Run a host's or player's table service; answer with the table (and its error, if refused)."""
+    try:
+        change(match_id, request.user, *args)
+    except services.NotFound:
+        raise Http404 from None
+    except services.GameError as error:
+        return _after_table_post(request, match_id, error)
+    return _after_table_post(request, match_id)
+
+
+@login_required
+@require_POST
+def table_settings(request: HttpRequest, match_id: int) -> HttpResponse:
+    form = TableSettingsForm(request.POST)
+    try:
+        if not form.is_valid():
+            raise services.GameError(" ".join(e for errors in form.errors.values() for e in errors))
+        tables.do_table_settings(match_id, request.user, **form.cleaned_data)
+    except services.NotFound:
+        raise Http404 from None
+    except services.GameError as error:
+        messages.error(request, str(error))
+        return redirect("table", match_id=match_id)
+    messages.success(request, "Table settings saved.")
+    return redirect("table", match_id=match_id)
+
+
+@login_required
+@require_POST
+def leave(request: HttpRequest, match_id: int) -> HttpResponse:
+    try:
+        match = tables.do_leave(match_id, request.user)
+    except services.NotFound:
+        raise Http404 from None
+    except services.GameError as error:
+        messages.error(request, str(error))
+        return redirect("table", match_id=match_id)
+    if match.status == Match.Status.PLAYING:
+        messages.success(request, "You left the table; a bot plays your seat from now on.")
+    else:
+        messages.success(request, "You left the table.")
+    return redirect("home")
+
+
+@login_required
+@require_POST
+def chat(request: HttpRequest, match_id: int) -> HttpResponse:
+    """A chat line; the table's screens get it over the websocket. Returns the chat form
+    (cleared, or with the error) for htmx, which swaps it in place."""
+    error = ""
+    try:
+        tables.do_chat(match_id, request.user, request.POST.get("text", ""))
+    except services.NotFound:
+        raise Http404 from None
+    except services.GameError as e:
+        error = str(e)
+    match = Match.objects.get(pk=match_id)
+    if not request.htmx:
+        if error:
+            messages.error(request, error)
+        return redirect("table", match_id=match_id)
+    return render(request, "games/_chat_form.html", {
+        "match": match, "error": error, "text": request.POST.get("text", "") if error else "",
+        "lines": selectors.chat_lines(match, request.user),
+    }, status=400 if error else 200)

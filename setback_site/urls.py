@@ -1,0 +1,11 @@
+from django.contrib import admin
+from django.urls import include, path
+
+urlpatterns = [
+    path("accounts/", include("accounts.urls")),
+    path("admin/", admin.site.urls),
+    path("", include("games.replay.urls")),
+    path("stats/", include("games.stats.urls")),
+    path("coach/", include("games.coach.urls")),
+    path("", include("games.urls")),
+]

@@ -1,0 +1,84 @@
+// Replay controls from the keyboard, and small comforts that survive htmx swaps of #replay.
+//   ← →  previous / next step     Home  the deal as dealt     End  the last card
+// Each key follows the control's own link, so with htmx it swaps #replay and pushes the step's
+// URL (the back button walks back through the steps); without htmx it is a plain page load.
+(function () {
+  "use strict";
+
+  const KEYS = { ArrowLeft: "previous", ArrowRight: "next", Home: "first", End: "last" };
+  let wanted = null; // the step the keys asked for, while the replay is on its way there
+  let busy = false;
+
+  function typing(event) {
+    const el = event.target;
+    return el && (el.tagName === "TEXTAREA" || el.tagName === "SELECT" || el.tagName === "INPUT");
+  }
+
+  function shownStep() {
+    return Number(document.getElementById("replay").dataset.step);
+  }
+
+  // Every step has a link in the move list (step 0 is "As dealt"); following it swaps #replay
+  // and pushes the step's URL (or, without htmx, loads it as a page).
+  function go(step) {
+    const link = document.querySelector('#replay a.move[data-step="' + step + '"]');
+    if (!link) return;
+    busy = true;
+    link.click();
+  }
+
+  document.addEventListener("keydown", function (event) {
+    if (event.ctrlKey || event.metaKey || event.altKey || event.shiftKey || typing(event)) return;
+    const control = KEYS[event.key];
+    const replay = document.getElementById("replay");
+    if (!control || !replay) return;
+    event.preventDefault(); // Home and End would scroll the page
+    // Keys pressed faster than the steps arrive add up: holding → runs through the deal.
+    const from = wanted !== null ? wanted : shownStep();
+    const last = Number(replay.dataset.last);
+    const to = { previous: from - 1, next: from + 1, first: 0, last: last }[control];
+    if (to < 0 || to > last || to === from) return;
+    wanted = to;
+    if (!busy) go(to);
+  });
+
+  document.body.addEventListener("htmx:afterSettle", function () {
+    busy = false;
+    if (wanted !== null && document.getElementById("replay") && wanted !== shownStep()) {
+      go(wanted);
+    } else {
+      wanted = null;
+    }
+  });
+  document.body.addEventListener("htmx:afterRequest", function (event) {
+    if (!event.detail.successful) { busy = false; wanted = null; }
+  });
+  document.body.addEventListener("htmx:historyRestore", function () { busy = false; wanted = null; });
+
+  // Keep the current move in view inside the move list (never scroll the page itself).
+  function showCurrentMove() {
+    const list = document.querySelector("#replay .move-list");
+    const current = list && list.querySelector(".move-current");
+    if (!current) return;
+    const top = current.offsetTop - list.offsetTop;
+    if (top < list.scrollTop || top > list.scrollTop + list.clientHeight - current.offsetHeight) {
+      list.scrollTop = Math.max(0, top - list.clientHeight / 2);
+    }
+  }
+  document.addEventListener("DOMContentLoaded", showCurrentMove);
+  document.body.addEventListener("htmx:afterSettle", showCurrentMove);
+  document.body.addEventListener("htmx:historyRestore", showCurrentMove);
+
+  document.addEventListener("click", function (event) {
+    const button = event.target.closest("[data-copy]");
+    if (!button) return;
+    const field = document.getElementById(button.dataset.copy);
+    field.select();
+    const done = function () { button.textContent = "Copied"; };
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(field.value).then(done, function () {});
+    } else if (document.execCommand("copy")) {
+      done();
+    }
+  });
+})();

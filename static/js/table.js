@@ -1,0 +1,72 @@
+// Keyboard play for the table, and small comforts that survive htmx swaps of #table.
+//   1-9    act with the nth legal action (a call, a suit, a card; toggles a discard choice)
+//   ← →    move between legal actions; Enter or Space acts with the focused one
+//   L      show or hide the last trick;  N  next deal
+(function () {
+  "use strict";
+
+  let lastTrickOpen = false;
+  let focusedIndex = -1;
+
+  function actions() {
+    return Array.from(document.querySelectorAll("#table [data-action]"));
+  }
+
+  function typing(event) {
+    const el = event.target;
+    return el && (el.tagName === "TEXTAREA" || (el.tagName === "INPUT" && el.type === "text"));
+  }
+
+  function focusAt(index) {
+    const list = actions();
+    if (!list.length) return;
+    focusedIndex = (index + list.length) % list.length;
+    list[focusedIndex].focus();
+  }
+
+  document.addEventListener("keydown", function (event) {
+    if (event.ctrlKey || event.metaKey || event.altKey || typing(event)) return;
+    const list = actions();
+    if (/^[1-9]$/.test(event.key)) {
+      const target = list[Number(event.key) - 1];
+      if (target) {
+        event.preventDefault();
+        focusedIndex = Number(event.key) - 1;
+        target.focus();
+        target.click();
+      }
+    } else if (event.key === "ArrowRight" || event.key === "ArrowLeft") {
+      if (!list.length) return;
+      event.preventDefault();
+      const current = list.indexOf(document.activeElement);
+      const start = current >= 0 ? current : (event.key === "ArrowRight" ? -1 : 0);
+      focusAt(start + (event.key === "ArrowRight" ? 1 : -1));
+    } else if (event.key === "l" || event.key === "L") {
+      const panel = document.getElementById("last-trick-panel");
+      if (panel) {
+        panel.open = !panel.open;
+        lastTrickOpen = panel.open;
+      }
+    } else if (event.key === "n" || event.key === "N") {
+      const next = document.querySelector("#table [data-next-deal]");
+      if (next) next.click();
+    }
+  });
+
+  document.addEventListener("toggle", function (event) {
+    if (event.target.id === "last-trick-panel") lastTrickOpen = event.target.open;
+  }, true);
+
+  // After any swap of the table: keep the last trick open if it was, and keep keyboard focus
+  // on the same position so a player can keep pressing Enter or the arrows.
+  function restore() {
+    const panel = document.getElementById("last-trick-panel");
+    if (panel && lastTrickOpen) panel.open = true;
+    const list = actions();
+    if (focusedIndex >= 0 && list.length) {
+      list[Math.min(focusedIndex, list.length - 1)].focus({ preventScroll: true });
+    }
+  }
+  document.body.addEventListener("htmx:afterSettle", restore);
+  document.body.addEventListener("htmx:oobAfterSwap", restore);
+})();

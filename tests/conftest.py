@@ -1,0 +1,187 @@
+"""Fixtures shared by every test layer.
+
+The same suite runs twice in CI: on the embedded defaults (SQLite, in-memory channel layer,
+tasks on an in-process thread pool) and with DATABASE_URL and REDIS_URL set, when this file
+starts a real Celery worker process on the test database.
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+import pytest
+
+# Bots play at once in tests; pacing is for people watching. The environment variable reaches
+# the processes tests start (Daphne, the Celery worker); this process's settings are already
+# loaded, so the fixture below sets them too.
+os.environ["BOT_PACE_SECONDS"] = "0"
+
+CHROMIUM = "/usr/bin/chromium"
+
+
+def pytest_collection_modifyitems(config, items):
+    from django.conf import settings
+    from django.db import connection
+
+    on_postgres = connection.vendor == "postgresql"
+    with_services = bool(settings.CELERY_BROKER_URL)
+    for item in items:
+        if "pg" in item.keywords and not on_postgres:
+            item.add_marker(pytest.mark.skip(reason="needs PostgreSQL (DATABASE_URL)"))
+        if "services" in item.keywords and not with_services:
+            item.add_marker(pytest.mark.skip(reason="needs REDIS_URL and a Celery worker"))
+        if "browser" in item.keywords and not os.path.exists(CHROMIUM):
+            item.add_marker(pytest.mark.skip(reason=f"needs Debian's Chromium at {CHROMIUM}"))
+
+
+def _database_url(settings_dict) -> str:
+    user = settings_dict.get("USER") or ""
+    password = settings_dict.get("PASSWORD") or ""
+    auth = f"{user}:{password}@" if password else (f"{user}@" if user else "")
+    host = settings_dict.get("HOST") or "127.0.0.1"
+    port = settings_dict.get("PORT") or 5432
+    return f"postgres://{auth}{host}:{port}/{settings_dict['NAME']}"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def celery_worker_process(django_db_setup, django_db_blocker):
+    """With REDIS_URL set: a real worker process on the test database, on queues of its own.
+
+    The queues are named after this test process so that two test runs sharing one Redis never
+    take each other's tasks.
+    """
+    from django.conf import settings
+    from django.db import connection
+
+    from setback_site.celery import app
+
+    if not settings.CELERY_BROKER_URL:
+        yield None
+        return
+    prefix = f"test{os.getpid()}"
+    queues = {name: f"{prefix}-{name}" for name in ("bots", "coach")}
+    # Processes started later (the browser tests' Daphne server) read their settings afresh
+    # from the environment: they must enqueue onto these queues too, or no worker hears them.
+    os.environ["SETBACK_QUEUE_PREFIX"] = f"{prefix}-"
+    app.conf.task_default_queue = queues["bots"]
+    app.conf.task_routes = {"games.coach.tasks.*": {"queue": queues["coach"]}}
+    hostname = f"{prefix}@localhost"
+    env = {
+        **os.environ,
+        "DATABASE_URL": _database_url(connection.settings_dict),
+        "BOT_PACE_SECONDS": "0",
+    }
+    worker = subprocess.Popen(
+        [
+            sys.executable, "-m", "celery", "-A", "setback_site", "worker",
+            "--pool=threads", "--concurrency=4", "--without-gossip", "--without-mingle",
+            "--without-heartbeat", "--loglevel=WARNING", "-n", hostname,
+            "-Q", ",".join(queues.values()),
+        ],
+        env=env,
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        replies = app.control.ping(destination=[hostname], timeout=1.0)
+        if replies:
+            break
+        if worker.poll() is not None:
+            raise RuntimeError("the Celery worker exited at start-up")
+    else:
+        worker.kill()
+        raise RuntimeError("the Celery worker did not answer a ping within 60 s")
+    yield {"process": worker, "hostname": hostname, "queues": queues}
+    worker.terminate()
+    try:
+        worker.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        worker.kill()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _bots_play_at_once():
+    from django.conf import settings
+
+    settings.BOT_PACE_SECONDS = 0
+
+
+@pytest.fixture(autouse=True)
+def _a_test_s_work_ends_with_it(request):
+    """Nothing a test started may touch the database once the test is over.
+
+    Tasks on in-process threads are waited for. A transactional test's database is flushed
+    when it ends, and a match left going there (a shared table whose people have gone plays on
+    with stand-in bots, in a worker or a browser test's server) races that flush: on
+    PostgreSQL the TRUNCATE can deadlock with a move's transaction and the next test finds the
+    last one's rows. So those matches are ended (services refuse moves on a match that is not
+    playing) and the test waits until no other connection is mid-transaction. The database
+    fixture is set up first so that this teardown runs before its flush.
+    """
+    marker = request.node.get_closest_marker("django_db")
+    transactional = "transactional_db" in request.fixturenames or bool(
+        marker and marker.kwargs.get("transaction")
+    )
+    if transactional:
+        request.getfixturevalue("transactional_db")
+    yield
+    from games.dispatch import cancel_delayed_tasks, wait_for_in_process_tasks
+
+    if transactional:
+        from games.models import Match
+
+        Match.objects.exclude(status=Match.Status.FINISHED).update(status=Match.Status.FINISHED)
+    cancel_delayed_tasks()  # stand-in timers of shared tables: their tests have ended
+    wait_for_in_process_tasks(timeout=60)
+    if transactional:
+        _wait_until_no_other_connection_is_busy(request)
+
+
+def _wait_until_no_other_connection_is_busy(request, timeout: float = 15.0):
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        if "browser" in request.keywords:
+            time.sleep(0.5)  # SQLite cannot list the server's connections; let a move end
+        return
+    quiet_polls = 0
+    deadline = time.monotonic() + timeout
+    with connection.cursor() as cursor:
+        while quiet_polls < 2 and time.monotonic() < deadline:
+            cursor.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                "AND pid <> pg_backend_pid() AND state IN ('active', 'idle in transaction')"
+            )
+            quiet_polls = quiet_polls + 1 if cursor.fetchone()[0] == 0 else 0
+            time.sleep(0.05)
+
+
+@pytest.fixture
+def password():
+    return "correct-horse-battery-staple"
+
+
+@pytest.fixture
+def make_user(db, password):
+    from accounts.models import User
+
+    def make(username="alice"):
+        return User.objects.create_user(username=username, password=password)
+
+    return make
+
+
+@pytest.fixture
+def user(make_user):
+    return make_user("alice")
+
+
+@pytest.fixture
+def logged_in_client(client, user):
+    client.force_login(user)
+    return client
+
+
+def chromium_available() -> bool:
+    return shutil.which(CHROMIUM) is not None

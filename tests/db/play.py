@@ -1,0 +1,37 @@
+"""Drive whole matches through the real services, synchronously, for tests."""
+
+from games import selectors, services, tasks
+from games.models import Match
+
+
+def person_move(match: Match, seat: str) -> str:
+    """A legal move for a person's seat: the first legal action its observation lists."""
+    deal_row = selectors.current_deal(match)
+    state = selectors.deal_state(deal_row)
+    return state.observation(seat).legal_actions()[0]
+
+
+def seat_user(seat, step) -> services.Actor:
+    return services.Actor(user=seat.user)
+
+
+def play_until(match: Match, stop=lambda match: False, person=person_move, actor=seat_user,
+               max_steps=5000) -> Match:
+    """Play bots' turns with the bot task, people's with `person` as decided by `actor(seat, step)`
+    (by default the seat's user), deal after deal."""
+    for step in range(max_steps):
+        match.refresh_from_db()
+        if match.status != Match.Status.PLAYING or stop(match):
+            return match
+        turn = selectors.waiting_on(match.pk)
+        if turn.kind == "bot":
+            tasks.play_bot_turn(match.pk, turn.version)
+        elif turn.kind == "next_deal":
+            services.do_next_deal(match.pk, turn.version)
+        else:
+            seat = match.seats.get(position=turn.seat)
+            services.do_act(
+                match.pk, turn.seat, person(match, turn.seat), turn.version,
+                actor(seat, step),
+            )
+    raise AssertionError("the match did not end")

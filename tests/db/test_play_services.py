@@ -1,0 +1,132 @@
+"""One way to change a game: the services, against the database."""
+
+import pytest
+
+from games import engine, selectors, services
+from games.models import Action, Deal, Match
+
+from .play import play_until
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def match(user):
+    return services.do_start_match(user, "house", "easy")
+
+
+def state_of(match):
+    match.refresh_from_db()
+    return selectors.deal_state(selectors.current_deal(match))
+
+
+def wait_for_person(match):
+    return play_until(match, stop=lambda m: selectors.waiting_on(m.pk).kind != "bot")
+
+
+def test_a_new_match_seats_the_player_at_south_against_three_bots(match, user):
+    seats = {seat.position: seat for seat in match.seats.all()}
+    assert seats["S"].user == user
+    assert all(seats[p].bot_level == "easy" and seats[p].user is None for p in "NEW")
+    deal = match.deals.get()
+    assert deal.number == 1
+    assert all(len(cards) == 6 for cards in deal.hands.values())
+    assert match.version == 0 and match.status == Match.Status.PLAYING
+
+
+def test_a_legal_move_is_stored_as_a_row_and_bumps_the_version(match, user):
+    wait_for_person(match)
+    version = match.version
+    state = state_of(match)
+    if state.phase == "over":
+        pytest.skip("the bots threw the hand in before the player's turn")
+    token = state.legal_actions()[0]
+    outcome = services.do_act(match.pk, "S", token, version, services.Actor(user=user))
+    assert outcome.applied
+    last = Action.objects.filter(deal__match=match).order_by("-id").first()
+    assert (last.seat, last.token, last.user) == ("S", token, user)
+    assert outcome.match.version == version + 1
+
+
+def snapshot(match):
+    match.refresh_from_db()
+    return match.version, Action.objects.filter(deal__match=match).count(), Deal.objects.filter(match=match).count()
+
+
+def test_an_illegal_move_is_refused_with_a_reason_and_changes_nothing(match, user):
+    wait_for_person(match)
+    state = state_of(match)
+    before = snapshot(match)
+    illegal = next(t for t in ["1", "smudge", "pitch:AS", "XX"] if t not in state.legal_actions())
+    with pytest.raises(services.IllegalMove) as refused:
+        services.do_act(match.pk, "S", illegal, match.version, services.Actor(user=user))
+    assert str(refused.value)
+    assert snapshot(match) == before
+
+
+def test_a_move_out_of_turn_is_refused(match, user):
+    state = state_of(match)
+    other = next(s for s in "NEW" if s != state.to_act)
+    before = snapshot(match)
+    with pytest.raises(services.NotYourTurn, match="turn"):
+        services.do_act(match.pk, other, "pass", match.version, services.Actor(user=user))
+    assert snapshot(match) == before
+
+
+def test_a_stale_move_is_refused_and_a_repeated_one_is_recognised(match, user):
+    wait_for_person(match)
+    state = state_of(match)
+    token = state.legal_actions()[0]
+    version = match.version
+    services.do_act(match.pk, "S", token, version, services.Actor(user=user))
+    before = snapshot(match)
+    repeat = services.do_act(match.pk, "S", token, version, services.Actor(user=user))
+    assert not repeat.applied
+    assert snapshot(match) == before
+    with pytest.raises(services.StaleMove):
+        services.do_act(match.pk, "S", "some-other-move", version, services.Actor(user=user))
+    with pytest.raises(services.StaleMove):
+        services.do_act(match.pk, "S", token, version - 3, services.Actor(user=user))
+    assert snapshot(match) == before
+
+
+def test_unknown_match_is_not_found(user):
+    with pytest.raises(services.NotFound):
+        services.do_act(999_999, "S", "pass", 0, services.Actor(user=user))
+
+
+def rebuilt_record(deal_row):
+    state = selectors.deal_state(deal_row)
+    return state.to_record()
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [
+        "house",
+        "classic",
+        "auction",
+        "family",
+        {"preset": "house", "six_players": True},
+        {"preset": "classic", "draw": True, "low_to": "holder"},
+        {"preset": "classic", "pitch_to_bid": True},
+        {"preset": "family", "players": 3, "no_trump_first_trick": True},
+    ],
+)
+def test_whole_matches_run_to_their_end_and_every_deal_rebuilds_from_its_rows(user, rules):
+    match = services.do_start_match(user, rules, "easy")
+    play_until(match)
+    match.refresh_from_db()
+    assert match.status == Match.Status.FINISHED
+    assert match.winner in engine.Rules.from_spec(rules).sides
+    standing = engine.MatchState(engine.Rules.from_spec(rules), match.first_dealer)
+    for deal_row in match.deals.order_by("number"):
+        record = rebuilt_record(deal_row)
+        # The record rebuilt from the rows is a legal deal that scores as stored.
+        again = engine.Deal.from_record(record)
+        assert again.to_record() == record
+        assert again.result().to_json() == deal_row.result
+        assert len(record["plays"]) in (0, len(engine.Rules.from_spec(rules).seats) * 6)
+        standing.add(again.result())
+    assert standing.over and standing.winner == match.winner
+    assert standing.totals == match.totals

@@ -1,0 +1,145 @@
+"""The table page and its moves over HTTP, including every kind of bad input."""
+
+import pytest
+from django.urls import reverse
+
+from games import selectors, services
+from games.models import Action, Match
+
+from .play import play_until
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def match(user):
+    match = services.do_start_match(user, "house", "easy")
+    # Let the bots bid until it is the player's turn (or the hand is thrown in).
+    return play_until(match, stop=lambda m: selectors.waiting_on(m.pk).kind != "bot")
+
+
+def counts(match):
+    match.refresh_from_db()
+    return match.version, Action.objects.filter(deal__match=match).count()
+
+
+def post_move(client, match, action, version=None, htmx=True):
+    headers = {"HTTP_HX_REQUEST": "true"} if htmx else {}
+    return client.post(
+        reverse("act", args=[match.pk]),
+        {"action": action, "version": match.version if version is None else version},
+        **headers,
+    )
+
+
+def test_starting_a_match_from_the_home_page(logged_in_client):
+    response = logged_in_client.post(reverse("new_match"), {"preset": "classic", "bot_level": "easy"})
+    match = Match.objects.get()
+    assert response.status_code == 302 and response["Location"] == reverse("table", args=[match.pk])
+    assert match.rules == "classic"
+    page = logged_in_client.get(response["Location"]).content.decode()
+    assert 'id="table"' in page and "To 21" in page
+
+
+def test_impossible_options_are_refused_with_the_engines_reason(logged_in_client):
+    response = logged_in_client.post(
+        reverse("new_match"),
+        {"preset": "house", "bot_level": "easy", "seating": "six", "draw": "on"},
+    )
+    assert response.status_code == 400
+    assert "draw" in response.content.decode()
+    assert not Match.objects.exists()
+
+
+def test_the_table_shows_the_players_cards_and_legal_moves(logged_in_client, match):
+    page = logged_in_client.get(reverse("table", args=[match.pk])).content.decode()
+    state = selectors.deal_state(selectors.current_deal(match))
+    for card in state.hand("S"):
+        assert f"{selectors.card_view(card).name}" in page
+    if state.to_act == "S":
+        assert "Your call: bid or pass." in page
+        for token in state.legal_actions():
+            assert f'value="{token}"' in page
+
+
+def test_a_legal_move_over_http_returns_the_new_table(logged_in_client, match):
+    if match.deals.last().phase != "auction":
+        pytest.skip("thrown in")
+    token = selectors.deal_state(selectors.current_deal(match)).legal_actions()[0]
+    before = counts(match)
+    response = post_move(logged_in_client, match, token)
+    assert response.status_code == 200
+    assert 'id="table"' in response.content.decode()
+    assert counts(match) == (before[0] + 1, before[1] + 1)
+
+
+@pytest.mark.parametrize(
+    "action, version_shift, status, message",
+    [
+        ("smudge", 0, 400, "smudge"),  # not a call in house rules
+        ("KS9", 0, 400, ""),  # not a token at all
+        ("", 0, 400, "incomplete"),
+        ("pass", -1, 409, "moved on"),  # stale
+        ("pass", 5, 409, "moved on"),  # from the future
+    ],
+)
+def test_bad_moves_are_refused_with_a_clear_message_and_change_nothing(
+    logged_in_client, match, action, version_shift, status, message
+):
+    before = counts(match)
+    response = post_move(logged_in_client, match, action, version=match.version + version_shift)
+    assert response.status_code == status
+    body = response.content.decode()
+    assert 'role="alert"' in body
+    assert message in body
+    assert counts(match) == before
+
+
+def test_a_move_for_a_bot_seat_is_refused(logged_in_client, user):
+    # The first dealer is drawn at random: deal until a bot speaks first.
+    for _ in range(50):
+        match = services.do_start_match(user, "house", "easy")
+        if selectors.deal_state(selectors.current_deal(match)).to_act != "S":
+            break
+    before = counts(match)
+    response = post_move(logged_in_client, match, "pass")
+    assert response.status_code == 409
+    assert "turn" in response.content.decode()
+    assert counts(match) == before
+
+
+def test_a_non_participant_cannot_see_or_move(client, make_user, match):
+    mallory = make_user("mallory")
+    client.force_login(mallory)
+    before = counts(match)
+    assert client.get(reverse("table", args=[match.pk])).status_code == 403
+    assert post_move(client, match, "pass").status_code == 403
+    assert client.post(reverse("next_deal", args=[match.pk]), {"version": match.version}).status_code == 403
+    assert counts(match) == before
+
+
+def test_anonymous_visitors_are_sent_to_log_in(client, match):
+    response = client.get(reverse("table", args=[match.pk]))
+    assert response.status_code == 302 and reverse("login") in response["Location"]
+    response = client.post(reverse("act", args=[match.pk]), {"action": "pass", "version": 0})
+    assert response.status_code == 302
+
+
+def test_an_unknown_match_is_404(logged_in_client):
+    assert logged_in_client.get(reverse("table", args=[424242])).status_code == 404
+    assert logged_in_client.post(reverse("act", args=[424242]), {"action": "pass", "version": 0}).status_code == 404
+
+
+def test_a_move_for_another_match_is_refused(logged_in_client, user, make_user, match):
+    other_owner = make_user("bob")
+    other = services.do_start_match(other_owner, "house", "easy")
+    before = counts(other)
+    response = post_move(logged_in_client, other, "pass")
+    assert response.status_code == 403
+    assert counts(other) == before
+
+
+def test_unfinished_matches_are_listed_on_the_home_page_and_resume(logged_in_client, match):
+    page = logged_in_client.get(reverse("home")).content.decode()
+    assert reverse("table", args=[match.pk]) in page
+    assert "Resume" in page

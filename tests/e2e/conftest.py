@@ -1,0 +1,76 @@
+"""Browser tests: Playwright driving Debian's Chromium against a live Daphne server.
+
+pytest-django's `live_server` speaks only WSGI (no websockets), so the site is served by Daphne
+in a subprocess, as Channels' own ChannelsLiveServerTestCase does, on the test database.
+"""
+
+import multiprocessing
+import os
+from functools import partial
+from pathlib import Path
+
+import pytest
+
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+
+pytestmark = pytest.mark.browser
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if "/e2e/" in str(item.fspath):
+            item.add_marker(pytest.mark.browser)
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args):
+    return {**browser_type_launch_args, "executable_path": "/usr/bin/chromium", "args": CHROMIUM_ARGS}
+
+
+@pytest.fixture(scope="session")
+def daphne_url(django_db_setup, django_db_blocker):
+    from channels.testing.live import make_application, set_database_connection
+    from daphne.testing import DaphneProcess
+    from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
+
+    # A forked child inherits the parent's event-loop state and breaks websocket handshakes.
+    multiprocessing.set_start_method("spawn", force=True)
+    server = DaphneProcess(
+        "127.0.0.1",
+        partial(make_application, static_wrapper=ASGIStaticFilesHandler),
+        setup=set_database_connection,
+    )
+    server.start()
+    if not server.ready.wait(timeout=60):
+        server.terminate()
+        raise RuntimeError("Daphne did not start")
+    yield f"http://127.0.0.1:{server.port.value}"
+    server.terminate()
+    server.join(timeout=10)
+
+
+@pytest.fixture
+def site(daphne_url, transactional_db):
+    """The live site's base URL, with a clean database for each test."""
+    return daphne_url
+
+
+@pytest.fixture
+def screenshot(page):
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+
+    def take(name: str):
+        page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
+
+    return take
+
+
+@pytest.fixture(autouse=True)
+def _allow_sync_orm_beside_playwright():
+    # Playwright's sync API runs an event loop in this thread; the ORM calls in the test body
+    # are still plain synchronous code.
+    os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")

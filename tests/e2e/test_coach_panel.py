@@ -1,0 +1,104 @@
+"""A player switches the coach on, follows its ranked advice through a deal, and reads the review."""
+
+import re
+import time
+
+from playwright.sync_api import Page, expect
+
+from .test_play_a_deal import assert_no_hidden_cards_in_page, sign_up, start_house_match
+
+BEST = "#coach-panel .coach-option.coach-best"
+
+
+def switch_the_coach_on(page: Page):
+    expect(page.locator("#coach-panel")).to_contain_text("Switch the coach on")
+    # A click, not check(): the switch is swapped for its new state as soon as it is saved.
+    page.get_by_label("Coach off").click()
+    expect(page.locator("#coach-toggle")).to_contain_text("Coach on")
+
+
+def follow_the_coach(page: Page, until, deadline_seconds=150, on_advice=None):
+    """At each of the player's turns wait for the advice and play the coach's first choice (or
+    the only legal move); move past thrown-in hands. Stops when `until()` is true."""
+    deadline = time.monotonic() + deadline_seconds
+    while time.monotonic() < deadline:
+        if until():
+            return
+        try:
+            if page.get_by_text("Everyone passed").count():
+                page.locator("[data-next-deal]").click(timeout=2000)
+            elif page.locator("#table.table-my-turn [data-action]").count():
+                if page.locator(BEST).count():
+                    if on_advice:
+                        on_advice()
+                    action = page.locator(BEST).get_attribute("data-action")
+                    page.locator(f'#table [data-action][value="{action}"]').click(timeout=2000)
+                elif "Only one legal move" in page.locator("#coach-panel").inner_text():
+                    page.locator("#table [data-action]").first.click(timeout=2000)
+        except Exception:  # noqa: BLE001 - the table was swapped under the pointer; look again
+            pass
+        page.wait_for_timeout(150)
+    raise AssertionError("timed out")
+
+
+def test_the_coach_ranks_the_options_with_figures_and_reviews_the_deal(site, page, screenshot):
+    page.set_viewport_size({"width": 1280, "height": 900})
+    sign_up(page, site, "learner")
+    start_house_match(page)
+    screenshot("coach-off-desktop")
+    switch_the_coach_on(page)
+
+    seen = {"advice": 0}
+
+    def check_advice():
+        seen["advice"] += 1
+        if page.locator('#table[data-phase="play"]').count() and not seen.get("card"):
+            seen["card"] = True
+            expect(page.locator("#coach-panel .coach-card").first).to_be_visible()
+            screenshot("coach-card-advice-desktop")
+        if seen["advice"] > 1:
+            return
+        panel = page.locator("#coach-panel")
+        ranks = panel.locator(".coach-rank").all_inner_texts()
+        assert ranks == [str(n) for n in range(1, len(ranks) + 1)] and len(ranks) >= 2
+        expect(panel.locator(".coach-points").first).to_contain_text(re.compile(r"[-+]\d\.\d\d pts"))
+        expect(panel.locator(".coach-figures").first).to_contain_text(re.compile(r"High \d+%"))
+        expect(panel.locator(".coach-reason").first).not_to_be_empty()
+        screenshot("coach-advice-desktop")
+        assert_no_hidden_cards_in_page(page, "learner")
+
+    review = page.locator("#coach-panel .coach-review")
+    follow_the_coach(page, until=lambda: review.count() > 0, on_advice=check_advice)
+    assert seen["advice"] >= 2
+    expect(review).to_contain_text(re.compile(r"\d+% accuracy"))
+    screenshot("coach-review-desktop")
+
+    review.get_by_role("link", name="The whole review").click()
+    expect(page.get_by_role("heading", name=re.compile("The coach's review of deal"))).to_be_visible()
+    expect(page.locator(".review-table")).to_be_visible()
+    replay_links = page.locator(".review-table a", has_text="Replay")
+    assert replay_links.count() >= 2
+    assert re.fullmatch(r"/replay/matches/\d+/\d+/\d+/", replay_links.first.get_attribute("href"))
+    screenshot("coach-review-page-desktop")
+
+
+def test_the_coach_on_a_phone(site, page, screenshot):
+    page.set_viewport_size({"width": 390, "height": 844})
+    sign_up(page, site, "pocket")
+    start_house_match(page)
+    switch_the_coach_on(page)
+    deadline = time.monotonic() + 90
+    while not page.locator(BEST).count():
+        assert time.monotonic() < deadline, "no advice"
+        if page.get_by_text("Everyone passed").count():
+            page.locator("[data-next-deal]").click()
+        elif "Only one legal move" in page.locator("#coach-panel").inner_text():
+            page.locator("#table [data-action]").first.click()
+        page.wait_for_timeout(200)
+    page.locator("#coach-panel").scroll_into_view_if_needed()
+    screenshot("coach-advice-phone")
+    # Switched off, the advice goes away at once, and the choice is remembered.
+    page.get_by_label("Coach on").click()
+    expect(page.locator("#coach-panel")).to_contain_text("Switch the coach on")
+    page.reload()
+    expect(page.locator("#coach-toggle")).to_contain_text("Coach off")

@@ -1,0 +1,61 @@
+"""Helpers for the engine tests: build deals from written hands, play them, random games."""
+
+from __future__ import annotations
+
+import random
+
+from games.engine import Deal, Rules
+
+# Rules specs covering every preset and every option (and some combinations).
+ALL_SPECS = [
+    "house",
+    "classic",
+    "auction",
+    "family",
+    {"preset": "house", "low_to": "holder"},
+    {"preset": "house", "target": 21},
+    {"preset": "house", "cutthroat": True, "players": 3},
+    {"preset": "house", "draw": True},
+    {"preset": "house", "pitch_to_bid": True},
+    {"preset": "house", "no_trump_first_trick": True},
+    {"preset": "house", "six_players": True},
+    {"preset": "classic", "pitch_to_bid": True},
+    {"preset": "classic", "six_players": True},
+    {"preset": "classic", "draw": True, "low_to": "holder"},
+    {"preset": "classic", "cutthroat": True, "players": 5},
+    {"preset": "auction", "players": 3},
+    {"preset": "auction", "players": 7, "draw": True},
+    {"preset": "auction", "cutthroat": False},
+    {"preset": "auction", "pitch_to_bid": True, "players": 2},
+    {"preset": "family", "players": 2},
+    {"preset": "family", "players": 6, "no_trump_first_trick": True},
+    {"preset": "family", "low_to": "taker", "target": 11},
+    {"preset": "family", "pitch_to_bid": True, "players": 5},
+    {"preset": "auction", "six_players": True},
+]
+
+
+def hands_of(**hands: str) -> dict[str, list[str]]:
+    """``hands_of(N="AS KS ...", E=...)`` -> {"N": ["AS", "KS", ...], ...}."""
+    return {seat: text.split() for seat, text in hands.items()}
+
+
+def deal_from(rules, dealer: str, hands: dict[str, str], stock: list[str] | None = None) -> Deal:
+    return Deal(Rules.from_spec(rules), dealer, {s: h.split() for s, h in hands.items()}, stock)
+
+
+def play(deal: Deal, actions: str) -> Deal:
+    """Apply whitespace-separated tokens in order; returns the deal for chaining."""
+    for token in actions.split():
+        deal.apply(token)
+    return deal
+
+
+def random_game(rules, rng: random.Random, dealer: str | None = None, upto: int | None = None) -> Deal:
+    """A deal played with uniformly random legal actions (stopping after ``upto`` actions)."""
+    rules = Rules.from_spec(rules)
+    dealer = dealer or rng.choice(rules.seats)
+    deal = Deal.new(rules, dealer, rng)
+    while not deal.is_over and (upto is None or deal.version < upto):
+        deal.apply(rng.choice(deal.legal_actions()))
+    return deal

@@ -1,0 +1,67 @@
+"""A bot turn survives its worker dying: the broker hands the move to another worker."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+from django.db import connection
+
+from games import selectors, services
+from games.models import Match
+from games.tasks import play_bot_turn
+from setback_site.celery import app
+from tests.conftest import _database_url
+
+pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
+
+
+def start_worker(prefix: str, name: str) -> subprocess.Popen:
+    env = {
+        **os.environ,
+        "DATABASE_URL": _database_url(connection.settings_dict),
+        "SETBACK_QUEUE_PREFIX": prefix,
+        "CELERY_VISIBILITY_TIMEOUT": "3",
+        "BOT_PACE_SECONDS": "0",
+    }
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "setback_site", "worker", "--pool=threads",
+         "--concurrency=2", "--without-gossip", "--without-mingle", "--without-heartbeat",
+         "--loglevel=WARNING", "-n", name, "-Q", f"{prefix}bots"],
+        env=env,
+    )
+    for _ in range(60):
+        if app.control.ping(destination=[name], timeout=1.0):
+            return worker
+    worker.kill()
+    raise RuntimeError("worker did not start")
+
+
+def test_a_bot_turn_survives_its_worker_being_killed(user, monkeypatch):
+    prefix = f"dying{os.getpid()}-"
+    with monkeypatch.context() as quiet:  # no task from creating the match: we send our own
+        quiet.setattr(services, "_after_commit", lambda match: None)
+        for _ in range(50):
+            match = services.do_start_match(user, "house", "easy")
+            if selectors.waiting_on(match.pk).kind == "bot":
+                break
+    doomed = start_worker(prefix, f"doomed{os.getpid()}@localhost")
+    # The worker takes the move (held until its countdown ends), then dies without a word.
+    play_bot_turn.apply_async((match.pk, 0), queue=f"{prefix}bots", countdown=4)
+    time.sleep(2)
+    doomed.send_signal(signal.SIGKILL)
+    doomed.wait(timeout=10)
+    time.sleep(3)
+    assert Match.objects.get(pk=match.pk).version == 0  # the move died with the worker
+
+    heir = start_worker(prefix, f"heir{os.getpid()}@localhost")
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and Match.objects.get(pk=match.pk).version == 0:
+            time.sleep(0.5)
+        assert Match.objects.get(pk=match.pk).version > 0, "no other worker made the move"
+    finally:
+        heir.terminate()
+        heir.wait(timeout=20)

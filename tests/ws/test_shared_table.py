@@ -1,0 +1,175 @@
+"""A table shared by people, live: each seat its own hand, presence, the forming page, chat,
+spectators, and the stand-in bot after a player closes the tab."""
+
+import asyncio
+import re
+
+import pytest
+from channels.db import database_sync_to_async
+from channels.testing import WebsocketCommunicator
+from django.contrib.auth import get_user_model
+from django.test import Client
+
+from games import selectors, tables
+from games.models import Action, Match
+from setback_site.asgi import application
+from tests.hidden import leaks
+
+ORIGIN = [(b"origin", b"http://127.0.0.1")]
+pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
+
+
+@database_sync_to_async
+def person(username):
+    user = get_user_model().objects.create_user(username, password="a-long-password-1")
+    client = Client()
+    client.force_login(user)
+    cookie = [(b"cookie", f"sessionid={client.cookies['sessionid'].value}".encode())]
+    return user, client, cookie
+
+
+@database_sync_to_async
+def forming_table(host, **options):
+    return tables.do_create_table(host, "house", **options)
+
+
+@database_sync_to_async
+def start_with(match, host, guest, position="W"):
+    tables.do_sit(match.pk, guest, position)
+    tables.do_fill_with_bots(match.pk, host, "easy")
+    return tables.do_start_table(match.pk, host)
+
+
+async def connect(match, cookie):
+    socket = WebsocketCommunicator(application, f"/ws/table/{match.pk}/", headers=ORIGIN + cookie)
+    connected, code = await socket.connect()
+    return socket if connected else code
+
+
+async def drain(socket, quiet=0.3):
+    """Everything the socket receives until it has been quiet for `quiet` seconds."""
+    messages = []
+    while not await socket.receive_nothing(timeout=quiet):
+        messages.append(await socket.receive_from())
+    return messages
+
+
+async def until(socket, pattern, attempts=60):
+    for _ in range(attempts):
+        for html in await drain(socket, 0.2):
+            if re.search(pattern, html, re.S):
+                return html
+    raise AssertionError(f"never received {pattern!r}")
+
+
+async def test_two_people_each_get_their_own_hand_and_see_each_others_presence():
+    alice, _, alice_cookie = await person("alice")
+    bob, _, bob_cookie = await person("bob")
+    match = await start_with(await forming_table(alice), alice, bob)
+    a = await connect(match, alice_cookie)
+    b = await connect(match, bob_cookie)
+    seen_a, seen_b = await drain(a), await drain(b)
+    # Alice's screen learns that bob arrived.
+    assert re.search(r'data-seat="W".*?presence-on', seen_a[-1], re.S)
+    for html in seen_a:
+        assert not await database_sync_to_async(leaks)(html, match, "S")
+    for html in seen_b:
+        assert not await database_sync_to_async(leaks)(html, match, "W")
+    await b.disconnect()
+    html = await until(a, r'data-seat="W"[^>]*>.*?presence-off')
+    assert "away" in html
+    await a.disconnect()
+    seat = await database_sync_to_async(lambda: match.seats.get(position="W"))()
+    assert seat.connections == 0
+
+
+async def test_the_forming_table_updates_live_when_someone_sits_down():
+    alice, _, alice_cookie = await person("alice")
+    bob, bob_client, bob_cookie = await person("bob")
+    match = await forming_table(alice)
+    a = await connect(match, alice_cookie)
+    b = await connect(match, bob_cookie)  # not seated yet: looking for a seat
+    await drain(a)
+    first_b = await drain(b)
+    assert "Choose a free seat" in first_b[-1]
+    await database_sync_to_async(bob_client.post)(f"/matches/{match.pk}/sit/", {"position": "E"})
+    html = await until(a, r"bob")
+    assert 'data-seat="E"' in html
+    # Bob's own open tab now counts as his presence at the seat.
+    seat = await database_sync_to_async(lambda: match.seats.get(position="E"))()
+    for _ in range(20):
+        if seat.connections:
+            break
+        await drain(b, 0.1)
+        seat = await database_sync_to_async(lambda: match.seats.get(position="E"))()
+    assert seat.connections == 1
+    # The host starts: every screen gets the game.
+    await database_sync_to_async(tables.do_fill_with_bots)(match.pk, alice, "easy")
+    await database_sync_to_async(tables.do_start_table)(match.pk, alice)
+    await until(b, r'id="table"[^>]*data-deal="1"')
+    await a.disconnect()
+    await b.disconnect()
+
+
+async def test_spectators_only_when_allowed_and_never_a_hand():
+    alice, _, _ = await person("alice")
+    bob, _, _ = await person("bob")
+    carol, _, carol_cookie = await person("carol")
+    match = await start_with(await forming_table(alice), alice, bob)
+    assert await connect(match, carol_cookie) == 4403
+    await database_sync_to_async(Match.objects.filter(pk=match.pk).update)(allow_spectators=True)
+    c = await connect(match, carol_cookie)
+    messages = await drain(c)
+    assert "Spectating" in messages[-1] and "data-card" not in messages[-1]
+    for html in messages:
+        assert not await database_sync_to_async(leaks)(html, match, None)
+    await c.disconnect()
+
+
+async def test_a_chat_line_reaches_every_screen_escaped():
+    alice, _, alice_cookie = await person("alice")
+    bob, bob_client, _ = await person("bob")
+    match = await start_with(await forming_table(alice), alice, bob)
+    a = await connect(match, alice_cookie)
+    await drain(a)
+    await database_sync_to_async(bob_client.post)(f"/matches/{match.pk}/chat/", {"text": "hi <i>there</i>"})
+    html = await until(a, r'id="chat-log"')
+    assert "hi &lt;i&gt;there&lt;/i&gt;" in html
+    await a.disconnect()
+
+
+async def test_closing_the_tab_on_ones_turn_lets_a_stand_in_bot_play_it(monkeypatch):
+    monkeypatch.setattr(tables, "DISCONNECT_GRACE_SECONDS", 0.3)
+    alice, _, alice_cookie = await person("alice")
+    bob, _, bob_cookie = await person("bob")
+    match = await forming_table(alice, turn_timeout_seconds=600)
+    match = await start_with(match, alice, bob)
+
+    @database_sync_to_async
+    def waiting():
+        return selectors.waiting_on(match.pk)
+
+    # Alice stays connected, so no stand-in races the moves this test makes for her.
+    a = await connect(match, alice_cookie)
+    await drain(a)
+    b = await connect(match, bob_cookie)
+    await drain(b)
+    # Bots (and alice's turns, played here) until it is bob's turn.
+    from tests.db.play import play_until
+
+    await database_sync_to_async(play_until)(
+        match, stop=lambda m: (t := selectors.waiting_on(m.pk)).kind == "person" and t.seat == "W"
+    )
+    turn = await waiting()
+    await asyncio.sleep(0.8)
+    assert (await waiting()).version == turn.version  # connected: nobody plays for bob
+    await b.disconnect()
+    for _ in range(100):
+        await asyncio.sleep(0.1)
+        if (await waiting()).version != turn.version:
+            break
+    stand_in = await database_sync_to_async(
+        lambda: Action.objects.filter(deal__match=match, seat="W").order_by("-id").first()
+    )()
+    assert stand_in is not None and stand_in.user_id is None and stand_in.bot_level == tables.STAND_IN_LEVEL
+    await a.disconnect()
