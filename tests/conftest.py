@@ -12,6 +12,14 @@ import sys
 import time
 
 import pytest
+from hypothesis import HealthCheck
+from hypothesis import settings as hypothesis_settings
+
+# A property test is judged on what it finds, not on how fast a busy machine runs an example.
+hypothesis_settings.register_profile(
+    "setback", deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+hypothesis_settings.load_profile("setback")
 
 # Bots play at once in tests; pacing is for people watching. The environment variable reaches
 # the processes tests start (Daphne, the Celery worker); this process's settings are already

@@ -53,7 +53,6 @@
   document.body.addEventListener("htmx:afterRequest", function (event) {
     if (!event.detail.successful) { busy = false; wanted = null; }
   });
-  document.body.addEventListener("htmx:historyRestore", function () { busy = false; wanted = null; });
 
   // Keep the current move in view inside the move list (never scroll the page itself).
   function showCurrentMove() {
@@ -67,7 +66,6 @@
   }
   document.addEventListener("DOMContentLoaded", showCurrentMove);
   document.body.addEventListener("htmx:afterSettle", showCurrentMove);
-  document.body.addEventListener("htmx:historyRestore", showCurrentMove);
 
   document.addEventListener("click", function (event) {
     const button = event.target.closest("[data-copy]");

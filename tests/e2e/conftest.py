@@ -10,6 +10,11 @@ from functools import partial
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
+
+# Playwright's 5 s default is short for a machine whose two cores are busy with the server,
+# the bots and the browser at once; a passing check returns as soon as it holds.
+expect.set_options(timeout=15_000)
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"
 CHROMIUM_ARGS = [

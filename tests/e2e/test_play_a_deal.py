@@ -88,5 +88,5 @@ def test_a_player_plays_a_deal_with_the_keyboard_on_a_phone(site, page, screensh
     screenshot("table-deal-scored-phone")
     page.keyboard.press("n")
     # The next deal starts (a bot may already have made the first call).
-    expect(page.locator("#table")).to_have_attribute("data-deal", "2", timeout=10000)
+    expect(page.locator("#table")).to_have_attribute("data-deal", "2", timeout=30_000)
     expect(page.locator(".chip", has_text="Deal 2")).to_be_visible()

@@ -78,7 +78,7 @@ def test_two_people_play_with_bots_and_the_match_survives_a_closed_tab(site, bro
     expect(alice.locator('.forming-seat[data-seat="N"]')).to_contain_text("Bot (easy)")
     alice.locator("[data-start]").click()
     for page in (alice, bob):
-        expect(page.locator("#table[data-deal]")).to_be_visible(timeout=10000)
+        expect(page.locator("#table[data-deal]")).to_be_visible(timeout=30_000)
     expect(alice.locator('.seat[data-seat="W"]')).to_contain_text("bob")
     expect(bob.locator('.seat[data-seat="S"]')).to_contain_text("alice")
 
@@ -109,7 +109,7 @@ def test_two_people_play_with_bots_and_the_match_survives_a_closed_tab(site, bro
 
     # Bob closes his tab. Alice sees him away, and a stand-in bot plays his turns.
     bob.close()
-    expect(alice.locator('.seat[data-seat="W"] .presence-off')).to_be_visible(timeout=10000)
+    expect(alice.locator('.seat[data-seat="W"] .presence-off')).to_be_visible(timeout=30_000)
     start = step_of(alice)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:

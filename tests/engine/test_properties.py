@@ -2,7 +2,7 @@
 
 import random
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from games.engine import Deal, IllegalAction, Rules
@@ -11,7 +11,7 @@ from games.engine.cards import game_points
 from .helpers import ALL_SPECS
 
 RULES = [Rules.from_spec(spec) for spec in ALL_SPECS]
-common = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+common = settings(max_examples=120)
 
 
 def _play_random(rules: Rules, seed: int, on_step=None) -> Deal:
@@ -94,7 +94,7 @@ def test_observations_hold_no_other_seats_unplayed_card(rules, seed):
     _play_random(rules, seed, on_step=check)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(rules=st.sampled_from(RULES), seed=st.integers(0, 2**32), junk=st.sampled_from(["ZZ", "pass", "9", "S", "discard:AS", "AS", "pitch:2C"]))
 def test_illegal_actions_change_nothing(rules, seed, junk):
     def poke(deal: Deal) -> None:
@@ -112,7 +112,7 @@ def test_illegal_actions_change_nothing(rules, seed, junk):
     _play_random(rules, seed, on_step=poke)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(rules=st.sampled_from(RULES), seed=st.integers(0, 2**32), stop=st.integers(0, 60))
 def test_record_round_trip_anywhere(rules, seed, stop):
     rng = random.Random(seed)
@@ -133,7 +133,7 @@ json_values = st.recursive(
 FIELDS = ["format", "rules", "dealer", "hands", "stock", "auction", "trump", "discards", "plays", "junk"]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(
     rules=st.sampled_from(RULES),
     seed=st.integers(0, 2**32),

@@ -106,7 +106,13 @@ async def test_whole_matches_never_show_a_seat_another_seats_cards(rules):
             messages.append(await socket.receive_from())
     else:
         raise AssertionError("the match did not finish")
-    while not await socket.receive_nothing(timeout=1):  # what is still on its way
+    # The last move's screen is still on its way (slowly, on a loaded machine).
+    for _ in range(100):
+        if messages and "the match!" in messages[-1]:
+            break
+        while not await socket.receive_nothing(timeout=0.3):
+            messages.append(await socket.receive_from())
+    while not await socket.receive_nothing(timeout=1):  # nothing comes after it
         messages.append(await socket.receive_from())
     await socket.disconnect()
     assert len(messages) > 50 and pages
@@ -115,8 +121,7 @@ async def test_whole_matches_never_show_a_seat_another_seats_cards(rules):
         if found:
             open("/tmp/leak.html", "w").write(html)
         assert not found, f"hidden cards {found} sent to {me}"
-    final = messages[-1]
-    assert "the match!" in final
+    assert "the match!" in messages[-1]
 
 
 @pytest.mark.skipif(dispatch.uses_workers(), reason="in-process tasks only run without a broker")
@@ -141,13 +146,13 @@ async def test_a_page_still_loads_while_an_in_process_bot_task_is_thinking(monke
             break
     assert await asyncio.to_thread(thinking.wait, 10), "the bot task did not start"
     home = HttpCommunicator(application, "GET", "/", headers=cookie + [(b"host", b"127.0.0.1")])
-    response = await home.get_response(timeout=5)
+    response = await home.get_response(timeout=15)  # the bot is held for 30 s
     assert response["status"] == 200
     assert b"Hello, p" in response["body"]
     still = await database_sync_to_async(lambda: Match.objects.get(pk=match.pk).version)()
     assert still == 0  # the bot had not moved yet: the page did not wait for it
     release.set()
-    for _ in range(100):
+    for _ in range(300):
         await asyncio.sleep(0.05)
         if await database_sync_to_async(lambda: Match.objects.get(pk=match.pk).version)() > 0:
             break
