@@ -4,7 +4,9 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_POST
+from django_htmx.http import HttpResponseClientRedirect
 
 from . import selectors, services, tables
 from .forms import NewMatchForm, NewTableForm, TableSettingsForm
@@ -147,9 +149,16 @@ def rematch(request: HttpRequest, match_id: int) -> HttpResponse:
         try:
             new = tables.do_table_rematch(match.pk, request.user)
         except services.GameError as error:
+            if request.htmx:
+                return HttpResponse(str(error), status=error.status)
             return _refused(request, error)
     else:
         new = services.do_rematch(match.pk, request.user)
+    # The end screen usually arrives over the websocket, rendered without a request and so
+    # without a CSRF field: its form posts through htmx (with the page's CSRF header), and the
+    # new table is then loaded as a whole page, with a socket of its own.
+    if request.htmx:
+        return HttpResponseClientRedirect(reverse("table", args=[new.pk]))
     return redirect("table", match_id=new.pk)
 
 

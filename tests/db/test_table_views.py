@@ -143,3 +143,28 @@ def test_unfinished_matches_are_listed_on_the_home_page_and_resume(logged_in_cli
     page = logged_in_client.get(reverse("home")).content.decode()
     assert reverse("table", args=[match.pk]) in page
     assert "Resume" in page
+
+
+def test_play_again_works_from_the_end_screen_that_the_socket_sends(user, password):
+    """The end screen mostly arrives over the websocket, rendered without a request and so with
+    no CSRF field; its button must still start a new match when a browser posts it."""
+    import re
+
+    from django.template.loader import render_to_string
+    from django.test import Client
+
+    finished = play_until(services.do_start_match(user, "classic", "easy"))
+    assert finished.status == Match.Status.FINISHED
+    pushed = render_to_string("games/_table.html", {"view": selectors.table_view(finished, "S")})
+    form = re.search(r'<form[^>]*action="([^"]+)"[^>]*>(?:(?!</form>).)*Play again', pushed, re.S)
+    assert form and "hx-post=" in form.group(0)  # htmx sends the page's CSRF header with it
+
+    browser = Client(enforce_csrf_checks=True)
+    browser.login(username=user.username, password=password)
+    page = browser.get(reverse("table", args=[finished.pk])).content.decode()
+    csrf_header = re.search(r'"X-CSRFToken": "([^"]+)"', page).group(1)
+    assert browser.post(form.group(1), HTTP_HX_REQUEST="true").status_code == 403
+    response = browser.post(form.group(1), HTTP_HX_REQUEST="true", HTTP_X_CSRFTOKEN=csrf_header)
+    again = Match.objects.exclude(pk=finished.pk).get()
+    assert response.status_code == 200 and response["HX-Redirect"] == reverse("table", args=[again.pk])
+    assert again.rules == "classic" and again.status == Match.Status.PLAYING

@@ -90,3 +90,57 @@ def test_a_player_plays_a_deal_with_the_keyboard_on_a_phone(site, page, screensh
     # The next deal starts (a bot may already have made the first call).
     expect(page.locator("#table")).to_have_attribute("data-deal", "2", timeout=30_000)
     expect(page.locator(".chip", has_text="Deal 2")).to_be_visible()
+
+
+
+def test_play_again_from_the_end_screen_that_arrives_while_watching(
+    site, page, make_user, password, screenshot, monkeypatch
+):
+    """The end of a match comes over the websocket (the last card is a bot's), rendered without a
+    request: its "Play again" must still start a new match."""
+    from datetime import timedelta
+
+    from django.db import transaction
+    from django.utils import timezone
+
+    from games import selectors, services, tasks
+    from tests.db.play import play_until
+
+    from .test_replay import log_in, off_the_event_loop
+
+    def a_bot_plays_the_last_card(m):
+        turn = selectors.waiting_on(m.pk)
+        if turn.kind != "bot":
+            return False
+        trial = transaction.savepoint()
+        tasks.play_bot_turn(m.pk, turn.version)
+        over = Match.objects.get(pk=m.pk).status == Match.Status.FINISHED
+        transaction.savepoint_rollback(trial)
+        return over
+
+    def a_match_that_a_bot_will_end():
+        for _ in range(12):  # alice plays the last card of one match in four
+            attempt = transaction.savepoint()
+            match = services.do_start_match(alice, "house", "easy")
+            if play_until(match, stop=a_bot_plays_the_last_card).status == Match.Status.PLAYING:
+                return match
+            transaction.savepoint_rollback(attempt)
+        raise AssertionError("alice played the last card of every match")
+
+    alice = make_user("alice")
+    with monkeypatch.context() as quiet:  # no bot task here: the site's server makes that move
+        quiet.setattr(services, "_after_commit", lambda match: None)
+        match = off_the_event_loop(a_match_that_a_bot_will_end)
+    # Still for a minute, as if the bot's task was lost: opening the table wakes the bot.
+    Match.objects.filter(pk=match.pk).update(updated_at=timezone.now() - timedelta(minutes=1))
+    page.set_viewport_size({"width": 1280, "height": 900})
+    log_in(page, site, "alice", password)
+    page.goto(f"{site}/matches/{match.pk}/")
+    expect(page.get_by_role("heading", name=re.compile("the match!"))).to_be_visible()
+    screenshot("table-match-over-desktop")
+    page.get_by_role("button", name="Play again").click()
+    expect(page).not_to_have_url(re.compile(rf"/matches/{match.pk}/$"))
+    again = Match.objects.exclude(pk=match.pk).get()
+    expect(page).to_have_url(re.compile(rf"/matches/{again.pk}/$"))
+    expect(page.locator("#table[data-deal]")).to_be_visible()
+    expect(page.locator(".chip", has_text="To 11")).to_be_visible()
