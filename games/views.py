@@ -150,7 +150,7 @@ def rematch(request: HttpRequest, match_id: int) -> HttpResponse:
             new = tables.do_table_rematch(match.pk, request.user)
         except services.GameError as error:
             if request.htmx:
-                return HttpResponse(str(error), status=error.status)
+                return _after_table_post(request, match.pk, error)
             return _refused(request, error)
     else:
         new = services.do_rematch(match.pk, request.user)

@@ -124,3 +124,12 @@ def test_leave_table_during_play(user, bob):
     assert "a bot plays your seat" in response.content.decode()
     assert match.seats.get(position="W").user is None
     assert client_for(bob).get(reverse("table", args=[match.pk])).status_code == 403
+
+
+def test_a_rematch_before_the_match_is_over_is_refused_on_the_table(user, bob):
+    match = started(user, bob)
+    response = client_for(bob).post(reverse("rematch", args=[match.pk]), HTTP_HX_REQUEST="true")
+    html = response.content.decode()
+    assert response.status_code == 400 and 'id="table"' in html
+    assert 'role="alert">The match is not over yet.' in html
+    assert Match.objects.count() == 1

@@ -1,6 +1,10 @@
 """The table page and its moves over HTTP, including every kind of bad input."""
 
+import re
+
 import pytest
+from django.template.loader import render_to_string
+from django.test import Client
 from django.urls import reverse
 
 from games import selectors, services
@@ -148,11 +152,6 @@ def test_unfinished_matches_are_listed_on_the_home_page_and_resume(logged_in_cli
 def test_play_again_works_from_the_end_screen_that_the_socket_sends(user, password):
     """The end screen mostly arrives over the websocket, rendered without a request and so with
     no CSRF field; its button must still start a new match when a browser posts it."""
-    import re
-
-    from django.template.loader import render_to_string
-    from django.test import Client
-
     finished = play_until(services.do_start_match(user, "classic", "easy"))
     assert finished.status == Match.Status.FINISHED
     pushed = render_to_string("games/_table.html", {"view": selectors.table_view(finished, "S")})

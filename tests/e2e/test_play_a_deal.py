@@ -2,11 +2,18 @@
 
 import re
 import time
+from datetime import timedelta
 
+from django.db import transaction
+from django.utils import timezone
 from playwright.sync_api import Page, expect
 
+from games import selectors, services, tasks
 from games.models import Match
+from tests.db.play import play_until
 from tests.hidden import leaks
+
+from .test_replay import log_in, off_the_event_loop
 
 
 def sign_up(page: Page, site: str, username: str):
@@ -92,21 +99,11 @@ def test_a_player_plays_a_deal_with_the_keyboard_on_a_phone(site, page, screensh
     expect(page.locator(".chip", has_text="Deal 2")).to_be_visible()
 
 
-
 def test_play_again_from_the_end_screen_that_arrives_while_watching(
     site, page, make_user, password, screenshot, monkeypatch
 ):
     """The end of a match comes over the websocket (the last card is a bot's), rendered without a
     request: its "Play again" must still start a new match."""
-    from datetime import timedelta
-
-    from django.db import transaction
-    from django.utils import timezone
-
-    from games import selectors, services, tasks
-    from tests.db.play import play_until
-
-    from .test_replay import log_in, off_the_event_loop
 
     def a_bot_plays_the_last_card(m):
         turn = selectors.waiting_on(m.pk)

@@ -2,7 +2,6 @@
 spectators, and the stand-in bot after a player closes the tab."""
 
 import asyncio
-import re
 
 import pytest
 from channels.db import database_sync_to_async
@@ -14,6 +13,8 @@ from games import selectors, tables
 from games.models import Action, Match
 from setback_site.asgi import application
 from tests.hidden import leaks
+
+from .test_table_socket import drain, until
 
 ORIGIN = [(b"origin", b"http://127.0.0.1")]
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
@@ -44,26 +45,6 @@ async def connect(match, cookie):
     socket = WebsocketCommunicator(application, f"/ws/table/{match.pk}/", headers=ORIGIN + cookie)
     connected, code = await socket.connect()
     return socket if connected else code
-
-
-async def drain(socket, quiet=0.3):
-    """Everything the socket receives until it has been quiet for `quiet` seconds."""
-    messages = []
-    while not await socket.receive_nothing(timeout=quiet):
-        messages.append(await socket.receive_from())
-    return messages
-
-
-async def until(socket, pattern, attempts=100, seen=None):
-    """The first message matching `pattern` (a loaded machine may be slow to send it); every
-    message received on the way is added to `seen`."""
-    for _ in range(attempts):
-        for html in await drain(socket, 0.2):
-            if seen is not None:
-                seen.append(html)
-            if re.search(pattern, html, re.S):
-                return html
-    raise AssertionError(f"never received {pattern!r}")
 
 
 async def test_two_people_each_get_their_own_hand_and_see_each_others_presence():

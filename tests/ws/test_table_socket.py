@@ -1,6 +1,7 @@
 """The live table over websockets: each seat gets its own view, and only its own."""
 
 import asyncio
+import re
 import threading
 
 import pytest
@@ -34,6 +35,26 @@ async def connect(match, cookie):
     connected, _ = await socket.connect()
     assert connected
     return socket
+
+
+async def drain(socket, quiet=0.3):
+    """Everything the socket receives until it has been quiet for `quiet` seconds."""
+    messages = []
+    while not await socket.receive_nothing(timeout=quiet):
+        messages.append(await socket.receive_from())
+    return messages
+
+
+async def until(socket, pattern, attempts=100, seen=None):
+    """The first message matching `pattern` (a loaded machine may be slow to send it); every
+    message received on the way is added to `seen`."""
+    for _ in range(attempts):
+        for html in await drain(socket, 0.2):
+            if seen is not None:
+                seen.append(html)
+            if re.search(pattern, html, re.S):
+                return html
+    raise AssertionError(f"never received {pattern!r}")
 
 
 def moment(html):
@@ -106,14 +127,9 @@ async def test_whole_matches_never_show_a_seat_another_seats_cards(rules):
             messages.append(await socket.receive_from())
     else:
         raise AssertionError("the match did not finish")
-    # The last move's screen is still on its way (slowly, on a loaded machine).
-    for _ in range(100):
-        if messages and "the match!" in messages[-1]:
-            break
-        while not await socket.receive_nothing(timeout=0.3):
-            messages.append(await socket.receive_from())
-    while not await socket.receive_nothing(timeout=1):  # nothing comes after it
-        messages.append(await socket.receive_from())
+    if not messages or "the match!" not in messages[-1]:  # the last screen is on its way
+        await until(socket, "the match!", seen=messages)
+    messages += await drain(socket, quiet=1)  # nothing comes after it
     await socket.disconnect()
     assert len(messages) > 50 and pages
     for html in pages + messages:
