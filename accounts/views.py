@@ -1,11 +1,13 @@
 from django.contrib import messages
 from django.contrib.auth import login
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from .forms import SignUpForm
+from .sockets import end_sockets
 
 
 def sign_up(request: HttpRequest) -> HttpResponse:
@@ -31,3 +33,14 @@ def toggle_coach(request: HttpRequest) -> HttpResponse:
         response["HX-Trigger"] = "coach-toggled"  # the table's coach panel fetches itself again
         return response
     return redirect(request.POST.get("next") or "home")
+
+
+class PasswordChangeView(auth_views.PasswordChangeView):
+    """Django's password change, which also ends every open websocket of the user: the other
+    sessions are logged out by the new password, and their sockets must not go on showing
+    (or dealing) a hand."""
+
+    def form_valid(self, form):
+        response = super().form_valid(form)
+        end_sockets(self.request.user.pk)
+        return response

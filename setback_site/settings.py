@@ -79,7 +79,7 @@ MIDDLEWARE = [
 
 # django-axes first: it refuses a locked-out login before the password is even checked.
 AUTHENTICATION_BACKENDS = [
-    "axes.backends.AxesStandaloneBackend",
+    "accounts.backends.LoginLockoutBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
 
