@@ -6,6 +6,8 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
+from setback_site.redirects import redirect_back
+
 from .forms import SignUpForm
 from .sockets import end_sockets
 
@@ -32,7 +34,7 @@ def toggle_coach(request: HttpRequest) -> HttpResponse:
         response = render(request, "accounts/_coach_toggle.html")
         response["HX-Trigger"] = "coach-toggled"  # the table's coach panel fetches itself again
         return response
-    return redirect(request.POST.get("next") or "home")
+    return redirect_back(request, "home")
 
 
 class PasswordChangeView(auth_views.PasswordChangeView):
