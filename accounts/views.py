@@ -6,12 +6,14 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
+from setback_site.limits import limited
 from setback_site.redirects import redirect_back
 
 from .forms import SignUpForm
 from .sockets import end_sockets
 
 
+@limited("signup", per="address")
 def sign_up(request: HttpRequest) -> HttpResponse:
     if request.user.is_authenticated:
         return redirect("home")
