@@ -16,7 +16,7 @@ class SignUpForm(UserCreationForm):
             return username  # already refused (taken, differing only in case)
         # Every existing name is compared by its skeleton: fine for thousands of players; a
         # stored, indexed skeleton column is the step after that.
-        existing = User.objects.values_list("username", flat=True).iterator()
+        existing = User.objects.values_list("username", flat=True)
         problem = lookalike_problem(username, existing)
         if problem:
             raise forms.ValidationError(problem, code="lookalike")
