@@ -201,6 +201,11 @@ QUEUE_PREFIX = os.environ.get("SETBACK_QUEUE_PREFIX", "")
 CELERY_TASK_DEFAULT_QUEUE = f"{QUEUE_PREFIX}bots"
 CELERY_TASK_ROUTES = {"games.coach.tasks.*": {"queue": f"{QUEUE_PREFIX}coach"}}
 
+# Without workers, the web process runs searches (bot decisions, coach advice) in this many
+# processes of their own, so that they never hold up a page (games/dispatch.py); 0 runs them
+# on the task threads instead.
+SEARCH_PROCESSES = int(os.environ.get("SEARCH_PROCESSES", max(1, (os.cpu_count() or 2) - 1)))
+
 # Seconds a bot waits before each card so a person can follow the play (0 in tests).
 BOT_PACE_SECONDS = float(os.environ.get("BOT_PACE_SECONDS", "0.7"))
 

@@ -11,3 +11,7 @@ import secrets
 os.environ.setdefault("SECRET_KEY", secrets.token_urlsafe(50))
 
 from setback_site.settings import *  # noqa: E402, F403
+
+# Searches run on the task threads of the test process, where a test can stand in a slow or
+# counting search for the real one; tests/security/test_search_processes.py runs the real pool.
+SEARCH_PROCESSES = 0
