@@ -7,6 +7,11 @@ PORT ?= 8000
 
 .PHONY: run test test-fast worker bench lint clean
 
+# No key is committed and the site refuses to start without one: a run on this machine keeps a
+# generated key in var/ (git-ignored). SECRET_KEY set in the environment wins.
+SECRET_KEY_FILE := var/secret_key
+WITH_KEY = SECRET_KEY="$${SECRET_KEY:-$$(cat $(SECRET_KEY_FILE))}"
+
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
@@ -20,11 +25,15 @@ $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet -e '.[test]'
 	touch $(VENV)/.installed $@
 
-run: $(VENV)/.installed
-	$(BIN)/python manage.py migrate --noinput
-	$(BIN)/python manage.py collectstatic --noinput --verbosity 0
+$(SECRET_KEY_FILE):
+	@mkdir -p $(dir $@)
+	@umask 077 && $(PYTHON) -c "import secrets; print(secrets.token_urlsafe(50))" > $@
+
+run: $(VENV)/.installed $(SECRET_KEY_FILE)
+	$(WITH_KEY) $(BIN)/python manage.py migrate --noinput
+	$(WITH_KEY) $(BIN)/python manage.py collectstatic --noinput --verbosity 0
 	@echo "Serving Setback on http://$(HOST):$(PORT)/"
-	$(BIN)/daphne -b $(HOST) -p $(PORT) setback_site.asgi:application
+	$(WITH_KEY) $(BIN)/daphne -b $(HOST) -p $(PORT) setback_site.asgi:application
 
 # Browser tests run in a second pytest process: Playwright's sync API keeps an event loop in
 # the main thread, which breaks async tests that come after it in the same process.
@@ -34,16 +43,16 @@ test: $(VENV)/.installed-test
 	$(BIN)/pytest -m "not browser" $(PYTEST_ARGS)
 	DJANGO_ALLOW_ASYNC_UNSAFE=true $(BIN)/pytest -m browser $(PYTEST_ARGS)
 
-worker: $(VENV)/.installed
+worker: $(VENV)/.installed $(SECRET_KEY_FILE)
 	@test -n "$$REDIS_URL" || (echo "make worker needs REDIS_URL (and DATABASE_URL) set" && exit 1)
-	$(BIN)/celery -A setback_site worker --queues $${SETBACK_QUEUE_PREFIX}bots,$${SETBACK_QUEUE_PREFIX}coach --concurrency $${WORKER_CONCURRENCY:-2} --loglevel INFO
+	$(WITH_KEY) $(BIN)/celery -A setback_site worker --queues $${SETBACK_QUEUE_PREFIX}bots,$${SETBACK_QUEUE_PREFIX}coach --concurrency $${WORKER_CONCURRENCY:-2} --loglevel INFO
 
-bench: $(VENV)/.installed-test
+bench: $(VENV)/.installed-test $(SECRET_KEY_FILE)
 	$(BIN)/python -m games.engine bench
-	$(BIN)/python manage.py migrate --noinput --verbosity 0
-	$(BIN)/python manage.py bench_moves
-	$(BIN)/python manage.py bench_stats
-	$(BIN)/python manage.py bench_coach
+	$(WITH_KEY) $(BIN)/python manage.py migrate --noinput --verbosity 0
+	$(WITH_KEY) $(BIN)/python manage.py bench_moves
+	$(WITH_KEY) $(BIN)/python manage.py bench_stats
+	$(WITH_KEY) $(BIN)/python manage.py bench_coach
 
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .

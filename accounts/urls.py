@@ -9,7 +9,7 @@ urlpatterns = [
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path(
         "password/",
-        auth_views.PasswordChangeView.as_view(),
+        views.PasswordChangeView.as_view(),
         name="password_change",
     ),
     path(

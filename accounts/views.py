@@ -1,13 +1,19 @@
 from django.contrib import messages
 from django.contrib.auth import login
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
+from setback_site.limits import limited
+from setback_site.redirects import redirect_back
+
 from .forms import SignUpForm
+from .sockets import end_sockets
 
 
+@limited("signup", per="address")
 def sign_up(request: HttpRequest) -> HttpResponse:
     if request.user.is_authenticated:
         return redirect("home")
@@ -30,4 +36,15 @@ def toggle_coach(request: HttpRequest) -> HttpResponse:
         response = render(request, "accounts/_coach_toggle.html")
         response["HX-Trigger"] = "coach-toggled"  # the table's coach panel fetches itself again
         return response
-    return redirect(request.POST.get("next") or "home")
+    return redirect_back(request, "home")
+
+
+class PasswordChangeView(auth_views.PasswordChangeView):
+    """Django's password change, which also ends every open websocket of the user: the other
+    sessions are logged out by the new password, and their sockets must not go on showing
+    (or dealing) a hand."""
+
+    def form_valid(self, form):
+        response = super().form_valid(form)
+        end_sockets(self.request.user.pk)
+        return response

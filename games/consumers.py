@@ -8,13 +8,16 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.template.loader import render_to_string
 
-from . import realtime, selectors, services, tables
+from accounts.sockets import LOGGED_OUT, session_still_valid, user_group
+
+from . import invites, realtime, selectors, services, tables
 from .coach import services as coach_services
 from .coach.views import panel_html
 from .models import Match
 
-# Close codes in the 4000 range are ours; the browser sees them in the close event.
-UNAUTHENTICATED = 4401
+# Close codes in the 4000 range are ours; the browser sees them in the close event. A table
+# that does not exist and a shared table this user was not invited to are refused alike.
+UNAUTHENTICATED = LOGGED_OUT
 FORBIDDEN = 4403
 
 
@@ -38,6 +41,8 @@ class TableConsumer(AsyncWebsocketConsumer):
         self.match_id = self.scope["url_route"]["kwargs"]["match_id"]
         self.user = user
         self.present = False
+        session = self.scope.get("session")
+        self.session_key = session.session_key if session is not None else None
         allowed = await database_sync_to_async(self._may_look)(user)
         if not allowed:
             await self.close(code=FORBIDDEN)
@@ -46,14 +51,21 @@ class TableConsumer(AsyncWebsocketConsumer):
         self.group = table_group(self.match_id)
         self.sent_version = None
         await self.channel_layer.group_add(self.group, self.channel_name)
+        # The login's group: logging out or a new password ends this socket (accounts.sockets).
+        self.user_group = user_group(user.pk)
+        await self.channel_layer.group_add(self.user_group, self.channel_name)
         await self.accept()
         await self.send_table()
+
+    def _invited(self) -> frozenset[int]:
+        session = self.scope.get("session")
+        return invites.invited(session)
 
     def _may_look(self, user) -> bool:
         match = Match.objects.filter(pk=self.match_id).first()
         if match is None:
             return False
-        seat, allowed = selectors.viewer_role(match, user)
+        seat, allowed = selectors.viewer_role(match, user, self._invited())
         self.seat = seat
         if seat:
             services.resume_stalled_turn(match.pk)
@@ -63,6 +75,8 @@ class TableConsumer(AsyncWebsocketConsumer):
     async def disconnect(self, code):
         if hasattr(self, "group"):
             await self.channel_layer.group_discard(self.group, self.channel_name)
+        if hasattr(self, "user_group"):
+            await self.channel_layer.group_discard(self.user_group, self.channel_name)
         if getattr(self, "present", False):
             self.present = False
             await database_sync_to_async(tables.do_presence)(self.match_id, self.user, -1)
@@ -75,6 +89,9 @@ class TableConsumer(AsyncWebsocketConsumer):
 
     async def send_table(self):
         rendered = await database_sync_to_async(self._render_table)()
+        if rendered is LOGGED_OUT:
+            await self.end_logged_out()
+            return
         if rendered is None:
             await self.close(code=FORBIDDEN)
             return
@@ -82,9 +99,28 @@ class TableConsumer(AsyncWebsocketConsumer):
         self.sent_version = version
         await self.send(text_data=html)
 
-    def _render_table(self) -> tuple[int, str] | None:
+    async def session_check(self, event):
+        """The user logged out somewhere, or changed their password: is this socket's login over?"""
+        ended = event.get("ended")
+        if ended is not None:
+            if ended == self.session_key:
+                await self.end_logged_out()
+            return
+        if not await database_sync_to_async(session_still_valid)(self.session_key, self.user.pk):
+            await self.end_logged_out()
+
+    async def end_logged_out(self):
+        # The page keeps nothing of the table (no hand, no advice) and says why it stopped.
+        await self.send(text_data=render_to_string("games/_logged_out.html", {"match_id": self.match_id}))
+        await self.close(code=LOGGED_OUT)
+
+    def _render_table(self):
+        # Every render first checks that this socket's login still holds, so a hand is never
+        # sent on a session that has ended, whether or not the event that says so arrived.
+        if not session_still_valid(self.session_key, self.user.pk):
+            return LOGGED_OUT
         match = Match.objects.get(pk=self.match_id)
-        seat, allowed = selectors.viewer_role(match, self.user)
+        seat, allowed = selectors.viewer_role(match, self.user, self._invited())
         if not allowed:
             return None
         self.seat = seat
@@ -94,7 +130,7 @@ class TableConsumer(AsyncWebsocketConsumer):
         elif seat is None:
             self.present = False  # left the seat (the service cleared its connections)
         if match.status == Match.Status.FORMING:
-            view = selectors.forming_view(match, self.user)
+            view = selectors.forming_view(match, self.user, self._invited())
             return view.version, render_to_string(
                 "games/_forming.html", {"view": view, "origin": self._origin()}
             )

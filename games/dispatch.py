@@ -1,15 +1,20 @@
 """Where background work runs: on Celery workers when a broker is configured, else in-process.
 
 Without REDIS_URL (`make run` on a laptop) there is no worker, so tasks run on a small thread
-pool inside the web process. They never run on the ASGI event loop: a page still loads while a
-bot thinks. Callers always go through `enqueue`, usually from `transaction.on_commit`, so a task
-never sees a move that was rolled back.
+pool inside the web process. They never run on the ASGI event loop, and their searches (a bot's
+decision, the coach's advice) run in a pool of separate, lower-priority processes (`compute`):
+a search on a thread of the web process would hold its interpreter lock, and pages would wait
+for it (40 hard matches with the coach on took the login page from 8 ms to over a second).
+Callers always go through `enqueue`, usually from `transaction.on_commit`, so a task never sees
+a move that was rolled back.
 """
 
 import logging
+import multiprocessing
+import os
 import threading
 import time
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 
 from django.conf import settings
 from django.db import close_old_connections, connections
@@ -31,6 +36,36 @@ def _in_process_pool() -> ThreadPoolExecutor:
         if _pool is None:
             _pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="setback-task")
         return _pool
+
+
+_search_pool: ProcessPoolExecutor | None = None
+# Searches run below the web process's priority: a page request wins the CPU.
+SEARCH_NICENESS = 10
+
+
+def _lower_priority() -> None:
+    os.nice(SEARCH_NICENESS)
+
+
+def compute(function, *args, **kwargs):
+    """The result of `function(*args, **kwargs)`: a CPU-bound, pure-engine search (a bot's
+    decision, the coach's advice). A Celery worker runs it where it is; the web process (no
+    workers) hands it to its search processes and waits without holding its interpreter lock.
+    The function and its arguments must pickle (engine objects do)."""
+    if uses_workers() or not settings.SEARCH_PROCESSES:
+        return function(*args, **kwargs)
+    global _search_pool
+    with _pool_lock:
+        if _search_pool is None:
+            # Spawned, not forked: a fork of a process running threads and an event loop can
+            # inherit a held lock. The engine imports no Django, so a search process is light.
+            _search_pool = ProcessPoolExecutor(
+                max_workers=settings.SEARCH_PROCESSES,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_lower_priority,
+            )
+        pool = _search_pool
+    return pool.submit(function, *args, **kwargs).result()
 
 
 def _run_in_thread(task, args, kwargs, countdown: float):

@@ -528,15 +528,33 @@ def table_by_code(code: str) -> Match | None:
     return Match.objects.filter(invite_code=code).first() if code else None
 
 
-def viewer_role(match: Match, user) -> tuple[str | None, bool]:
+def came_through_invite(match: Match, user, invited=frozenset()) -> bool:
+    """Whether `user` reached the shared table `match` through its invite (link or code), or
+    sits at it. `invited`: the ids of the tables this browser session was invited to.
+
+    The one place that says who may know a shared table exists: its number alone finds nothing,
+    and its code is shown only to these people. (Public tables in a lobby join in here.)"""
+    if not user.is_authenticated or match.invite_code is None:
+        return False
+    return match.pk in invited or match.seats.filter(user=user).exists()
+
+
+def hidden_from(match: Match, user, invited=frozenset()) -> bool:
+    """A shared table that `user` must be told does not exist (404): they did not come
+    through its invite and do not sit at it."""
+    return match.invite_code is not None and not came_through_invite(match, user, invited)
+
+
+def viewer_role(match: Match, user, invited=frozenset()) -> tuple[str | None, bool]:
     """(the user's seat position or None, whether they may look at all)."""
     seat = viewer_seat(match, user)
     if seat is not None:
         return seat.position, True
-    if not user.is_authenticated:
+    if not came_through_invite(match, user, invited):
         return None, False
-    # Anyone with the link may look at a forming table to choose a seat; spectators when allowed.
-    return None, match.status == Match.Status.FORMING or (match.invite_code is not None and match.allow_spectators)
+    # Whoever came through the invite may look at a forming table to choose a seat, and
+    # watch the match when the host allows spectators.
+    return None, match.status == Match.Status.FORMING or match.allow_spectators
 
 
 @dataclass
@@ -569,7 +587,7 @@ class FormingView:
     bot_levels: list
 
 
-def forming_view(match: Match, user) -> FormingView:
+def forming_view(match: Match, user, invited=frozenset()) -> FormingView:
     """A table waiting for players, as `user` sees it: seats by partnership, who sits where."""
     from .models import BotLevel, seat_name
 
@@ -598,7 +616,7 @@ def forming_view(match: Match, user) -> FormingView:
         match_id=match.pk,
         version=match.version,
         rules_text=rules.describe(),
-        code=match.invite_code or "",
+        code=(match.invite_code or "") if came_through_invite(match, user, invited) else "",
         host_name=match.host.username,
         is_host=user.is_authenticated and match.host_id == user.pk,
         me=me,

@@ -117,13 +117,20 @@ def do_start_match(host, rules_spec, bot_level: str = BotLevel.EASY) -> Match:
 
 
 def do_rematch(match_id: int, host) -> Match:
-    """The same rules again, against bots of the level the last match had."""
-    old = Match.objects.filter(pk=match_id).first()
-    if old is None:
-        raise NotFound("There is no such match.")
-    bot_seat = old.seats.exclude(bot_level="").first()
-    match = do_start_match(host, old.rules, bot_seat.bot_level if bot_seat else BotLevel.EASY)
-    Match.objects.filter(pk=match.pk).update(rematch_of=old)
+    """The same rules again, against bots of the level the last match had. Only once the match
+    is over, and only once: asked again (a double click, a second tab) it gives the same one."""
+    with transaction.atomic():
+        old = _lock_match(match_id)
+        if old.host_id != host.pk:
+            raise Forbidden("You are not playing at this table.")
+        if old.status != Match.Status.FINISHED:
+            raise GameError("The match is not over yet.")
+        existing = old.rematches.order_by("pk").first()
+        if existing is not None:
+            return existing
+        bot_seat = old.seats.exclude(bot_level="").first()
+        match = do_start_match(host, old.rules, bot_seat.bot_level if bot_seat else BotLevel.EASY)
+        Match.objects.filter(pk=match.pk).update(rematch_of=old)
     return match
 
 

@@ -6,6 +6,7 @@ writes, and tells the table only after the transaction commits. A refused reques
 """
 
 import secrets
+import unicodedata
 from datetime import timedelta
 from functools import partial
 
@@ -335,19 +336,43 @@ def do_table_rematch(match_id: int, user) -> Match:
 # --- Chat ------------------------------------------------------------------------------------
 
 
+# Characters that change how the text around them shows (right-to-left overrides, isolates,
+# marks): a line could otherwise dress itself up as someone else's or reverse a name.
+BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def clean_chat_text(text: str) -> str:
+    """A chat line as one line of visible text: tabs and line breaks become spaces, other
+    control characters (NUL, which PostgreSQL cannot store, escape, bell...) and bidi controls
+    are dropped."""
+    kept = []
+    for ch in text or "":
+        if ch in "\t\n\r\x0b\x0c\x85\u2028\u2029":
+            kept.append(" ")
+        elif unicodedata.category(ch) == "Cc" or ch in BIDI_CONTROLS:
+            continue
+        else:
+            kept.append(ch)
+    return "".join(kept).strip()
+
+
 def do_chat(match_id: int, user, text: str) -> ChatMessage:
-    text = (text or "").strip()
-    if not text:
-        raise GameError("Write something first.")
-    if len(text) > ChatMessage.MAX_LENGTH:
-        raise GameError(f"A message can be at most {ChatMessage.MAX_LENGTH} characters.")
+    text = clean_chat_text(text)
     count, seconds = CHAT_RATE
     with transaction.atomic():
         match = Match.objects.filter(pk=match_id).first()
         if match is None:
             raise NotFound("There is no such match.")
+        # Chat is shown only at a shared table that is forming or being played; nowhere else
+        # may a line be stored that nobody would see (or see later, out of place).
+        if match.invite_code is None or match.status == Match.Status.FINISHED:
+            raise GameError("Chat is open only at a shared table, before and during the match.")
         if not match.seats.filter(user=user).exists():
             raise Forbidden("Only the players at this table can chat.")
+        if not text:
+            raise GameError("Write something first.")
+        if len(text) > ChatMessage.MAX_LENGTH:
+            raise GameError(f"A message can be at most {ChatMessage.MAX_LENGTH} characters.")
         recent = ChatMessage.objects.filter(
             user=user, created_at__gte=timezone.now() - timedelta(seconds=seconds)
         ).count()

@@ -30,13 +30,13 @@ def report_worker(reply_channel: str | None = None) -> dict:
 # for another worker; the version check makes a repeated task harmless.
 @shared_task(acks_late=True, reject_on_worker_lost=True, soft_time_limit=20, time_limit=30)
 def play_bot_turn(match_id: int, version: int) -> str:
-    from . import selectors, services
+    from . import dispatch, selectors, services
     from .engine.bots import choose
 
     turn = selectors.bot_turn(match_id, version)
     if turn is None:
         return "stale"
-    action = choose(turn.observation, turn.level, seed=turn.seed)
+    action = dispatch.compute(choose, turn.observation, turn.level, seed=turn.seed)
     try:
         services.do_act(match_id, turn.seat, action, version, services.Actor.bot(turn.level))
     except (services.StaleMove, services.NotYourTurn, services.NotFound, services.NotPlaying):
@@ -60,7 +60,7 @@ def start_next_deal(match_id: int, version: int) -> str:
 # task harmless, and the person takes the seat back by acting on their next turn.
 @shared_task(acks_late=True, reject_on_worker_lost=True, soft_time_limit=20, time_limit=30)
 def stand_in_turn(match_id: int, version: int, reason: str = "idle") -> str:
-    from . import selectors, services, tables
+    from . import dispatch, selectors, services, tables
     from .engine.bots import choose
 
     if not tables.stand_in_due(match_id, version, reason):
@@ -68,7 +68,7 @@ def stand_in_turn(match_id: int, version: int, reason: str = "idle") -> str:
     turn = selectors.bot_turn(match_id, version, stand_in_level=tables.STAND_IN_LEVEL)
     if turn is None:
         return "stale"
-    action = choose(turn.observation, turn.level, seed=turn.seed)
+    action = dispatch.compute(choose, turn.observation, turn.level, seed=turn.seed)
     try:
         services.do_act(match_id, turn.seat, action, version, services.Actor.bot(turn.level))
     except (services.StaleMove, services.NotYourTurn, services.NotFound, services.NotPlaying):

@@ -8,7 +8,9 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
-from . import selectors, services, tables
+from setback_site.limits import limited
+
+from . import invites, selectors, services, tables
 from .forms import NewMatchForm, NewTableForm, TableSettingsForm
 from .models import Match
 
@@ -36,6 +38,7 @@ def home(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_POST
+@limited("new_match")
 def new_match(request: HttpRequest) -> HttpResponse:
     form = NewMatchForm(request.POST)
     if not form.is_valid():
@@ -46,9 +49,17 @@ def new_match(request: HttpRequest) -> HttpResponse:
     return redirect("table", match_id=match.pk)
 
 
+def _match_or_404(request: HttpRequest, match_id: int) -> Match:
+    """The match, unless there is none or it is a shared table this user must not know of."""
+    match = get_object_or_404(Match, pk=match_id)
+    if selectors.hidden_from(match, request.user, invites.invited(request.session)):
+        raise Http404("There is no such table.")
+    return match
+
+
 def _players_match(request: HttpRequest, match_id: int):
     """The match and the user's seat in it; anyone else is refused."""
-    match = get_object_or_404(Match, pk=match_id)
+    match = _match_or_404(request, match_id)
     seat = selectors.viewer_seat(match, request.user)
     if seat is None:
         raise services.Forbidden("You are not playing at this table.")
@@ -57,8 +68,9 @@ def _players_match(request: HttpRequest, match_id: int):
 
 @login_required
 def table(request: HttpRequest, match_id: int) -> HttpResponse:
-    match = get_object_or_404(Match, pk=match_id)
-    position, allowed = selectors.viewer_role(match, request.user)
+    match = _match_or_404(request, match_id)
+    invited = invites.invited(request.session)
+    position, allowed = selectors.viewer_role(match, request.user, invited)
     if not allowed:
         message = "You are not playing at this table."
         if match.invite_code is not None and match.status != Match.Status.FORMING:
@@ -66,13 +78,14 @@ def table(request: HttpRequest, match_id: int) -> HttpResponse:
         return render(request, "games/refused.html", {"message": message}, status=403)
     context = {"match": match, "me": position, "origin": request.build_absolute_uri("/")[:-1]}
     if match.invite_code is not None:
+        context["knows_code"] = selectors.came_through_invite(match, request.user, invited)
         context["lines"] = selectors.chat_lines(match, request.user)
         context["settings_form"] = TableSettingsForm(initial={
             "allow_spectators": match.allow_spectators,
             "turn_timeout_seconds": match.turn_timeout_seconds,
         })
     if match.status == Match.Status.FORMING:
-        context["forming"] = selectors.forming_view(match, request.user)
+        context["forming"] = selectors.forming_view(match, request.user, invited)
         return render(request, "games/table.html", context)
     if position:
         services.resume_stalled_turn(match.pk)
@@ -139,6 +152,7 @@ def next_deal(request: HttpRequest, match_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
+@limited("rematch")
 def rematch(request: HttpRequest, match_id: int) -> HttpResponse:
     """A new match with the same rules and the same kind of opponents."""
     try:
@@ -153,7 +167,12 @@ def rematch(request: HttpRequest, match_id: int) -> HttpResponse:
                 return _after_table_post(request, match.pk, error)
             return _refused(request, error)
     else:
-        new = services.do_rematch(match.pk, request.user)
+        try:
+            new = services.do_rematch(match.pk, request.user)
+        except services.GameError as error:
+            if request.htmx:
+                return _table_fragment(request, match.pk, seat.position, str(error), error.status)
+            return _refused(request, error)
     # The end screen usually arrives over the websocket, rendered without a request and so
     # without a CSRF field: its form posts through htmx (with the page's CSRF header), and the
     # new table is then loaded as a whole page, with a socket of its own.
@@ -175,10 +194,11 @@ def _after_table_post(request: HttpRequest, match_id: int, error: services.GameE
         messages.error(request, str(error))
     if request.htmx:
         match = Match.objects.get(pk=match_id)
-        position, _ = selectors.viewer_role(match, request.user)
+        invited = invites.invited(request.session)
+        position, _ = selectors.viewer_role(match, request.user, invited)
         status = error.status if error else 200
         if match.status == Match.Status.FORMING:
-            view = selectors.forming_view(match, request.user)
+            view = selectors.forming_view(match, request.user, invited)
             return render(request, "games/_forming.html", {
                 "view": view, "error": str(error or ""), "origin": request.build_absolute_uri("/")[:-1],
             }, status=status)
@@ -189,6 +209,7 @@ def _after_table_post(request: HttpRequest, match_id: int, error: services.GameE
 
 @login_required
 @require_POST
+@limited("new_table")
 def new_table(request: HttpRequest) -> HttpResponse:
     form = NewTableForm(request.POST)
     if not form.is_valid():
@@ -210,12 +231,14 @@ def join_by_code(request: HttpRequest, code: str = "") -> HttpResponse:
         context = _home_context(request, join_error=f"No table has the code {code.strip()!r}." if code.strip()
                                 else "Type the table's code.")
         return render(request, "games/home.html", context, status=404)
+    invites.remember(request.session, match.pk)
     return redirect("table", match_id=match.pk)
 
 
 @login_required
 @require_POST
 def sit(request: HttpRequest, match_id: int) -> HttpResponse:
+    _match_or_404(request, match_id)
     try:
         tables.do_sit(match_id, request.user, request.POST.get("position", ""))
     except services.NotFound:
@@ -246,6 +269,7 @@ def start_table(request: HttpRequest, match_id: int) -> HttpResponse:
 
 def _change_table(request: HttpRequest, match_id: int, change, *args) -> HttpResponse:
     """Run a host's or player's table service; answer with the table (and its error, if refused)."""
+    _match_or_404(request, match_id)
     try:
         change(match_id, request.user, *args)
     except services.NotFound:
@@ -258,6 +282,7 @@ def _change_table(request: HttpRequest, match_id: int, change, *args) -> HttpRes
 @login_required
 @require_POST
 def table_settings(request: HttpRequest, match_id: int) -> HttpResponse:
+    _match_or_404(request, match_id)
     form = TableSettingsForm(request.POST)
     try:
         if not form.is_valid():
@@ -275,6 +300,7 @@ def table_settings(request: HttpRequest, match_id: int) -> HttpResponse:
 @login_required
 @require_POST
 def leave(request: HttpRequest, match_id: int) -> HttpResponse:
+    _match_or_404(request, match_id)
     try:
         match = tables.do_leave(match_id, request.user)
     except services.NotFound:
@@ -294,6 +320,7 @@ def leave(request: HttpRequest, match_id: int) -> HttpResponse:
 def chat(request: HttpRequest, match_id: int) -> HttpResponse:
     """A chat line; the table's screens get it over the websocket. Returns the chat form
     (cleared, or with the error) for htmx, which swaps it in place."""
+    _match_or_404(request, match_id)
     error = ""
     try:
         tables.do_chat(match_id, request.user, request.POST.get("text", ""))

@@ -6,7 +6,9 @@ pool inside the web process (see games/dispatch.py). `DATABASE_URL` switches to 
 """
 
 import os
+import secrets
 import tempfile
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -25,11 +27,23 @@ def env_list(name: str, default: str) -> list[str]:
     return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
 
 
-DEBUG = env_bool("DEBUG", True)
-# The fallback key is only for a laptop with DEBUG on; production sets SECRET_KEY.
-SECRET_KEY = os.environ.get("SECRET_KEY", "dev-only-insecure-key-change-me-in-production-0123456789")
+# Off unless asked for: the debug page lists the URL patterns and settings to anyone.
+DEBUG = env_bool("DEBUG", False)
+SECRET_KEY = os.environ.get("SECRET_KEY", "")
+if not SECRET_KEY:
+    if not DEBUG:
+        # One line, no traceback: `make run` keeps a generated key in var/secret_key.
+        raise SystemExit(
+            "Setback will not start: SECRET_KEY is not set. Set it to a long random value "
+            "(make run creates one in var/secret_key), or set DEBUG=true for a throwaway key."
+        )
+    SECRET_KEY = secrets.token_urlsafe(50)  # DEBUG only: sessions end when the process does
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")
+# A site served only to this machine (`make run`) speaks plain http; any other host name means a
+# deployment, which is served over HTTPS (see "Security: HTTPS" below). HTTPS=false/true overrides.
+LOOPBACK_HOSTS = {"127.0.0.1", "localhost", "::1", "[::1]"}
+HTTPS = env_bool("HTTPS", not set(ALLOWED_HOSTS) <= LOOPBACK_HOSTS)
 
 INSTALLED_APPS = [
     "daphne",
@@ -46,6 +60,7 @@ INSTALLED_APPS = [
     "games.replay",
     "games.stats",
     "games.coach",
+    "axes",
 ]
 
 MIDDLEWARE = [
@@ -58,6 +73,14 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Last, as django-axes asks: it turns a locked-out login into the lockout page.
+    "axes.middleware.AxesMiddleware",
+]
+
+# django-axes first: it refuses a locked-out login before the password is even checked.
+AUTHENTICATION_BACKENDS = [
+    "accounts.backends.LoginLockoutBackend",
+    "django.contrib.auth.backends.ModelBackend",
 ]
 
 ROOT_URLCONF = "setback_site.urls"
@@ -124,12 +147,14 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = BASE_DIR / "staticfiles"
 # Serve straight from the source folders until collectstatic has run (tests, a fresh clone).
 WHITENOISE_USE_FINDERS = True
-WHITENOISE_AUTOREFRESH = DEBUG
+# A loopback run serves the files as they are on disk (an edit shows on reload); a deployment
+# serves the hashed, compressed copies that collectstatic made.
+WHITENOISE_AUTOREFRESH = DEBUG or not HTTPS
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
         "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"
-        if not DEBUG
+        if HTTPS
         else "django.contrib.staticfiles.storage.StaticFilesStorage"
     },
 }
@@ -148,6 +173,19 @@ if REDIS_URL:
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
 
+# The cache holds the request limits (setback_site/limits.py): it must be shared by every web
+# process, so Redis when there is one; a single `make run` process keeps it in memory.
+if REDIS_URL:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": "setback",
+        }
+    }
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
 CELERY_BROKER_URL = REDIS_URL or None
 CELERY_RESULT_BACKEND = REDIS_URL or None
 CELERY_TASK_ACKS_LATE = True
@@ -163,11 +201,39 @@ QUEUE_PREFIX = os.environ.get("SETBACK_QUEUE_PREFIX", "")
 CELERY_TASK_DEFAULT_QUEUE = f"{QUEUE_PREFIX}bots"
 CELERY_TASK_ROUTES = {"games.coach.tasks.*": {"queue": f"{QUEUE_PREFIX}coach"}}
 
+# Without workers, the web process runs searches (bot decisions, coach advice) in this many
+# processes of their own, so that they never hold up a page (games/dispatch.py); 0 runs them
+# on the task threads instead.
+SEARCH_PROCESSES = int(os.environ.get("SEARCH_PROCESSES", max(1, (os.cpu_count() or 2) - 1)))
+
 # Seconds a bot waits before each card so a person can follow the play (0 in tests).
 BOT_PACE_SECONDS = float(os.environ.get("BOT_PACE_SECONDS", "0.7"))
 
-# --- Security: strict as soon as DEBUG is off -----------------------------------------------
-if not DEBUG:
+# --- Limits ---------------------------------------------------------------------------------
+# Logins (django-axes): 5 failures for one user name, or from one address, lock that name or
+# address out for 15 minutes. Failures are rows in the database, so every process agrees.
+AXES_FAILURE_LIMIT = int(os.environ.get("LOGIN_FAILURE_LIMIT", "5"))
+AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("LOGIN_LOCKOUT_MINUTES", "15")))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+# The address is the connection's own (Daphne puts a proxy's X-Forwarded-For there only when
+# started with --proxy-headers): a header a client sends never picks the address it is counted by.
+AXES_IPWARE_META_PRECEDENCE_ORDER = ["REMOTE_ADDR"]
+AXES_VERBOSE = False
+# Everything else a person can do in bulk: at most this many per minute (per user; per address
+# for sign-up, before there is a user). Counted in the cache above.
+REQUEST_LIMITS_PER_MINUTE = {
+    "signup": 5,
+    "new_match": 10,
+    "new_table": 5,
+    "rematch": 10,
+    "coach": 30,
+}
+
+# --- Security: HTTPS --------------------------------------------------------------------------
+SECURE_CONTENT_TYPE_NOSNIFF = True
+X_FRAME_OPTIONS = "DENY"
+if HTTPS:
     SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SESSION_COOKIE_SECURE = True
@@ -175,7 +241,6 @@ if not DEBUG:
     SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", "31536000"))
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
     SECURE_HSTS_PRELOAD = True
-    SECURE_CONTENT_TYPE_NOSNIFF = True
 
 LOGGING = {
     "version": 1,

@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import sys
 import time
+import uuid
 
 import pytest
 from hypothesis import HealthCheck
@@ -163,6 +164,13 @@ def _wait_until_no_other_connection_is_busy(request, timeout: float = 15.0):
             )
             quiet_polls = quiet_polls + 1 if cursor.fetchone()[0] == 0 else 0
             time.sleep(0.05)
+
+
+@pytest.fixture(autouse=True)
+def _request_limits_count_from_zero(settings):
+    """Each test counts its requests from zero: a namespace of its own in the cache, which may
+    be shared (Redis) and so is never cleared."""
+    settings.REQUEST_LIMITS_NAMESPACE = uuid.uuid4().hex
 
 
 @pytest.fixture

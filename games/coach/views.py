@@ -9,6 +9,7 @@ from django.views.decorators.http import require_http_methods
 
 from games import selectors as tables
 from games.models import Deal, Match
+from setback_site.limits import limited
 
 from . import selectors, services
 
@@ -24,6 +25,7 @@ def _refused(request: HttpRequest, message: str) -> HttpResponse:
 
 
 @login_required
+@limited("coach", methods=("GET", "POST"))
 def panel(request: HttpRequest, match_id: int) -> HttpResponse:
     """The panel for the user's seat, asking the coach for what it lacks (after the coach is
     switched on, or when a page opens on a position whose advice was never asked for)."""
@@ -37,6 +39,7 @@ def panel(request: HttpRequest, match_id: int) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET", "POST"])
+@limited("coach")
 def review(request: HttpRequest, deal_id: int) -> HttpResponse:
     """The coach's review of a finished deal for the user's seat; POST asks for one."""
     deal_row = get_object_or_404(Deal.objects.select_related("match"), pk=deal_id)

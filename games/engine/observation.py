@@ -52,6 +52,15 @@ class Observation:
     stock_size: int
     match_totals: Mapping[str, int] | None = None
 
+    def __reduce__(self):
+        # Read-only mappings do not pickle; an observation sent to another process (the web
+        # process's search pool, games/dispatch.py) is rebuilt from plain dicts.
+        values = {name: getattr(self, name) for name in self.__dataclass_fields__}
+        for name in _MAPPING_FIELDS:
+            if values[name] is not None:
+                values[name] = dict(values[name])
+        return _rebuilt_observation, (values,)
+
     @classmethod
     def of(cls, deal: Deal, seat: str, match_totals: Mapping[str, int] | None = None) -> Observation:
         if seat not in deal.rules.seats:
@@ -149,3 +158,13 @@ def sort_suits(suits) -> list[str]:
 
 
 __all__ = ["Observation", "sort_cards"]
+
+
+_MAPPING_FIELDS = ("hand_sizes", "voids", "discard_counts", "match_totals")
+
+
+def _rebuilt_observation(values: dict) -> Observation:
+    for name in _MAPPING_FIELDS:
+        if values[name] is not None:
+            values[name] = _frozen(values[name])
+    return Observation(**values)

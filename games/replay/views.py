@@ -14,10 +14,10 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.cache import patch_vary_headers
-from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
 from games.services import GameError, NotFound
+from setback_site.redirects import redirect_back
 
 from . import selectors, services
 from .forms import HistoryFilter, ImportForm
@@ -117,10 +117,7 @@ def match_record(request: HttpRequest, match_id: int) -> HttpResponse:
 
 
 def _back_to(request: HttpRequest, fallback: str) -> HttpResponse:
-    target = request.POST.get("next", "")
-    if url_has_allowed_host_and_scheme(target, {request.get_host()}, request.is_secure()):
-        return redirect(target)
-    return redirect(fallback)
+    return redirect_back(request, fallback)
 
 
 @login_required

@@ -26,8 +26,8 @@ def test_check_deploy_is_clean_with_debug_off_and_a_real_secret():
     assert "no issues" in result.stdout
 
 
-def test_check_deploy_warns_on_the_default_settings():
-    result = run_manage("check", "--deploy", "--fail-level", "WARNING")
+def test_check_deploy_warns_on_a_loopback_run_with_debug_on():
+    result = run_manage("check", "--deploy", "--fail-level", "WARNING", DEBUG="true")
     assert result.returncode != 0
     assert "DEBUG" in result.stderr + result.stdout
 
@@ -39,6 +39,7 @@ def print_settings(**env):
         "s.CELERY_BROKER_URL, s.DEBUG, s.ALLOWED_HOSTS]))"
     )
     clean = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL", "DEBUG"}}
+    clean["SECRET_KEY"] = "a-test-key-" + "x" * 50
     result = subprocess.run(
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
         env={**clean, "DJANGO_SETTINGS_MODULE": "setback_site.settings", **env}, timeout=60,
@@ -49,12 +50,12 @@ def print_settings(**env):
     return json.loads(result.stdout)
 
 
-def test_nothing_set_means_sqlite_in_memory_layer_and_no_broker():
+def test_nothing_set_but_a_key_means_sqlite_in_memory_layer_no_broker_and_no_debug():
     engine, layer, broker, debug, hosts = print_settings()
     assert engine == "django.db.backends.sqlite3"
     assert layer == "channels.layers.InMemoryChannelLayer"
     assert broker is None
-    assert debug is True
+    assert debug is False
 
 
 def test_database_and_redis_urls_switch_to_the_real_services():

@@ -22,6 +22,12 @@ def client_for(user):
     return client
 
 
+def invited(client, match):
+    """The client follows the table's invite link, as a friend who was sent it does."""
+    assert client.get(f"/t/{match.invite_code}/").status_code == 302
+    return client
+
+
 def test_the_home_page_offers_a_table_with_people_and_a_join_by_code_box(logged_in_client):
     page = logged_in_client.get("/").content.decode()
     assert "Play with people" in page and 'name="code"' in page and "Create a table" in page
@@ -60,7 +66,7 @@ def test_the_invite_link_and_the_code_lead_to_the_table_and_a_wrong_code_says_so
 
 def test_sitting_down_over_htmx_and_a_taken_seat_refused(user, bob):
     match = tables.do_create_table(user, "house")
-    client = client_for(bob)
+    client = invited(client_for(bob), match)
     response = client.post(reverse("sit", args=[match.pk]), {"position": "N"}, HTTP_HX_REQUEST="true")
     assert response.status_code == 200 and "bob (you)" in response.content.decode()
     taken = client.post(reverse("sit", args=[match.pk]), {"position": "S"}, HTTP_HX_REQUEST="true")
@@ -92,8 +98,8 @@ def started(user, bob, **options):
 
 
 def test_spectators_only_when_the_host_allows_and_they_see_no_hand(user, bob, make_user):
-    carol = client_for(make_user("carol"))
     match = started(user, bob)
+    carol = invited(client_for(make_user("carol")), match)
     refused = carol.get(reverse("table", args=[match.pk]))
     assert refused.status_code == 403 and "does not allow spectators" in refused.content.decode()
     client_for(user).post(reverse("table_settings", args=[match.pk]),
@@ -123,7 +129,8 @@ def test_leave_table_during_play(user, bob):
     response = client_for(bob).post(reverse("leave", args=[match.pk]), follow=True)
     assert "a bot plays your seat" in response.content.decode()
     assert match.seats.get(position="W").user is None
-    assert client_for(bob).get(reverse("table", args=[match.pk])).status_code == 403
+    # No longer a player, and never invited by link: the table is not there for him.
+    assert client_for(bob).get(reverse("table", args=[match.pk])).status_code == 404
 
 
 def test_a_rematch_before_the_match_is_over_is_refused_on_the_table(user, bob):

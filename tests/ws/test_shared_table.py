@@ -41,6 +41,12 @@ def start_with(match, host, guest, position="W"):
     return tables.do_start_table(match.pk, host)
 
 
+@database_sync_to_async
+def follow_invite(client, match):
+    """The person opens the table's invite link: their session now knows the table."""
+    assert client.get(f"/t/{match.invite_code}/").status_code == 302
+
+
 async def connect(match, cookie):
     socket = WebsocketCommunicator(application, f"/ws/table/{match.pk}/", headers=ORIGIN + cookie)
     connected, code = await socket.connect()
@@ -76,6 +82,7 @@ async def test_the_forming_table_updates_live_when_someone_sits_down():
     bob, bob_client, bob_cookie = await person("bob")
     match = await forming_table(alice)
     a = await connect(match, alice_cookie)
+    await follow_invite(bob_client, match)
     b = await connect(match, bob_cookie)  # not seated yet: looking for a seat
     await drain(a)
     await until(b, "Choose a free seat")
@@ -101,10 +108,12 @@ async def test_the_forming_table_updates_live_when_someone_sits_down():
 async def test_spectators_only_when_allowed_and_never_a_hand():
     alice, _, _ = await person("alice")
     bob, _, _ = await person("bob")
-    carol, _, carol_cookie = await person("carol")
+    carol, carol_client, carol_cookie = await person("carol")
     match = await start_with(await forming_table(alice), alice, bob)
     assert await connect(match, carol_cookie) == 4403
     await database_sync_to_async(Match.objects.filter(pk=match.pk).update)(allow_spectators=True)
+    assert await connect(match, carol_cookie) == 4403  # spectators come through the invite
+    await follow_invite(carol_client, match)
     c = await connect(match, carol_cookie)
     messages = []
     spectating = await until(c, "Spectating", seen=messages)

@@ -1,0 +1,73 @@
+"""Request limits: at most so many requests of one kind per minute, per user (or per address).
+
+Counted in Django's cache (Redis when REDIS_URL is set, so every web process shares the count;
+in memory for the single process of `make run`). A fixed one-minute window: a burst at the turn
+of a minute can reach twice the limit, which is still a limit. Logins are not counted here:
+django-axes locks them out (see the settings).
+"""
+
+import time
+from functools import wraps
+
+from django.conf import settings
+from django.core.cache import cache
+from django.shortcuts import render
+
+WINDOW_SECONDS = 60
+
+KIND_WORDS = {
+    "signup": "sign-ups from one address",
+    "new_match": "new matches",
+    "new_table": "new tables",
+    "rematch": "rematches",
+    "coach": "requests to the coach",
+}
+
+
+def _key(kind: str, who: str) -> str:
+    window = int(time.time() // WINDOW_SECONDS)
+    # The namespace lets each test count from zero without clearing a cache it may share.
+    return f"limit:{getattr(settings, 'REQUEST_LIMITS_NAMESPACE', '')}:{kind}:{who}:{window}"
+
+
+def count_and_check(kind: str, who: str) -> bool:
+    """Count one request of `kind` by `who`; False when it is over this minute's limit."""
+    key = _key(kind, who)
+    cache.add(key, 0, timeout=WINDOW_SECONDS * 2)
+    try:
+        count = cache.incr(key)
+    except ValueError:  # the key expired between add and incr
+        cache.add(key, 1, timeout=WINDOW_SECONDS * 2)
+        count = 1
+    return count <= settings.REQUEST_LIMITS_PER_MINUTE[kind]
+
+
+def client_address(request) -> str:
+    # The connection's own address; Daphne sets it from a proxy's header only with --proxy-headers.
+    return request.META.get("REMOTE_ADDR") or "unknown"
+
+
+def limited(kind: str, *, per: str = "user", methods: tuple = ("POST",)):
+    """A view decorator: past the limit, answer 429 with a clear message and do nothing."""
+
+    def decorate(view):
+        @wraps(view)
+        def wrapper(request, *args, **kwargs):
+            if request.method in methods:
+                who = f"user{request.user.pk}" if per == "user" else f"addr{client_address(request)}"
+                if not count_and_check(kind, who):
+                    return too_many(request, kind)
+            return view(request, *args, **kwargs)
+
+        return wrapper
+
+    return decorate
+
+
+def too_many(request, kind: str):
+    limit = settings.REQUEST_LIMITS_PER_MINUTE[kind]
+    message = f"Too many {KIND_WORDS[kind]}: at most {limit} a minute. Wait a minute and try again."
+    template = "_limited.html" if getattr(request, "htmx", False) else "limited.html"
+    response = render(request, template, {"message": message}, status=429)
+    response["Retry-After"] = str(WINDOW_SECONDS)
+    return response

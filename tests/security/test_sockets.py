@@ -1,0 +1,143 @@
+"""Items 3 and 4 over websockets: a forming table's socket needs the invite; logging out or
+changing the password ends the login's open sockets (a second tab too), and no hand is sent
+on a session that has ended, even when the event that says so never arrives."""
+
+import pytest
+from channels.db import database_sync_to_async
+from channels.testing import WebsocketCommunicator
+from django.contrib.sessions.models import Session
+from django.test import Client
+
+from accounts.sockets import LOGGED_OUT
+from games import services, tables
+from setback_site.asgi import application
+
+from .helpers import PASSWORD, person
+
+ORIGIN = [(b"origin", b"http://127.0.0.1")]
+HAND = 'aria-label="Your hand"'  # the section of the table that holds the seat's own cards
+pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
+
+
+def cookie_of(client: Client):
+    return [(b"cookie", f"sessionid={client.cookies['sessionid'].value}".encode())]
+
+
+@database_sync_to_async
+def logged_in(username, create=True):
+    """A browser that logged in through the login page (a real session, as a person has)."""
+    if create:
+        person(username)
+    client = Client()
+    assert client.post("/accounts/login/", {"username": username, "password": PASSWORD}).status_code == 302
+    return client
+
+
+async def open_socket(match_id, client):
+    socket = WebsocketCommunicator(application, f"/ws/table/{match_id}/", headers=ORIGIN + cookie_of(client))
+    connected, code = await socket.connect()
+    return socket if connected else code
+
+
+async def frames_until_closed(socket, timeout=10):
+    """The text frames a socket receives until it closes, and its close code (None: still open
+    after `timeout` seconds)."""
+    texts = []
+    while True:
+        try:
+            message = await socket.receive_output(timeout=timeout)
+        except TimeoutError:
+            return texts, None
+        if message["type"] == "websocket.close":
+            return texts, message.get("code")
+        texts.append(message.get("text", ""))
+
+
+async def test_a_forming_table_s_socket_needs_the_invite():
+    alice = await logged_in("alice")
+    mallory = await logged_in("mallory")
+    host = await database_sync_to_async(lambda: person_named("alice"))()
+    match = await database_sync_to_async(tables.do_create_table)(host, "house")
+    refused = await open_socket(match.pk, mallory)
+    nowhere = await open_socket(999999, mallory)
+    assert refused == nowhere and isinstance(refused, int)  # the same refusal as no table at all
+    await database_sync_to_async(mallory.get)(f"/t/{match.invite_code}/")
+    socket = await open_socket(match.pk, mallory)
+    first = await socket.receive_from()
+    assert "Choose a free seat" in first and match.invite_code in first
+    await socket.disconnect()
+    seated = await open_socket(match.pk, alice)
+    await seated.disconnect()
+
+
+def person_named(username):
+    from django.contrib.auth import get_user_model
+
+    return get_user_model().objects.get(username=username)
+
+
+async def started_solo(client, username):
+    user = await database_sync_to_async(person_named)(username)
+    match = await database_sync_to_async(services.do_start_match)(user, "house", "easy")
+    return user, match
+
+
+async def test_logging_out_closes_every_tab_of_that_login_and_says_so():
+    tab_browser = await logged_in("alice")
+    other_device = await logged_in("alice", create=False)
+    user, match = await started_solo(tab_browser, "alice")
+    first_tab = await open_socket(match.pk, tab_browser)
+    second_tab = await open_socket(match.pk, tab_browser)
+    phone = await open_socket(match.pk, other_device)
+    for socket in (first_tab, second_tab, phone):
+        assert 'id="table"' in await socket.receive_from()
+    await database_sync_to_async(tab_browser.post)("/accounts/logout/")
+    for socket in (first_tab, second_tab):
+        texts, code = await frames_until_closed(socket)
+        assert code == LOGGED_OUT
+        assert "You are logged out" in texts[-1] and HAND not in texts[-1]
+    # The phone's login did not log out: its socket stays and keeps playing.
+    assert await phone.receive_nothing(timeout=0.5)
+    await phone.disconnect()
+
+
+async def test_a_password_change_closes_the_sockets_of_every_session():
+    here = await logged_in("alice")
+    elsewhere = await logged_in("alice", create=False)
+    user, match = await started_solo(here, "alice")
+    sockets = [await open_socket(match.pk, here), await open_socket(match.pk, elsewhere)]
+    for socket in sockets:
+        await socket.receive_from()
+    changed = await database_sync_to_async(here.post)("/accounts/password/", {
+        "old_password": PASSWORD, "new_password1": "another-long-secret-77", "new_password2": "another-long-secret-77",
+    })
+    assert changed.status_code == 302
+    for socket in sockets:
+        texts, code = await frames_until_closed(socket)
+        assert code == LOGGED_OUT and "You are logged out" in texts[-1]
+
+
+async def test_no_hand_is_sent_on_a_session_that_ended_without_a_word():
+    """The session is deleted behind the socket's back (an expired session, a logout whose event
+    was lost): the next deal is not delivered; the socket says it is logged out and closes."""
+    browser = await logged_in("alice")
+    user, match = await started_solo(browser, "alice")
+    socket = await open_socket(match.pk, browser)
+    assert HAND in await socket.receive_from()  # the hand, while logged in
+    await database_sync_to_async(Session.objects.all().delete)()
+    from games.tables import announce_seen
+
+    await database_sync_to_async(announce_seen)(match.pk, 10**6)
+    texts, code = await frames_until_closed(socket)
+    assert code == LOGGED_OUT
+    assert all(HAND not in text for text in texts)
+
+
+async def test_a_socket_of_a_logged_out_browser_cannot_reconnect():
+    browser = await logged_in("alice")
+    user, match = await started_solo(browser, "alice")
+    old_cookie = cookie_of(browser)
+    await database_sync_to_async(browser.post)("/accounts/logout/")
+    socket = WebsocketCommunicator(application, f"/ws/table/{match.pk}/", headers=ORIGIN + old_cookie)
+    connected, code = await socket.connect()
+    assert not connected

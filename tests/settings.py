@@ -1,0 +1,24 @@
+"""The site's settings, for a test run.
+
+The settings refuse to start without a SECRET_KEY, and no key is committed: each test run makes
+its own here, before the settings are read. The processes a test starts (Daphne for browser
+tests, the Celery worker) inherit it through the environment.
+"""
+
+import multiprocessing
+import os
+import secrets
+
+os.environ.setdefault("SECRET_KEY", secrets.token_urlsafe(50))
+
+from setback_site.settings import *  # noqa: E402, F403
+
+# Searches run on the task threads of the test process, where a test can stand in a slow or
+# counting search for the real one; tests/security/test_search_processes.py runs the real pool.
+SEARCH_PROCESSES = 0
+
+# The browser tests' Daphne server (a process spawned by the test process) serves every browser
+# test of the run, and no test can reset the counts it keeps in its own memory: its request
+# limits are generous. The limits themselves are tested in tests/security, in this process.
+if multiprocessing.parent_process() is not None:
+    REQUEST_LIMITS_PER_MINUTE = {kind: 1000 for kind in REQUEST_LIMITS_PER_MINUTE}  # noqa: F405
