@@ -267,6 +267,7 @@ class TableView:
     bids: list  # ActionButton: calls, suits to name, or discard choices
     discard_choices: list
     discard_label: str
+    discard_exact: int | None  # how many cards must be discarded, where the rules fix it
     auction: list  # (seat name, call label)
     trump: str | None
     trump_symbol: str
@@ -274,7 +275,11 @@ class TableView:
     bid_label: str
     totals: list  # (side label, points, is_mine)
     target: int
-    last_trick: list  # TrickCard
+    last_trick: list  # TrickCard: the last completed trick, where each card lay on the felt
+    last_trick_winner: str  # "East takes the trick", "You take the trick"
+    tricks_done: int  # completed tricks in this deal
+    tricks_per_deal: int
+    trick_just_done: bool  # the last trick is complete and no card of the next one is down yet
     tricks_taken: list  # (side label, tricks)
     to_act: str | None
     my_turn: bool
@@ -390,7 +395,8 @@ def table_view(match: Match, me: str | None) -> TableView:
                 y=places[position].y,
                 trick_x=places[position].trick_x,
                 trick_y=places[position].trick_y,
-                connected=seat.is_bot or seat.connections > 0,
+                # The viewer is here: they are looking at this page.
+                connected=seat.is_bot or seat.connections > 0 or position == observer,
                 is_person=bool(seat.user_id),
                 call=call_label(calls[position]) if position in calls else "",
                 trick_card=card_view(current[position]) if position in current else None,
@@ -418,14 +424,18 @@ def table_view(match: Match, me: str | None) -> TableView:
             for code in in_hand_order(observation.hand, state.trump)
         ]
 
-    last_trick = []
+    last_trick, last_trick_winner = [], ""
     if state.tricks:
         trick = state.tricks[-1]
         last_trick = [
-            TrickCard(card_view(c), seats[s].display_name, s == trick.winner,
-                      places[s].trick_x, places[s].trick_y)
+            TrickCard(card_view(c), "You" if s == observer else seats[s].display_name,
+                      s == trick.winner, places[s].trick_x, places[s].trick_y)
             for s, c in trick.cards
         ]
+        last_trick_winner = (
+            "You take the trick" if trick.winner == observer
+            else f"{seats[trick.winner].display_name} takes the trick"
+        )
     taken = {}
     for trick in state.tricks:
         side = rules.side_of(trick.winner)
@@ -457,6 +467,7 @@ def table_view(match: Match, me: str | None) -> TableView:
         bids=bids,
         discard_choices=discard_choices,
         discard_label=discard_label,
+        discard_exact=2 if rules.six_players else None,
         auction=[
             ("You" if s == observer else seats[s].display_name, call_label(t))
             for s, t in state.calls
@@ -471,10 +482,14 @@ def table_view(match: Match, me: str | None) -> TableView:
         totals=totals,
         target=rules.target,
         last_trick=last_trick,
+        last_trick_winner=last_trick_winner,
+        tricks_done=len(state.tricks),
+        tricks_per_deal=rules.tricks_per_deal,
+        trick_just_done=bool(state.tricks) and not state.current_trick,
         tricks_taken=tricks_taken,
         to_act=state.to_act,
         my_turn=my_turn,
-        result=_result_view(rules, result, seats, observer) if result else None,
+        result=_result_view(rules, result, seats, observer, state) if result else None,
         match_over=match.status == Match.Status.FINISHED,
         winner_label=winner_label,
         winner_verb="win" if " & " in winner_label or winner_label == "You" else "wins",
@@ -485,6 +500,30 @@ def table_view(match: Match, me: str | None) -> TableView:
         rematch_id=(rematch.pk if (rematch := rematch_of(match)) else None),
         invite_code=match.invite_code or "",
     )
+
+
+def points_text(points: int) -> str:
+    """A score as people write it: a true minus sign, so "−3" never reads like a range."""
+    return f"\u2212{-points}" if points < 0 else str(points)
+
+
+@dataclass(frozen=True)
+class ScoreLine:
+    label: str  # "You & North", "East & West", a cutthroat player's name
+    points: str
+    mine: bool
+
+
+def score_lines(match: Match, user) -> list[ScoreLine]:
+    """A match's running score for lists, each side named by its players (never "NS" or "P1P4")."""
+    rules = rules_of(match)
+    seats = {seat.position: seat for seat in match.seats.select_related("user")}
+    me = next((p for p, s in seats.items() if user.is_authenticated and s.user_id == user.pk), None)
+    my_side = rules.side_of(me) if me else None
+    return [
+        ScoreLine(side_label(rules, side, seats, me), points_text(match.totals.get(side, 0)), side == my_side)
+        for side in rules.sides
+    ]
 
 
 def _status_line(state: engine.Deal, me, seats: dict, my_turn: bool) -> str:
@@ -500,22 +539,42 @@ def _status_line(state: engine.Deal, me, seats: dict, my_turn: bool) -> str:
     }[state.phase]
 
 
-def _result_view(rules: engine.Rules, result: dict, seats: dict, me: str | None) -> dict:
-    """The engine's score JSON, with names a person reads."""
+def point_cards(state: engine.Deal) -> dict:
+    """The cards behind High, Low and Jack of a played-out deal (every card in play was played)."""
+    trumps = engine.sort_cards(c for c in state.plays if c[1] == state.trump)  # highest first
+    if not trumps:
+        return {}
+    jack = "J" + state.trump
+    return {"high": trumps[0], "low": trumps[-1], "jack": jack if jack in trumps else None}
+
+
+def _result_view(rules: engine.Rules, result: dict, seats: dict, me: str | None, state: engine.Deal) -> dict:
+    """The engine's score JSON, with names a person reads, and the cards that won the points."""
     if result.get("thrown_in"):
         return {"thrown_in": True}
     names = {side: side_label(rules, side, seats, me) for side in rules.sides}
+    cards = point_cards(state)
     return {
         "thrown_in": False,
         "pitcher": "You" if result["pitcher"] == me else seats[result["pitcher"]].display_name,
         "bid": "Smudge" if result["bid"] == 5 else result["bid"],
         "made": result["made"],
         "points": [
-            (kind.title(), names.get(result["points"].get(kind)) if result["points"].get(kind) else "nobody")
+            (
+                kind.title(),
+                names.get(result["points"].get(kind)) if result["points"].get(kind) else "nobody",
+                card_view(cards[kind]) if cards.get(kind) else None,
+            )
             for kind in POINT_NAMES
         ],
         "game_points": [(names[side], n) for side, n in result["game_points"].items()],
-        "score": [(names[side], n) for side, n in result["score"].items()],
+        "score": [(names[side], n, points_text(n) if n < 0 else f"+{n}" if n > 0 else "0")
+                  for side, n in result["score"].items()],
+        "hands": [
+            ("You" if position == me else seats[position].display_name,
+             [card_view(c) for c in in_hand_order(state.dealt_hands[position], state.trump)])
+            for position in rules.seats
+        ],
     }
 
 
@@ -592,7 +651,7 @@ def forming_view(match: Match, user) -> FormingView:
             is_bot=seat.is_bot,
             bot_level=seat.bot_level,
             is_me=position == me,
-            connected=seat.is_bot or seat.connections > 0,
+            connected=seat.is_bot or seat.connections > 0 or position == me,
         ))
     return FormingView(
         match_id=match.pk,

@@ -407,9 +407,17 @@ def imported_frame(replay: ImportedReplay, number: int, step: int, url_of) -> Fr
             for side, delta in earlier.result().score.items():
                 totals_before[side] += delta
     return build_frame(
-        Timeline(deal), step, number=number, names=replay.names, viewer=None, url_of=url_of,
-        totals_before=totals_before,
+        Timeline(deal), step, number=_shown_deal_number(replay, number), names=replay.names,
+        viewer=None, url_of=url_of, totals_before=totals_before,
     )
+
+
+def _shown_deal_number(replay: ImportedReplay, number: int) -> int:
+    """A single deal exported from a match keeps its number there (`meta.deal`): deal 7 of a
+    match is shown as deal 7, not as the first deal of the file."""
+    meta = replay.imported.record.get("meta")
+    deal = meta.get("deal") if isinstance(meta, Mapping) and not replay.is_match else None
+    return deal if isinstance(deal, int) and not isinstance(deal, bool) and deal > 0 else number
 
 
 def imported_record(replay: ImportedReplay) -> dict:
