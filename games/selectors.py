@@ -623,6 +623,7 @@ class FormingView:
     me: str | None
     sides: list  # (side label, [FormingSeat])
     empty_count: int
+    first_free: str  # the first free seat (for "Take a seat"), or ""
     allow_spectators: bool
     turn_timeout_seconds: int
     bot_levels: list
@@ -663,6 +664,7 @@ def forming_view(match: Match, user) -> FormingView:
         me=me,
         sides=[(members[0].side_label, members) for members in by_side.values()],
         empty_count=sum(1 for s in seats.values() if s.is_empty),
+        first_free=next((p for p in rules.seats if seats[p].is_empty), ""),
         allow_spectators=match.allow_spectators,
         turn_timeout_seconds=match.turn_timeout_seconds,
         bot_levels=list(BotLevel.choices),
