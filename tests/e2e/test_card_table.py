@@ -204,3 +204,29 @@ def test_no_page_is_wider_than_the_window(site, page, make_user, password):
         page.get_by_role("button", name="Deal me in").click()
         expect(page.locator("#table[data-deal]")).to_be_visible()
         no_sideways_scroll(page, f"a live table at {width}px")
+
+
+def test_a_replay_plays_by_itself_and_any_finished_deal_can_be_reviewed(site, page, make_user, password):
+    from tests.db import replays
+
+    alice = make_user("alice")
+    finished = off_the_event_loop(replays.finish_match, alice, "house", seed=6)
+    deals = replays.played_deals(finished)
+    page.set_viewport_size({"width": 1280, "height": 900})
+    log_in(page, site, "alice", password)
+    # From History, every finished deal of hers has the coach's review, not only the latest.
+    page.goto(f"{site}/history/matches/{finished.pk}/")
+    first = deals[0].number
+    page.locator(f'[data-review-deal="{first}"]').click()
+    expect(page.get_by_role("heading", name=f"The coach's review of deal {first}")).to_be_visible()
+
+    page.goto(f"{site}/replay/matches/{finished.pk}/{first}/0/")
+    expect(page.locator(".chip-caption")).to_have_text("Score before this deal:")
+    expect(page.locator("#replay [data-review-deal]")).to_have_attribute("href", f"/coach/deals/{deals[0].pk}/review/")
+    last = page.locator("#replay").get_attribute("data-last")
+    page.locator("[data-autoplay-speed]").select_option("400")
+    page.locator("[data-autoplay]").click()
+    expect(page.locator("[data-autoplay]")).to_have_text("❚❚ Pause")
+    expect(page.locator("#replay")).to_have_attribute("data-step", "3")
+    expect(page.locator("#replay")).to_have_attribute("data-step", last, timeout=60_000)
+    expect(page.locator("[data-autoplay]")).to_have_text("▶ Play")  # it stops at the end
