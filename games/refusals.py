@@ -20,8 +20,10 @@ def _card_name(code: str) -> str:
     return "that card"
 
 
-def _engine_reason(reason: str) -> str:
+def _engine_reason(reason: str, token: str = "") -> str:
     """One engine reason (see games/engine: auction, play, deal) as a sentence for the player."""
+    if match := re.fullmatch(r"not a call in these rules \((.*)\)", reason):
+        return f"There is no {token} in these rules: the calls are {match[1]}."
     if re.fullmatch(r"must follow (\w+) \(trump\)", reason):
         return "Trumps were led: you must play a trump."
     if match := re.fullmatch(r"must follow (\w+) or trump", reason):
@@ -63,7 +65,7 @@ def for_player(error: services.GameError) -> str:
     """What a player is told when their request is refused."""
     cause = error.__cause__
     if isinstance(cause, engine.IllegalAction):
-        return _engine_reason(cause.reason)
+        return _engine_reason(cause.reason, str(cause.token))
     if isinstance(error, services.NotYourTurn):
         return "It is not your turn."
     return str(error)

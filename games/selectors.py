@@ -227,6 +227,7 @@ class SeatView:
     trick_y: int
     connected: bool = True
     is_person: bool = False
+    bot_level: str = ""  # a bot's level, shown beside its name
     call: str = ""  # this seat's call in the auction, once made
     trick_card: CardView | None = None
     revealed: list = field(default_factory=list)  # the dealt hand, shown once the deal is over
@@ -289,6 +290,8 @@ class TableView:
     winner_verb: str
     thrown_in: bool
     status: str
+    # A side at or past the target that has not won: the rule that it must make a bid of its own.
+    going_out_note: str = ""
     # Shared tables (people with bots filling in).
     shared: bool = False
     spectator: bool = False
@@ -398,6 +401,7 @@ def table_view(match: Match, me: str | None) -> TableView:
                 # The viewer is here: they are looking at this page.
                 connected=seat.is_bot or seat.connections > 0 or position == observer,
                 is_person=bool(seat.user_id),
+                bot_level=seat.get_bot_level_display().lower() if seat.is_bot else "",
                 call=call_label(calls[position]) if position in calls else "",
                 trick_card=card_view(current[position]) if position in current else None,
                 # Played-out deals show every hand; a thrown-in one was never played, so never shown.
@@ -495,6 +499,7 @@ def table_view(match: Match, me: str | None) -> TableView:
         winner_verb="win" if " & " in winner_label or winner_label == "You" else "wins",
         thrown_in=bool(result and result.get("thrown_in")),
         status=status,
+        going_out_note=_going_out_note(rules, match, totals),
         shared=match.invite_code is not None,
         spectator=observer is None,
         rematch_id=(rematch.pk if (rematch := rematch_of(match)) else None),
@@ -524,6 +529,23 @@ def score_lines(match: Match, user) -> list[ScoreLine]:
         ScoreLine(side_label(rules, side, seats, me), points_text(match.totals.get(side, 0)), side == my_side)
         for side in rules.sides
     ]
+
+
+def _going_out_note(rules: engine.Rules, match: Match, totals: list) -> str:
+    """Said on the table when it bites: a side has reached the target, yet play goes on,
+    because only the pitcher's side can win, by making its bid."""
+    if match.status != Match.Status.PLAYING or not rules.pitcher_only_wins:
+        return ""
+    over = [(label, points) for label, points, _ in totals if points >= rules.target]
+    if not over:
+        return ""
+    who = " and ".join(f"{label} ({points})" for label, points in over)
+    have = "have" if len(over) > 1 or " & " in over[0][0] or over[0][0] == "You" else "has"
+    rule = (f"{who} {have} reached {rules.target}, but a match is won only by bidding and making "
+            "the bid")
+    if rules.win_regardless_at:
+        rule += f" (or by reaching {rules.win_regardless_at})"
+    return rule + ": to go out, bid."
 
 
 def _status_line(state: engine.Deal, me, seats: dict, my_turn: bool) -> str:

@@ -19,7 +19,7 @@ from functools import lru_cache, reduce
 from operator import or_
 
 from django.core.paginator import Page, Paginator
-from django.db.models import Prefetch, Q
+from django.db.models import Count, Prefetch, Q
 
 from games import engine
 from games import selectors as game_selectors
@@ -105,6 +105,7 @@ class HistoryRow:
     seats: list  # (seat, name, is_me)
     outcome: str  # won, lost, playing
     totals: list  # SideLine
+    deals: int | None = None  # how many deals the match has had
 
 
 @lru_cache(maxsize=1)
@@ -142,7 +143,7 @@ def history_page(user, preset: str = "", outcome: str = "", page: int | str = 1)
         seats = seats.exclude(match__status=Match.Status.FINISHED)
     seats = seats.select_related("match").prefetch_related(
         Prefetch("match__seats", queryset=Seat.objects.select_related("user"))
-    ).order_by("-match__created_at", "-match_id")
+    ).annotate(deal_count=Count("match__deals")).order_by("-match__created_at", "-match_id")
     paginated = Paginator(seats, HISTORY_PAGE_SIZE).get_page(page)
     paginated.object_list = [_history_row(seat) for seat in paginated.object_list]
     return paginated
@@ -162,8 +163,13 @@ def _history_row(my_seat: Seat) -> HistoryRow:
         match_id=match.pk,
         played_at=match.created_at,
         rules_label=match.rules_label,
-        seats=[(p, names.get(p, "Empty seat"), p == my_seat.position) for p in rules.seats],
+        seats=[
+            (p, names.get(p, "Empty seat") + (f" ({seats[p].bot_level} bot)" if p in seats and seats[p].is_bot else ""),
+             p == my_seat.position)
+            for p in rules.seats
+        ],
         outcome=outcome,
+        deals=getattr(my_seat, "deal_count", None),
         totals=[
             SideLine(side_name(rules, side, names), match.totals.get(side, 0), side == mine)
             for side in rules.sides

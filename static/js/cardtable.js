@@ -52,9 +52,41 @@
     }
   }
 
+  // Against bots, the next deal can follow by itself once the result has been read (a choice
+  // kept in this browser). Any click or key on the page in the meantime cancels it.
+  const AUTO_DEAL_KEY = "setback.autoDeal";
+  const AUTO_DEAL_MS = 5000;
+  let autoDealTimer = null;
+
+  function autoDeal() {
+    clearTimeout(autoDealTimer);
+    const box = document.querySelector("#table [data-auto-deal]");
+    if (!box) return;
+    let on = false;
+    try { on = localStorage.getItem(AUTO_DEAL_KEY) === "1"; } catch (e) { on = false; }
+    box.checked = on;
+    if (!on) return;
+    autoDealTimer = setTimeout(function () {
+      const next = document.querySelector("#table [data-next-deal]");
+      if (next) next.click();
+    }, AUTO_DEAL_MS);
+  }
+
+  document.addEventListener("change", function (event) {
+    if (!event.target.matches || !event.target.matches("[data-auto-deal]")) return;
+    try { localStorage.setItem(AUTO_DEAL_KEY, event.target.checked ? "1" : "0"); } catch (e) { /* private mode */ }
+    autoDeal();
+  });
+
+  document.addEventListener("click", function (event) {
+    if (!(event.target.matches && event.target.matches("[data-auto-deal]"))) clearTimeout(autoDealTimer);
+  }, true);
+  document.addEventListener("keydown", function () { clearTimeout(autoDealTimer); }, true);
+
   function afterSwap() {
     holdCompletedTrick();
     countDiscards();
+    autoDeal();
   }
 
   document.addEventListener("change", function (event) {
