@@ -5,7 +5,7 @@ from . import views
 
 urlpatterns = [
     path("signup/", views.sign_up, name="signup"),
-    path("login/", auth_views.LoginView.as_view(), name="login"),
+    path("login/", views.LogInView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path(
         "password/",

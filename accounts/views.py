@@ -4,26 +4,52 @@ from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import Resolver404, resolve
 from django.views.decorators.http import require_POST
 
+from games import tables
 from setback_site.limits import limited
-from setback_site.redirects import redirect_back
+from setback_site.redirects import next_path, redirect_back
 
 from .forms import SignUpForm
 from .sockets import end_sockets
 
 
+def _take_invited_seat(request: HttpRequest, next_url: str) -> None:
+    """An invite link followed before signing up or in seats its reader once they are in."""
+    try:
+        found = resolve(next_url.split("?", 1)[0])
+    except Resolver404:
+        return
+    if found.url_name == "invite":
+        tables.do_sit_by_invite(found.kwargs.get("code", ""), request.user)
+
+
 @limited("signup", per="address")
 def sign_up(request: HttpRequest) -> HttpResponse:
+    next_url = next_path(request)
     if request.user.is_authenticated:
-        return redirect("home")
+        return redirect(next_url or "home")
     form = SignUpForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         user = form.save()
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.success(request, f"Welcome, {user.username}! Your account is ready.")
-        return redirect("home")
-    return render(request, "registration/signup.html", {"form": form})
+        if next_url:
+            _take_invited_seat(request, next_url)
+        return redirect(next_url or "home")
+    return render(request, "registration/signup.html", {"form": form, "next": next_url})
+
+
+class LogInView(auth_views.LoginView):
+    """Django's log-in, which also seats someone who came by an invite link."""
+
+    def form_valid(self, form):
+        response = super().form_valid(form)
+        next_url = next_path(self.request)
+        if next_url:
+            _take_invited_seat(self.request, next_url)
+        return response
 
 
 @login_required

@@ -131,9 +131,12 @@ class TableConsumer(AsyncWebsocketConsumer):
             self.present = False  # left the seat (the service cleared its connections)
         if match.status == Match.Status.FORMING:
             view = selectors.forming_view(match, self.user, self._invited())
-            return view.version, render_to_string(
-                "games/_forming.html", {"view": view, "origin": self._origin()}
+            html = render_to_string("games/_forming.html", {"view": view, "origin": self._origin()})
+            # People talk while the table forms: the chat goes with every push from the start.
+            html += render_to_string(
+                "games/_chat_log.html", {"lines": selectors.chat_lines(match, self.user)}
             )
+            return view.version, html
         view = selectors.table_view(match, seat)
         html = render_to_string("games/_table.html", {"view": view})
         if seat:

@@ -52,13 +52,21 @@ class Match(models.Model):
     def rules_label(self) -> str:
         """The preset's name, and the options that differ from it, for lists."""
         if isinstance(self.rules, str):
-            return self.rules.title()
+            return preset_name(self.rules)
         options = [f"{k.replace('_', ' ')} {v}" if v is not True else k.replace("_", " ")
                    for k, v in self.rules.items() if k != "preset"]
-        return f"{self.rules['preset'].title()} ({', '.join(options)})"
+        return f"{preset_name(self.rules['preset'])} ({', '.join(options)})"
 
     def __str__(self) -> str:
         return f"Match {self.pk} ({self.status})"
+
+
+PRESET_TITLES = {"house": "House", "classic": "Classic", "auction": "Auction Pitch", "family": "Family"}
+
+
+def preset_name(preset: str) -> str:
+    """A preset as every page names it (one name for each, on every page)."""
+    return PRESET_TITLES.get(preset, preset.title())
 
 
 SEAT_NAMES = {"N": "North", "E": "East", "S": "South", "W": "West"}

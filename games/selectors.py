@@ -227,6 +227,7 @@ class SeatView:
     trick_y: int
     connected: bool = True
     is_person: bool = False
+    bot_level: str = ""  # a bot's level, shown beside its name
     call: str = ""  # this seat's call in the auction, once made
     trick_card: CardView | None = None
     revealed: list = field(default_factory=list)  # the dealt hand, shown once the deal is over
@@ -267,6 +268,7 @@ class TableView:
     bids: list  # ActionButton: calls, suits to name, or discard choices
     discard_choices: list
     discard_label: str
+    discard_exact: int | None  # how many cards must be discarded, where the rules fix it
     auction: list  # (seat name, call label)
     trump: str | None
     trump_symbol: str
@@ -274,7 +276,11 @@ class TableView:
     bid_label: str
     totals: list  # (side label, points, is_mine)
     target: int
-    last_trick: list  # TrickCard
+    last_trick: list  # TrickCard: the last completed trick, where each card lay on the felt
+    last_trick_winner: str  # "East takes the trick", "You take the trick"
+    tricks_done: int  # completed tricks in this deal
+    tricks_per_deal: int
+    trick_just_done: bool  # the last trick is complete and no card of the next one is down yet
     tricks_taken: list  # (side label, tricks)
     to_act: str | None
     my_turn: bool
@@ -284,6 +290,8 @@ class TableView:
     winner_verb: str
     thrown_in: bool
     status: str
+    # A side at or past the target that has not won: the rule that it must make a bid of its own.
+    going_out_note: str = ""
     # Shared tables (people with bots filling in).
     shared: bool = False
     spectator: bool = False
@@ -390,8 +398,10 @@ def table_view(match: Match, me: str | None) -> TableView:
                 y=places[position].y,
                 trick_x=places[position].trick_x,
                 trick_y=places[position].trick_y,
-                connected=seat.is_bot or seat.connections > 0,
+                # The viewer is here: they are looking at this page.
+                connected=seat.is_bot or seat.connections > 0 or position == observer,
                 is_person=bool(seat.user_id),
+                bot_level=seat.get_bot_level_display().lower() if seat.is_bot else "",
                 call=call_label(calls[position]) if position in calls else "",
                 trick_card=card_view(current[position]) if position in current else None,
                 # Played-out deals show every hand; a thrown-in one was never played, so never shown.
@@ -418,14 +428,18 @@ def table_view(match: Match, me: str | None) -> TableView:
             for code in in_hand_order(observation.hand, state.trump)
         ]
 
-    last_trick = []
+    last_trick, last_trick_winner = [], ""
     if state.tricks:
         trick = state.tricks[-1]
         last_trick = [
-            TrickCard(card_view(c), seats[s].display_name, s == trick.winner,
-                      places[s].trick_x, places[s].trick_y)
+            TrickCard(card_view(c), "You" if s == observer else seats[s].display_name,
+                      s == trick.winner, places[s].trick_x, places[s].trick_y)
             for s, c in trick.cards
         ]
+        last_trick_winner = (
+            "You take the trick" if trick.winner == observer
+            else f"{seats[trick.winner].display_name} takes the trick"
+        )
     taken = {}
     for trick in state.tricks:
         side = rules.side_of(trick.winner)
@@ -457,6 +471,7 @@ def table_view(match: Match, me: str | None) -> TableView:
         bids=bids,
         discard_choices=discard_choices,
         discard_label=discard_label,
+        discard_exact=2 if rules.six_players else None,
         auction=[
             ("You" if s == observer else seats[s].display_name, call_label(t))
             for s, t in state.calls
@@ -471,20 +486,66 @@ def table_view(match: Match, me: str | None) -> TableView:
         totals=totals,
         target=rules.target,
         last_trick=last_trick,
+        last_trick_winner=last_trick_winner,
+        tricks_done=len(state.tricks),
+        tricks_per_deal=rules.tricks_per_deal,
+        trick_just_done=bool(state.tricks) and not state.current_trick,
         tricks_taken=tricks_taken,
         to_act=state.to_act,
         my_turn=my_turn,
-        result=_result_view(rules, result, seats, observer) if result else None,
+        result=_result_view(rules, result, seats, observer, state) if result else None,
         match_over=match.status == Match.Status.FINISHED,
         winner_label=winner_label,
         winner_verb="win" if " & " in winner_label or winner_label == "You" else "wins",
         thrown_in=bool(result and result.get("thrown_in")),
         status=status,
+        going_out_note=_going_out_note(rules, match, totals),
         shared=match.invite_code is not None,
         spectator=observer is None,
         rematch_id=(rematch.pk if (rematch := rematch_of(match)) else None),
         invite_code=match.invite_code or "",
     )
+
+
+def points_text(points: int) -> str:
+    """A score as people write it: a true minus sign, so "−3" never reads like a range."""
+    return f"\u2212{-points}" if points < 0 else str(points)
+
+
+@dataclass(frozen=True)
+class ScoreLine:
+    label: str  # "You & North", "East & West", a cutthroat player's name
+    points: str
+    mine: bool
+
+
+def score_lines(match: Match, user) -> list[ScoreLine]:
+    """A match's running score for lists, each side named by its players (never "NS" or "P1P4")."""
+    rules = rules_of(match)
+    seats = {seat.position: seat for seat in match.seats.select_related("user")}
+    me = next((p for p, s in seats.items() if user.is_authenticated and s.user_id == user.pk), None)
+    my_side = rules.side_of(me) if me else None
+    return [
+        ScoreLine(side_label(rules, side, seats, me), points_text(match.totals.get(side, 0)), side == my_side)
+        for side in rules.sides
+    ]
+
+
+def _going_out_note(rules: engine.Rules, match: Match, totals: list) -> str:
+    """Said on the table when it bites: a side has reached the target, yet play goes on,
+    because only the pitcher's side can win, by making its bid."""
+    if match.status != Match.Status.PLAYING or not rules.pitcher_only_wins:
+        return ""
+    over = [(label, points) for label, points, _ in totals if points >= rules.target]
+    if not over:
+        return ""
+    who = " and ".join(f"{label} ({points})" for label, points in over)
+    have = "have" if len(over) > 1 or " & " in over[0][0] or over[0][0] == "You" else "has"
+    rule = (f"{who} {have} reached {rules.target}, but a match is won only by bidding and making "
+            "the bid")
+    if rules.win_regardless_at:
+        rule += f" (or by reaching {rules.win_regardless_at})"
+    return rule + ": to go out, bid."
 
 
 def _status_line(state: engine.Deal, me, seats: dict, my_turn: bool) -> str:
@@ -500,22 +561,42 @@ def _status_line(state: engine.Deal, me, seats: dict, my_turn: bool) -> str:
     }[state.phase]
 
 
-def _result_view(rules: engine.Rules, result: dict, seats: dict, me: str | None) -> dict:
-    """The engine's score JSON, with names a person reads."""
+def point_cards(state: engine.Deal) -> dict:
+    """The cards behind High, Low and Jack of a played-out deal (every card in play was played)."""
+    trumps = engine.sort_cards(c for c in state.plays if c[1] == state.trump)  # highest first
+    if not trumps:
+        return {}
+    jack = "J" + state.trump
+    return {"high": trumps[0], "low": trumps[-1], "jack": jack if jack in trumps else None}
+
+
+def _result_view(rules: engine.Rules, result: dict, seats: dict, me: str | None, state: engine.Deal) -> dict:
+    """The engine's score JSON, with names a person reads, and the cards that won the points."""
     if result.get("thrown_in"):
         return {"thrown_in": True}
     names = {side: side_label(rules, side, seats, me) for side in rules.sides}
+    cards = point_cards(state)
     return {
         "thrown_in": False,
         "pitcher": "You" if result["pitcher"] == me else seats[result["pitcher"]].display_name,
         "bid": "Smudge" if result["bid"] == 5 else result["bid"],
         "made": result["made"],
         "points": [
-            (kind.title(), names.get(result["points"].get(kind)) if result["points"].get(kind) else "nobody")
+            (
+                kind.title(),
+                names.get(result["points"].get(kind)) if result["points"].get(kind) else "nobody",
+                card_view(cards[kind]) if cards.get(kind) else None,
+            )
             for kind in POINT_NAMES
         ],
         "game_points": [(names[side], n) for side, n in result["game_points"].items()],
-        "score": [(names[side], n) for side, n in result["score"].items()],
+        "score": [(names[side], n, points_text(n) if n < 0 else f"+{n}" if n > 0 else "0")
+                  for side, n in result["score"].items()],
+        "hands": [
+            ("You" if position == me else seats[position].display_name,
+             [card_view(c) for c in in_hand_order(state.dealt_hands[position], state.trump)])
+            for position in rules.seats
+        ],
     }
 
 
@@ -582,6 +663,7 @@ class FormingView:
     me: str | None
     sides: list  # (side label, [FormingSeat])
     empty_count: int
+    first_free: str  # the first free seat (for "Take a seat"), or ""
     allow_spectators: bool
     turn_timeout_seconds: int
     bot_levels: list
@@ -610,7 +692,7 @@ def forming_view(match: Match, user, invited=frozenset()) -> FormingView:
             is_bot=seat.is_bot,
             bot_level=seat.bot_level,
             is_me=position == me,
-            connected=seat.is_bot or seat.connections > 0,
+            connected=seat.is_bot or seat.connections > 0 or position == me,
         ))
     return FormingView(
         match_id=match.pk,
@@ -622,6 +704,7 @@ def forming_view(match: Match, user, invited=frozenset()) -> FormingView:
         me=me,
         sides=[(members[0].side_label, members) for members in by_side.values()],
         empty_count=sum(1 for s in seats.values() if s.is_empty),
+        first_free=next((p for p in rules.seats if seats[p].is_empty), ""),
         allow_spectators=match.allow_spectators,
         turn_timeout_seconds=match.turn_timeout_seconds,
         bot_levels=list(BotLevel.choices),

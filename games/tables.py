@@ -142,6 +142,24 @@ def do_sit(match_id: int, user, position: str) -> Match:
     return match
 
 
+def do_sit_by_invite(code: str, user) -> Match | None:
+    """Someone who came by an invite link and just signed up or logged in: seat them in the
+    first free seat of that forming table. None (and nothing changes) when the code names no
+    table, the table has started or is full, or they already sit there."""
+    match = selectors.table_by_code(code)
+    if match is None or match.status != Match.Status.FORMING:
+        return None
+    if match.seats.filter(user=user).exists():
+        return match
+    free = match.seats.filter(user__isnull=True, bot_level="").order_by("pk").first()
+    if free is None:
+        return None
+    try:
+        return do_sit(match.pk, user, free.position)
+    except GameError:
+        return None  # taken a moment ago, or the table just started: they see it as it is
+
+
 def do_set_seat_bot(match_id: int, host, position: str, level: str) -> Match:
     """The host puts a bot of `level` in an empty seat, changes its level, or ('') removes it."""
     if level and level not in BotLevel.values:
@@ -384,7 +402,7 @@ def do_chat(match_id: int, user, text: str) -> ChatMessage:
 
 
 __all__ = [
-    "StaleMove", "TableFull", "do_create_table", "do_sit", "do_set_seat_bot", "do_fill_with_bots",
+    "StaleMove", "TableFull", "do_create_table", "do_sit", "do_sit_by_invite", "do_set_seat_bot", "do_fill_with_bots",
     "do_table_settings", "do_start_table", "do_leave", "do_presence", "stand_in_due",
     "do_table_rematch", "do_chat", "normalise_code",
 ]

@@ -10,7 +10,7 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from setback_site.limits import limited
 
-from . import invites, selectors, services, tables
+from . import invites, refusals, selectors, services, tables
 from .forms import NewMatchForm, NewTableForm, TableSettingsForm
 from .models import Match
 
@@ -20,10 +20,11 @@ def _home_context(request: HttpRequest, **extra) -> dict:
     if request.user.is_authenticated:
         context["form"] = NewMatchForm()
         context["table_form"] = NewTableForm()
-        context["unfinished"] = (
-            Match.objects.filter(seats__user=request.user, status=Match.Status.PLAYING)
+        context["unfinished"] = [
+            (match, selectors.score_lines(match, request.user))
+            for match in Match.objects.filter(seats__user=request.user, status=Match.Status.PLAYING)
             .order_by("-updated_at")[:20]
-        )
+        ]
         context["forming"] = (
             Match.objects.filter(seats__user=request.user, status=Match.Status.FORMING)
             .order_by("-updated_at")[:20]
@@ -101,6 +102,16 @@ def _table_fragment(request, match_id: int, seat: str, error: str = "", status: 
     )
 
 
+def _move_refused(request, match_id: int, seat: str, error: services.GameError) -> HttpResponse:
+    """A refused move: htmx swaps the table back in with the reason on it; a plain form post
+    (no script yet) goes back to the whole table page, with the reason as a message."""
+    message = refusals.for_player(error)
+    if not request.htmx:
+        messages.error(request, message)
+        return redirect("table", match_id=match_id)
+    return _table_fragment(request, match_id, seat, message, error.status)
+
+
 def _integer(value) -> int | None:
     try:
         return int(value)
@@ -125,7 +136,7 @@ def act(request: HttpRequest, match_id: int) -> HttpResponse:
             raise services.GameError("The move was incomplete; please try again.")
         services.do_act(match.pk, seat.position, token, version, services.Actor(user=request.user))
     except services.GameError as error:
-        return _table_fragment(request, match.pk, seat.position, str(error), error.status)
+        return _move_refused(request, match.pk, seat.position, error)
     if not request.htmx:
         return redirect("table", match_id=match.pk)
     return _table_fragment(request, match.pk, seat.position)
@@ -144,7 +155,7 @@ def next_deal(request: HttpRequest, match_id: int) -> HttpResponse:
             raise services.GameError("The request was incomplete; please try again.")
         services.do_next_deal(match.pk, version)
     except services.GameError as error:
-        return _table_fragment(request, match.pk, seat.position, str(error), error.status)
+        return _move_refused(request, match.pk, seat.position, error)
     if not request.htmx:
         return redirect("table", match_id=match.pk)
     return _table_fragment(request, match.pk, seat.position)
@@ -335,5 +346,5 @@ def chat(request: HttpRequest, match_id: int) -> HttpResponse:
         return redirect("table", match_id=match_id)
     return render(request, "games/_chat_form.html", {
         "match": match, "error": error, "text": request.POST.get("text", "") if error else "",
-        "lines": selectors.chat_lines(match, request.user),
+        "lines": selectors.chat_lines(match, request.user), "posted": True,
     }, status=400 if error else 200)

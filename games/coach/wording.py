@@ -223,6 +223,8 @@ def _effect(est: OptionEstimate, ref: OptionEstimate | None, is_best: bool) -> s
     theirs = _their_points(est) - _their_points(ref)
     if theirs >= NOTABLE_POINTS:
         return f"gives them {theirs:.1f} more points"
+    if loss < 0.05:  # would read "about 0.0 points worse"
+        return "very slightly worse than the first choice"
     return f"about {loss:.1f} points worse"
 
 

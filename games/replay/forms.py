@@ -1,5 +1,7 @@
 from django import forms
 
+from games.models import preset_name
+
 from .selectors import PRESETS
 from .services import MAX_RECORD_BYTES
 
@@ -7,7 +9,7 @@ from .services import MAX_RECORD_BYTES
 class HistoryFilter(forms.Form):
     preset = forms.ChoiceField(
         label="Rules", required=False,
-        choices=[("", "All rules")] + [(p, p.title()) for p in PRESETS],
+        choices=[("", "All rules")] + [(p, preset_name(p)) for p in PRESETS],
     )
     outcome = forms.ChoiceField(
         label="Result", required=False,

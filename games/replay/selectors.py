@@ -19,7 +19,7 @@ from functools import lru_cache, reduce
 from operator import or_
 
 from django.core.paginator import Page, Paginator
-from django.db.models import Prefetch, Q
+from django.db.models import Count, Prefetch, Q
 
 from games import engine
 from games import selectors as game_selectors
@@ -105,6 +105,7 @@ class HistoryRow:
     seats: list  # (seat, name, is_me)
     outcome: str  # won, lost, playing
     totals: list  # SideLine
+    deals: int | None = None  # how many deals the match has had
 
 
 @lru_cache(maxsize=1)
@@ -142,7 +143,7 @@ def history_page(user, preset: str = "", outcome: str = "", page: int | str = 1)
         seats = seats.exclude(match__status=Match.Status.FINISHED)
     seats = seats.select_related("match").prefetch_related(
         Prefetch("match__seats", queryset=Seat.objects.select_related("user"))
-    ).order_by("-match__created_at", "-match_id")
+    ).annotate(deal_count=Count("match__deals")).order_by("-match__created_at", "-match_id")
     paginated = Paginator(seats, HISTORY_PAGE_SIZE).get_page(page)
     paginated.object_list = [_history_row(seat) for seat in paginated.object_list]
     return paginated
@@ -162,8 +163,13 @@ def _history_row(my_seat: Seat) -> HistoryRow:
         match_id=match.pk,
         played_at=match.created_at,
         rules_label=match.rules_label,
-        seats=[(p, names.get(p, "Empty seat"), p == my_seat.position) for p in rules.seats],
+        seats=[
+            (p, names.get(p, "Empty seat") + (f" ({seats[p].bot_level} bot)" if p in seats and seats[p].is_bot else ""),
+             p == my_seat.position)
+            for p in rules.seats
+        ],
         outcome=outcome,
+        deals=getattr(my_seat, "deal_count", None),
         totals=[
             SideLine(side_name(rules, side, names), match.totals.get(side, 0), side == mine)
             for side in rules.sides
@@ -407,9 +413,17 @@ def imported_frame(replay: ImportedReplay, number: int, step: int, url_of) -> Fr
             for side, delta in earlier.result().score.items():
                 totals_before[side] += delta
     return build_frame(
-        Timeline(deal), step, number=number, names=replay.names, viewer=None, url_of=url_of,
-        totals_before=totals_before,
+        Timeline(deal), step, number=_shown_deal_number(replay, number), names=replay.names,
+        viewer=None, url_of=url_of, totals_before=totals_before,
     )
+
+
+def _shown_deal_number(replay: ImportedReplay, number: int) -> int:
+    """A single deal exported from a match keeps its number there (`meta.deal`): deal 7 of a
+    match is shown as deal 7, not as the first deal of the file."""
+    meta = replay.imported.record.get("meta")
+    deal = meta.get("deal") if isinstance(meta, Mapping) and not replay.is_match else None
+    return deal if isinstance(deal, int) and not isinstance(deal, bool) and deal > 0 else number
 
 
 def imported_record(replay: ImportedReplay) -> dict:

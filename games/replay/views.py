@@ -47,6 +47,7 @@ class ReplayPage:
     record_url: str
     public_url: str = ""  # a public link to this very step, if the match is shared
     share_url: str = ""  # where a player asks for a public link, if there is none
+    review_url: str = ""  # the coach's review of the viewer's own play in this deal
 
 
 def _json_download(record: dict, filename: str) -> HttpResponse:
@@ -106,6 +107,11 @@ def match(request: HttpRequest, match_id: int) -> HttpResponse:
         "record_url": reverse("replay:match_record", args=[game.pk]),
         "public_url": public_url,
         "is_player": True,
+        # The coach reviews any finished deal of the player's: by deal number, from each line.
+        "review_urls": {
+            number: reverse("coach:review", args=[pk])
+            for number, pk in game.deals.filter(finished_at__isnull=False).values_list("number", "pk")
+        },
     })
 
 
@@ -168,6 +174,7 @@ def deal_step(request: HttpRequest, match_id: int, number: int, step: int) -> Ht
         record_url=reverse("replay:deal_record", args=[game.pk, number]),
         public_url=public_url,
         share_url="" if public_url else reverse("replay:share", args=[game.pk]),
+        review_url=reverse("coach:review", args=[deal_row.pk]),
     )
     return _render_step(request, frame, page)
 

@@ -1,13 +1,14 @@
 from django import forms
 
 from games.forms import PRESETS
+from games.models import preset_name
 
 from .selectors import Filters
 
 
 class StatsFilterForm(forms.Form):
     preset = forms.ChoiceField(
-        label="Rules", choices=[("", "All rules")] + [(name, name.title()) for name, _ in PRESETS],
+        label="Rules", choices=[("", "All rules")] + [(name, preset_name(name)) for name, _ in PRESETS],
         required=False,
     )
     since = forms.DateField(

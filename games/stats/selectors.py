@@ -13,7 +13,7 @@ from django.db.models.functions import TruncDate
 from django.utils import timezone
 
 from games.engine import PRESET_NAMES
-from games.models import BotLevel, Match, Seat
+from games.models import BotLevel, Match, Seat, preset_name
 
 from .models import DealSummary, MatchRecord, Opponents, Rating, shown_rating
 
@@ -192,7 +192,7 @@ def _match_records(user, filters: Filters) -> tuple[Record, list[Record], list[R
     presets = sorted(by_preset, key=lambda p: PRESET_NAMES.index(p) if p in PRESET_NAMES else 99)
     return (
         Record("All matches", played, won),
-        [Record(preset.title(), *by_preset[preset]) for preset in presets],
+        [Record(preset_name(preset), *by_preset[preset]) for preset in presets],
         [Record(opponents_label(*key), *by_opponents[key])
          for key in sorted(by_opponents, key=_opponents_order)],
         [record for record in company if record.played],

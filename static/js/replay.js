@@ -67,6 +67,57 @@
   document.addEventListener("DOMContentLoaded", showCurrentMove);
   document.body.addEventListener("htmx:afterSettle", showCurrentMove);
 
+  // Autoplay: the steps follow one another at the chosen speed, through the same links (so
+  // the back button still walks back step by step). P or the button plays and pauses; a step
+  // key pauses.
+  let playing = false;
+  let timer = null;
+
+  function speed() {
+    const select = document.querySelector("[data-autoplay-speed]");
+    return select ? Number(select.value) : 1000;
+  }
+
+  function schedule() {
+    clearTimeout(timer);
+    timer = setTimeout(function () {
+      const replay = document.getElementById("replay");
+      if (!playing || !replay) return;
+      const step = shownStep();
+      if (step >= Number(replay.dataset.last)) { setPlaying(false); return; }
+      go(step + 1);
+    }, speed());
+  }
+
+  function setPlaying(on) {
+    playing = on;
+    clearTimeout(timer);
+    const button = document.querySelector("[data-autoplay]");
+    if (button) {
+      button.textContent = on ? "❚❚ Pause" : "▶ Play";
+      button.setAttribute("aria-pressed", on ? "true" : "false");
+    }
+    if (!on) return;
+    const replay = document.getElementById("replay");
+    if (replay && shownStep() >= Number(replay.dataset.last)) go(0); // from the start again
+    else schedule();
+  }
+
+  document.addEventListener("click", function (event) {
+    if (event.target.closest("[data-autoplay]")) setPlaying(!playing);
+  });
+  document.addEventListener("change", function (event) {
+    if (event.target.closest("[data-autoplay-speed]") && playing) schedule();
+  });
+  document.addEventListener("keydown", function (event) {
+    if (event.ctrlKey || event.metaKey || event.altKey || typing(event)) return;
+    if (event.key === "p" || event.key === "P") setPlaying(!playing);
+    else if (KEYS[event.key] && playing) setPlaying(false);
+  }, true);
+  document.body.addEventListener("htmx:afterSettle", function () {
+    if (playing) schedule();
+  });
+
   document.addEventListener("click", function (event) {
     const button = event.target.closest("[data-copy]");
     if (!button) return;

@@ -1,0 +1,104 @@
+// What makes the live table read like a card table, across htmx swaps of #table:
+//  - a completed trick stays in view for a moment even when the next lead arrives at once
+//    (bots play quickly); the server goes on, and any click or key of the player ends the wait;
+//  - the discard step counts the chosen cards and allows the discard once the count is right.
+(function () {
+  "use strict";
+
+  const HOLD_MS = 1800;
+  let seen = null; // "deal:tricks done" of the table last on screen
+  let heldUntil = 0;
+  let holdTimer = null;
+
+  function release() {
+    heldUntil = 0;
+    clearTimeout(holdTimer);
+    const table = document.getElementById("table");
+    if (table) table.classList.remove("table-hold-trick");
+  }
+
+  function holdCompletedTrick() {
+    const table = document.getElementById("table");
+    if (!table || table.dataset.tricksDone === undefined) return;
+    const deal = table.dataset.deal;
+    const done = Number(table.dataset.tricksDone);
+    const key = deal + ":" + done;
+    if (seen !== null && key !== seen && done > 0 && deal === seen.split(":")[0]) {
+      heldUntil = Date.now() + HOLD_MS; // a trick was completed since the last screen
+    }
+    seen = key;
+    const left = heldUntil - Date.now();
+    const showsItAnyway = table.querySelector(".trick-done-now");
+    if (left > 0 && !showsItAnyway && table.querySelector(".trick-done")) {
+      table.classList.add("table-hold-trick");
+      clearTimeout(holdTimer);
+      holdTimer = setTimeout(release, left);
+    }
+  }
+
+  function countDiscards() {
+    const form = document.querySelector("#table .discard-form");
+    if (!form) return;
+    const chosen = form.querySelectorAll('input[name="cards"]:checked').length;
+    const exact = Number(form.dataset.discardExact || 0);
+    const line = form.querySelector("[data-discard-count]");
+    const submit = form.querySelector("[data-discard-submit]");
+    if (exact) {
+      line.textContent = chosen + " of " + exact + " chosen" + (chosen > exact ? ": too many" : "");
+      line.classList.toggle("discard-count-done", chosen === exact);
+      submit.disabled = chosen !== exact;
+    } else {
+      line.textContent = chosen ? chosen + " chosen: you draw as many" : "None chosen: you keep your hand";
+    }
+  }
+
+  // Against bots, the next deal can follow by itself once the result has been read (a choice
+  // kept in this browser). Any click or key on the page in the meantime cancels it.
+  const AUTO_DEAL_KEY = "setback.autoDeal";
+  const AUTO_DEAL_MS = 5000;
+  let autoDealTimer = null;
+
+  function autoDeal() {
+    clearTimeout(autoDealTimer);
+    const box = document.querySelector("#table [data-auto-deal]");
+    if (!box) return;
+    let on = false;
+    try { on = localStorage.getItem(AUTO_DEAL_KEY) === "1"; } catch (e) { on = false; }
+    box.checked = on;
+    if (!on) return;
+    autoDealTimer = setTimeout(function () {
+      const next = document.querySelector("#table [data-next-deal]");
+      if (next) next.click();
+    }, AUTO_DEAL_MS);
+  }
+
+  document.addEventListener("change", function (event) {
+    if (!event.target.matches || !event.target.matches("[data-auto-deal]")) return;
+    try { localStorage.setItem(AUTO_DEAL_KEY, event.target.checked ? "1" : "0"); } catch (e) { /* private mode */ }
+    autoDeal();
+  });
+
+  document.addEventListener("click", function (event) {
+    if (!(event.target.matches && event.target.matches("[data-auto-deal]"))) clearTimeout(autoDealTimer);
+  }, true);
+  document.addEventListener("keydown", function () { clearTimeout(autoDealTimer); }, true);
+
+  function afterSwap() {
+    holdCompletedTrick();
+    countDiscards();
+    autoDeal();
+  }
+
+  document.addEventListener("change", function (event) {
+    if (event.target.closest && event.target.closest("#table .discard-form")) countDiscards();
+  });
+  // The player wants to go on: show the table as it is now.
+  document.addEventListener("click", function (event) {
+    if (heldUntil && event.target.closest && event.target.closest("#table")) release();
+  }, true);
+  document.addEventListener("keydown", function () { if (heldUntil) release(); }, true);
+
+  document.addEventListener("DOMContentLoaded", afterSwap);
+  document.addEventListener("htmx:afterSettle", afterSwap);
+  document.addEventListener("htmx:oobAfterSwap", afterSwap);
+})();

@@ -1,0 +1,64 @@
+"""A refused move reads as a sentence for the player, in place on the table, and never says
+who holds a card."""
+
+import random
+
+import pytest
+from django.urls import reverse
+
+from games import engine, refusals, selectors, services
+from games.models import Action
+
+from .play import play_until
+from .test_table_views import counts, post_move
+
+pytestmark = pytest.mark.django_db
+
+
+def refusal(state: engine.Deal, token: str) -> str:
+    try:
+        state.apply(token)
+    except engine.IllegalAction as cause:
+        try:
+            raise services.IllegalMove(str(cause)) from cause
+        except services.IllegalMove as error:
+            return refusals.for_player(error)
+    raise AssertionError(f"{token} was allowed")
+
+
+def test_a_card_held_by_another_player_is_refused_without_naming_them():
+    state = engine.Deal.new(engine.Rules.from_spec("house"), "N", random.Random(3))
+    while state.phase == "auction":
+        state.apply("2" if "2" in state.legal_actions() else "pass")
+    someone_else = next(s for s in state.rules.seats if s != state.to_act)
+    card = sorted(state.hand(someone_else))[0]
+    text = refusal(state, card)
+    assert text == "That move is not allowed here."
+    for seat in ("North", "East", "South", "West", someone_else):
+        assert seat not in text
+
+
+def test_a_discard_with_nothing_chosen_is_refused_in_the_sites_words(logged_in_client, user):
+    match = services.do_start_match(user, {"preset": "house", "six_players": True}, "easy")
+    match = play_until(match, stop=lambda m: selectors.waiting_on(m.pk).kind != "bot"
+                       and selectors.current_deal(m).phase == "discard")
+    assert selectors.current_deal(match).phase == "discard"
+    before = counts(match)
+    response = logged_in_client.post(
+        reverse("act", args=[match.pk]), {"discard": "1", "version": match.version}, HTTP_HX_REQUEST="true"
+    )
+    body = response.content.decode()
+    assert response.status_code == 400
+    assert "Choose exactly two cards to discard (you chose 0)." in body
+    assert "discard:" not in body and 'id="table"' in body
+    assert counts(match) == before
+
+
+def test_a_refused_move_without_htmx_returns_to_the_whole_table_with_the_reason(logged_in_client, user):
+    match = services.do_start_match(user, "house", "easy")
+    match = play_until(match, stop=lambda m: selectors.waiting_on(m.pk).kind != "bot")
+    response = post_move(logged_in_client, match, "pass", version=match.version + 5, htmx=False)
+    assert response.status_code == 302 and response["Location"] == reverse("table", args=[match.pk])
+    page = logged_in_client.get(response["Location"]).content.decode()
+    assert "The table moved on before your move arrived" in page and "<header" in page
+    assert not Action.objects.filter(deal__match=match, user=user).exists()

@@ -1,0 +1,232 @@
+"""The table behaves like a card table: refusals appear in place and in the site's words and
+leave the table working, a completed trick stays in view with its winner named, people chat
+while a table forms, an invite survives signing up, and no page is wider than the window."""
+
+import re
+import time
+
+from playwright.sync_api import Page, expect
+
+from games.models import Match
+
+from .test_play_a_deal import sign_up
+from .test_replay import log_in, off_the_event_loop
+
+STALE = "The table moved on before your move arrived"
+
+
+def table_still_works(page: Page):
+    """The page is still the whole site (header, styles, the live table), not a bare fragment."""
+    expect(page.locator("header.site-header")).to_be_visible()
+    expect(page.locator("#table")).to_be_visible()
+    assert page.evaluate("getComputedStyle(document.body).marginTop") == "0px"  # the stylesheet is there
+
+
+def my_turn_or_next(page: Page, act, until, deadline_seconds=120):
+    """Act whenever it is the player's turn (deal on after a thrown-in hand) until `until()`."""
+    deadline = time.monotonic() + deadline_seconds
+    while time.monotonic() < deadline:
+        if until():
+            return
+        try:
+            if page.locator("[data-next-deal]").count():
+                page.locator("[data-next-deal]").click(timeout=2000)
+            elif page.locator("#table.table-my-turn [data-action]").count():
+                act()
+        except Exception:  # noqa: BLE001 - the table was swapped under the pointer; look again
+            pass
+        page.wait_for_timeout(100)
+    raise AssertionError("the table never got there")
+
+
+def start_match(page: Page, site: str, seating: str = ""):
+    page.goto(site + "/")
+    if seating:
+        page.locator(".new-match-form summary").click()
+        page.locator("#id_seating").select_option(seating)
+    page.get_by_role("button", name="Deal me in").click()
+    expect(page.locator("#table[data-deal]")).to_be_visible()
+
+
+def test_a_refused_discard_and_a_stale_move_are_shown_in_place(site, page):
+    page.set_viewport_size({"width": 1280, "height": 900})
+    sign_up(page, site, "sixer")
+    start_match(page, site, "six")
+
+    def first_action():
+        page.locator("#table [data-action]").first.click(timeout=2000)
+
+    my_turn_or_next(page, first_action, lambda: page.locator("#table.table-my-turn .discard-form").count() > 0)
+    form = page.locator(".discard-form")
+    expect(form.locator("[data-discard-count]")).to_have_text("0 of 2 chosen")
+    expect(form.locator("[data-discard-submit]")).to_be_disabled()
+    # A click with nothing chosen (the button forced on, as a script-less or racing click would):
+    # refused in the site's words, in place; the page stays whole.
+    page.evaluate("document.querySelector('[data-discard-submit]').disabled = false")
+    form.locator("[data-discard-submit]").click()
+    expect(page.locator(".table-error")).to_have_text("Choose exactly two cards to discard (you chose 0).")
+    table_still_works(page)
+    assert "discard:" not in page.locator("body").inner_text()
+
+    boxes = page.locator('.discard-form input[name="cards"]')
+    boxes.nth(0).check(force=True)
+    expect(page.locator("[data-discard-count]")).to_have_text("1 of 2 chosen")
+    boxes.nth(1).check(force=True)
+    expect(page.locator("[data-discard-count]")).to_have_text("2 of 2 chosen")
+    page.locator("[data-discard-submit]").click()
+    expect(page.locator(".table-error")).to_have_count(0)
+    expect(page.locator(".discard-form")).to_have_count(0)
+
+    # A move made on a position the table has left: the page's version is out of date.
+    my_turn_or_next(page, lambda: None, lambda: page.locator("#table.table-my-turn [data-card]").count() > 0)
+    page.evaluate("document.querySelectorAll('#table input[name=version]').forEach(i => i.value = '1')")
+    page.locator("#table [data-card]").first.click()
+    expect(page.locator(".table-error")).to_contain_text(STALE)
+    table_still_works(page)
+    # The refusal brought the latest table: the next click plays.
+    step = int(page.locator("#table").get_attribute("data-step"))
+    page.locator("#table [data-card]").first.click()
+    expect(page.locator(".table-error")).to_have_count(0)
+    expect(page.locator("#table")).not_to_have_attribute("data-step", str(step))
+
+
+def test_a_completed_trick_stays_in_view_with_its_winner(site, page):
+    page.set_viewport_size({"width": 1280, "height": 900})
+    sign_up(page, site, "watcher")
+    start_match(page, site)
+
+    def first_action():
+        page.locator("#table [data-action]").first.click(timeout=2000)
+
+    winner = page.locator(".trick-done [data-trick-winner]")
+    my_turn_or_next(page, first_action, lambda: winner.is_visible())
+    expect(winner).to_have_text(re.compile(r"^(You take|(North|East|West) takes) the trick$"))
+    done = page.locator(".trick-done")
+    # Every card of the trick is on the felt, and one of them is marked as the winner.
+    expect(done.locator(".trick-card")).to_have_count(4)
+    expect(done.locator(".trick-won")).to_have_count(1)
+    # The last-trick panel names who played what.
+    panel = page.locator("#last-trick-panel")
+    expect(panel.locator("li")).to_have_count(4)
+    expect(panel.locator(".last-trick-won")).to_contain_text(winner.inner_text().split(" take")[0])
+
+
+def test_people_chat_while_the_table_forms(site, browser):
+    alice_ctx, bob_ctx = browser.new_context(), browser.new_context()
+    alice, bob = alice_ctx.new_page(), bob_ctx.new_page()
+    sign_up(alice, site, "alice")
+    sign_up(bob, site, "bob")
+    alice.get_by_role("button", name="Create a table").click()
+    code = alice.locator("[data-invite-code]").inner_text()
+    bob.get_by_label("Join by code").fill(code)
+    bob.get_by_role("button", name="Join").click()
+    bob.locator("[data-take-seat]").click()
+    expect(alice.locator(".forming-seat", has_text="bob")).to_be_visible()
+
+    # An empty message is refused in place; the page stays whole and the chat keeps working.
+    alice.locator("#chat-text").fill("   ")
+    alice.get_by_role("button", name="Send").click()
+    expect(alice.locator("#chat-form .field-error")).to_have_text("Write something first.")
+    table_still_works_forming(alice)
+
+    alice.locator("#chat-text").fill("Who wants North?")
+    alice.get_by_role("button", name="Send").click()
+    expect(alice.locator("#chat-log")).to_contain_text("Who wants North?")
+    expect(bob.locator("#chat-log")).to_contain_text("alice Who wants North?")
+    bob.locator("#chat-text").fill("Not me")
+    bob.get_by_role("button", name="Send").click()
+    expect(alice.locator("#chat-log")).to_contain_text("bob Not me")
+    assert Match.objects.get().status == Match.Status.FORMING
+    alice_ctx.close()
+    bob_ctx.close()
+
+
+def table_still_works_forming(page: Page):
+    expect(page.locator("header.site-header")).to_be_visible()
+    expect(page.locator("#table.forming")).to_be_visible()
+
+
+def test_an_invite_link_keeps_its_table_through_sign_up(site, browser, page):
+    sign_up(page, site, "host")
+    page.get_by_role("button", name="Create a table").click()
+    invite = page.locator("[data-invite-link]").get_attribute("href")
+    # The host's own seat shows them here at once.
+    expect(page.locator(".forming-seat-me .presence-on")).to_be_visible()
+
+    friend = browser.new_context().new_page()
+    friend.goto(site + invite)
+    expect(friend).to_have_url(re.compile(r"/accounts/login/"))
+    friend.get_by_role("link", name="Create an account").click()
+    friend.get_by_label("Username").fill("friend")
+    friend.get_by_label("Password", exact=True).fill("a-long-fresh-secret")
+    friend.get_by_label("Password confirmation").fill("a-long-fresh-secret")
+    friend.get_by_role("button", name="Sign up").click()
+    # Signed up, at the table, in a seat.
+    expect(friend.locator(".forming-seat-me")).to_contain_text("friend (you)")
+    expect(page.locator(".forming-seat", has_text="friend")).to_be_visible()
+
+
+def no_sideways_scroll(page: Page, what: str):
+    page.wait_for_load_state("networkidle")
+    wide = page.evaluate("document.documentElement.scrollWidth")
+    window = page.evaluate("document.documentElement.clientWidth")
+    assert wide <= window, f"{what} is {wide}px wide in a {window}px window"
+
+
+def test_no_page_is_wider_than_the_window(site, page, make_user, password):
+    from tests.db import replays
+
+    alice = make_user("alice")
+    finished = off_the_event_loop(replays.finish_match, alice, "house", seed=6)
+    deal = replays.played_deals(finished)[0]
+    for width, height in ((1280, 900), (390, 844)):
+        page.set_viewport_size({"width": width, "height": height})
+        page.context.clear_cookies()
+        for path in ("/", "/accounts/login/", "/accounts/signup/"):
+            page.goto(site + path)
+            no_sideways_scroll(page, f"{path} at {width}px, logged out")
+        log_in(page, site, "alice", password)
+        no_sideways_scroll(page, f"home at {width}px")
+        page.locator(".new-match-form summary").click()  # the long option texts in view
+        no_sideways_scroll(page, f"home with its options open at {width}px")
+        pages = [
+            "/history/", f"/history/matches/{finished.pk}/",
+            f"/replay/matches/{finished.pk}/{deal.number}/0/", "/stats/", "/accounts/password/",
+            "/replay/imports/",
+        ]
+        for path in pages:
+            page.goto(site + path)
+            no_sideways_scroll(page, f"{path} at {width}px")
+        page.goto(site + "/")
+        page.get_by_role("button", name="Create a table").click()
+        no_sideways_scroll(page, f"a forming table at {width}px")
+        page.goto(site + "/")
+        page.get_by_role("button", name="Deal me in").click()
+        expect(page.locator("#table[data-deal]")).to_be_visible()
+        no_sideways_scroll(page, f"a live table at {width}px")
+
+
+def test_a_replay_plays_by_itself_and_any_finished_deal_can_be_reviewed(site, page, make_user, password):
+    from tests.db import replays
+
+    alice = make_user("alice")
+    finished = off_the_event_loop(replays.finish_match, alice, "house", seed=6)
+    deals = replays.played_deals(finished)
+    page.set_viewport_size({"width": 1280, "height": 900})
+    log_in(page, site, "alice", password)
+    # From History, every finished deal of hers has the coach's review, not only the latest.
+    page.goto(f"{site}/history/matches/{finished.pk}/")
+    first = deals[0].number
+    page.locator(f'[data-review-deal="{first}"]').click()
+    expect(page.get_by_role("heading", name=f"The coach's review of deal {first}")).to_be_visible()
+
+    page.goto(f"{site}/replay/matches/{finished.pk}/{first}/0/")
+    expect(page.locator(".chip-caption")).to_have_text("Score before this deal:")
+    expect(page.locator("#replay [data-review-deal]")).to_have_attribute("href", f"/coach/deals/{deals[0].pk}/review/")
+    last = page.locator("#replay").get_attribute("data-last")
+    page.locator("[data-autoplay-speed]").select_option("400")
+    page.locator("[data-autoplay]").click()
+    expect(page.locator("[data-autoplay]")).to_have_text("❚❚ Pause")
+    expect(page.locator("#replay")).to_have_attribute("data-step", "3")
+    expect(page.locator("#replay")).to_have_attribute("data-step", last, timeout=60_000)
+    expect(page.locator("[data-autoplay]")).to_have_text("▶ Play")  # it stops at the end
