@@ -1,8 +1,10 @@
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
 from .forms import SignUpForm
@@ -30,4 +32,10 @@ def toggle_coach(request: HttpRequest) -> HttpResponse:
         response = render(request, "accounts/_coach_toggle.html")
         response["HX-Trigger"] = "coach-toggled"  # the table's coach panel fetches itself again
         return response
-    return redirect(request.POST.get("next") or "home")
+    target = request.POST.get("next", "")
+    # Back to the page the switch was on: a path on this site, else home (a bare word is not a
+    # page, and another site is not ours to send anyone to).
+    if not (target.startswith("/") and url_has_allowed_host_and_scheme(
+            target, {request.get_host()}, request.is_secure())):
+        target = reverse("home")
+    return HttpResponseRedirect(target)

@@ -16,6 +16,7 @@ from .models import Match
 # Close codes in the 4000 range are ours; the browser sees them in the close event.
 UNAUTHENTICATED = 4401
 FORBIDDEN = 4403
+NOT_FOUND = 4404
 
 
 def table_group(match_id: int) -> str:
@@ -125,3 +126,10 @@ class TableConsumer(AsyncWebsocketConsumer):
 
     def _render_panel(self) -> str:
         return panel_html(Match.objects.get(pk=self.match_id), self.seat)
+
+
+class NoSuchSocket(AsyncWebsocketConsumer):
+    """A websocket path the site does not serve: refused at the handshake."""
+
+    async def connect(self):
+        await self.close(code=NOT_FOUND)

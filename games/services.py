@@ -14,15 +14,25 @@ from functools import partial
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from . import engine, realtime, selectors
+from . import engine, realtime, refusals, selectors
 from .models import Action, BotLevel, Deal, Match, Seat
 from .stats import services as stats_services
 
 
 class GameError(Exception):
-    """A refused request. The message is written for the person who made it."""
+    """A refused request. The message is written for the person who made it.
+
+    It is kept short whatever it quotes: a refusal never echoes a huge request back.
+    """
 
     status = 400
+    MAX_LENGTH = 300
+
+    def __init__(self, message: str = "") -> None:
+        message = str(message)
+        if len(message) > self.MAX_LENGTH:
+            message = message[: self.MAX_LENGTH - 1] + "…"
+        super().__init__(message)
 
 
 class NotFound(GameError):
@@ -96,7 +106,7 @@ def do_start_match(host, rules_spec, bot_level: str = BotLevel.EASY) -> Match:
     except engine.RulesError as error:
         raise GameError(str(error)) from error
     if bot_level not in BotLevel.values:
-        raise GameError(f"Unknown bot level {bot_level!r}.")
+        raise GameError("Unknown bot level: choose easy, medium or hard.")
     seat_of_host = human_seat(rules)
     with transaction.atomic():
         match = Match.objects.create(
@@ -171,12 +181,13 @@ def do_act(match_id: int, seat: str, token: str, version: int, actor: Actor) -> 
         if state.phase == "over":
             raise GameError("This deal is over; start the next one.")
         if state.to_act != seat:
-            raise NotYourTurn(f"It is {state.to_act}'s turn, not {seat}'s.")
+            raise NotYourTurn("It is not your turn.")
         phase = state.phase
         try:
             state.apply(token)
         except engine.IllegalAction as error:
-            raise IllegalMove(str(error)) from error
+            # The engine's reason may say where a hidden card lies: the seat gets its own words.
+            raise IllegalMove(refusals.refusal(state.observation(seat), token)) from error
         try:
             Action.objects.create(
                 deal=deal_row,

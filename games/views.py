@@ -82,6 +82,9 @@ def table(request: HttpRequest, match_id: int) -> HttpResponse:
 
 def _table_fragment(request, match_id: int, seat: str, error: str = "", status: int = 200):
     match = Match.objects.get(pk=match_id)
+    if match.status == Match.Status.FORMING:
+        # Nothing is dealt at a forming table: no table to show, only why the request failed.
+        return render(request, "games/refused.html", {"message": error}, status=status)
     view = selectors.table_view(match, seat)
     return render(
         request, "games/_table.html", {"view": view, "error": error}, status=status
@@ -174,7 +177,7 @@ def _after_table_post(request: HttpRequest, match_id: int, error: services.GameE
     if error is not None and not request.htmx:
         messages.error(request, str(error))
     if request.htmx:
-        match = Match.objects.get(pk=match_id)
+        match = get_object_or_404(Match, pk=match_id)  # a refusal may come before any lookup
         position, _ = selectors.viewer_role(match, request.user)
         status = error.status if error else 200
         if match.status == Match.Status.FORMING:
@@ -301,7 +304,7 @@ def chat(request: HttpRequest, match_id: int) -> HttpResponse:
         raise Http404 from None
     except services.GameError as e:
         error = str(e)
-    match = Match.objects.get(pk=match_id)
+    match = get_object_or_404(Match, pk=match_id)  # an empty line is refused before any lookup
     if not request.htmx:
         if error:
             messages.error(request, error)

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from functools import wraps
 
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.cache import patch_vary_headers
@@ -118,8 +118,10 @@ def match_record(request: HttpRequest, match_id: int) -> HttpResponse:
 
 def _back_to(request: HttpRequest, fallback: str) -> HttpResponse:
     target = request.POST.get("next", "")
-    if url_has_allowed_host_and_scheme(target, {request.get_host()}, request.is_secure()):
-        return redirect(target)
+    # A path on this site only: a bare word is no page (and no URL name to reverse).
+    if target.startswith("/") and url_has_allowed_host_and_scheme(
+            target, {request.get_host()}, request.is_secure()):
+        return HttpResponseRedirect(target)
     return redirect(fallback)
 
 
