@@ -178,16 +178,7 @@ def do_act(match_id: int, seat: str, token: str, version: int, actor: Actor) -> 
                 return Outcome(match, applied=False)
             raise StaleMove("The table moved on before your move arrived; it now shows the latest position.")
         state = selectors.deal_state(deal_row)
-        if state.phase == "over":
-            raise GameError("This deal is over; start the next one.")
-        if state.to_act != seat:
-            raise NotYourTurn("It is not your turn.")
-        phase = state.phase
-        try:
-            state.apply(token)
-        except engine.IllegalAction as error:
-            # The engine's reason may say where a hidden card lies: the seat gets its own words.
-            raise IllegalMove(refusals.refusal(state.observation(seat), token)) from error
+        phase = apply_move(state, seat, token)
         try:
             Action.objects.create(
                 deal=deal_row,
@@ -209,6 +200,24 @@ def do_act(match_id: int, seat: str, token: str, version: int, actor: Actor) -> 
         match.save()
         _after_commit(match)
     return Outcome(match, applied=True)
+
+
+def apply_move(state: engine.Deal, seat: str, token: str) -> str:
+    """Apply `token` for `seat` to the engine's `state`; return the phase it was made in.
+
+    A refusal leaves `state` as it was and is worded from the seat's own observation only: the
+    engine's reason may say where a hidden card lies ("E holds it"), so it never reaches a person.
+    """
+    if state.phase == "over":
+        raise GameError("This deal is over; start the next one.")
+    if state.to_act != seat:
+        raise NotYourTurn("It is not your turn.")
+    phase = state.phase
+    try:
+        state.apply(token)
+    except engine.IllegalAction as error:
+        raise IllegalMove(refusals.refusal(state.observation(seat), token)) from error
+    return phase
 
 
 def _cache_state(deal_row: Deal, state: engine.Deal) -> None:
