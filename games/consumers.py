@@ -19,6 +19,7 @@ from .models import Match
 # that does not exist and a shared table this user was not invited to are refused alike.
 UNAUTHENTICATED = LOGGED_OUT
 FORBIDDEN = 4403
+NOT_FOUND = 4404
 
 
 def table_group(match_id: int) -> str:
@@ -164,3 +165,10 @@ class TableConsumer(AsyncWebsocketConsumer):
 
     def _render_panel(self) -> str:
         return panel_html(Match.objects.get(pk=self.match_id), self.seat)
+
+
+class NoSuchSocket(AsyncWebsocketConsumer):
+    """A websocket path the site does not serve: refused at the handshake."""
+
+    async def connect(self):
+        await self.close(code=NOT_FOUND)

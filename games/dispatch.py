@@ -24,6 +24,7 @@ log = logging.getLogger(__name__)
 _pool: ThreadPoolExecutor | None = None
 _pool_lock = threading.Lock()
 _pending: set[Future] = set()
+_failures: list[str] = []
 # Long countdowns (a stand-in bot's turn timer) wait on a timer, not in a pool thread, so they
 # never hold up bot moves; tests cancel the ones still waiting when they end.
 LONG_COUNTDOWN = 2.0
@@ -76,10 +77,30 @@ def _run_in_thread(task, args, kwargs, countdown: float):
         result = task.apply(args=args, kwargs=kwargs)
         if result.failed():
             log.error("task %s failed: %r", task.name, result.result)
+            _record_failure(f"{task.name}{args!r} raised {result.result!r}\n{result.traceback or ''}")
         return result.result
     finally:
         # Each pool thread holds its own connection; never leave it open between tasks.
         connections.close_all()
+
+
+def _record_failure(report: str) -> None:
+    """Keep a failed task's report for `take_failures` (tests fail on it); with
+    SETBACK_TASK_FAILURES set, also append it to that file (a test's server in another process)."""
+    with _pool_lock:
+        _failures.append(report)
+    path = os.environ.get("SETBACK_TASK_FAILURES")
+    if path:
+        with open(path, "a", encoding="utf-8") as journal:
+            journal.write(report.replace("\n", "\n    ") + "\n")
+
+
+def take_failures() -> list[str]:
+    """The reports of the in-process tasks that raised since the last call (for tests)."""
+    with _pool_lock:
+        failures = list(_failures)
+        _failures.clear()
+    return failures
 
 
 def uses_workers() -> bool:

@@ -1,71 +1,109 @@
-"""Refused moves, in the site's words.
+"""Why a move was refused, in the site's words, built from the seat's observation only.
 
-The engine explains a refusal for a record reader ("discard: by P1: must discard exactly 2
-cards, not 0"); a player at the table reads a sentence addressed to them instead. The wording
-is built from the refused move and the rule it broke only, never from other hands, so it can
-never say who holds a card.
+The engine keeps detailed reasons for records and the command line ("TS by S: not in S's hand
+(E holds it; S is to play)"); those may name where a hidden card lies, so they never reach a
+person. Every refusal shown to a seat is worded here from what that seat may know: its own hand
+and discards, the public history, the size of the stock. A refused token is never echoed back
+as typed: a card is named ("the 10 of spades"), anything else is called what it is not.
 """
 
-import re
+from .engine import Observation
+from .engine.auction import PITCH_PREFIX, Auction
+from .engine.cards import SUITS, is_card, suit_of
+from .engine.deal import parse_discard_token
+from .engine.play import play_problem
 
-from . import engine, services
-from .selectors import RANK_NAMES, SUIT_NAMES
-
-NOT_ALLOWED = "That move is not allowed here."
-
-
-def _card_name(code: str) -> str:
-    if len(code) == 2 and code[0] in RANK_NAMES and code[1] in SUIT_NAMES:
-        return f"the {RANK_NAMES[code[0]]} of {SUIT_NAMES[code[1]]}"
-    return "that card"
+SUIT_NAMES = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
+RANK_NAMES = {"A": "ace", "K": "king", "Q": "queen", "J": "jack", "T": "10"}
 
 
-def _engine_reason(reason: str, token: str = "") -> str:
-    """One engine reason (see games/engine: auction, play, deal) as a sentence for the player."""
-    if match := re.fullmatch(r"not a call in these rules \((.*)\)", reason):
-        return f"There is no {token} in these rules: the calls are {match[1]}."
-    if re.fullmatch(r"must follow (\w+) \(trump\)", reason):
-        return "Trumps were led: you must play a trump."
-    if match := re.fullmatch(r"must follow (\w+) or trump", reason):
-        return f"You must follow {match[1]} or play a trump."
-    if match := re.fullmatch(r"must follow (\w+)", reason):
-        return f"You must follow {match[1]}."
-    if match := re.fullmatch(r"must trump: no (\w+), and a trump in hand", reason):
-        return f"You have no {match[1]}, so you must play a trump."
-    if reason.startswith("may not trump the first trick"):
-        return "No trumps on the first trick while you hold another suit."
-    if match := re.fullmatch(r"must bid higher than (\d+)", reason):
-        return f"Bid higher than {match[1]}, or pass."
-    if match := re.fullmatch(r"must bid at least (\d+)", reason):
-        return f"Bid at least {match[1]}."
-    if reason == "the dealer must bid when everyone else passed":
-        return "Everyone else passed, so the dealer must bid."
-    if match := re.fullmatch(r"must discard exactly (\d+) cards, not (\d+)", reason):
-        chosen = int(match[2])
-        return (f"Choose exactly {'two' if match[1] == '2' else match[1]} cards to discard "
-                f"(you chose {chosen}).")
-    if match := re.fullmatch(r"(\w\w) is a trump: only non-trumps may be discarded", reason):
-        return f"Only non-trumps may be discarded, and {_card_name(match[1])} is a trump."
-    if match := re.fullmatch(r"(\d+) cards, but the stock can replace only (\d+)", reason):
-        return f"The stock can replace only {match[2]} cards: discard at most {match[2]}."
-    if reason.startswith("not your turn"):
+def card_name(card: str) -> str:
+    """"the 10 of spades", "the ace of hearts"."""
+    return f"the {RANK_NAMES.get(card[0], card[0])} of {SUIT_NAMES[card[1]]}"
+
+
+def _sentence(problem: str) -> str:
+    """An engine rule problem that names only public facts and the seat's own hand, as a
+    sentence to the seat ("must follow hearts or trump" -> "You must follow hearts or trump.")."""
+    if problem.startswith(("must ", "may ")):
+        problem = "You " + problem
+    return problem[0].upper() + problem[1:] + "."
+
+
+def refusal(obs: Observation, token: str) -> str:
+    """Why `token` is not a legal move for the seat of `obs` now.
+
+    Only `obs` is read, so two deals a seat cannot tell apart get the same answer for every token.
+    """
+    if obs.phase == "over":
+        return "This deal is over; start the next one."
+    if not obs.is_my_turn:
         return "It is not your turn."
-    if reason in ("the deal is over", "the deal was thrown in"):
-        return "This deal is over."
-    if reason.startswith("pitching is not allowed"):
-        return "These rules do not allow pitching a card to bid."
-    if reason.startswith("after a pitch the dealer may only"):
-        return "After a pitch the dealer may only take it over or pass."
-    # A card that is not in the hand (played, discarded, or someone else's): the same words
-    # whoever holds it.
-    return NOT_ALLOWED
+    if obs.phase == "auction":
+        return _call_refusal(obs, token)
+    if obs.phase == "trump":
+        return "Name trump: spades, hearts, diamonds or clubs."
+    if obs.phase == "discard":
+        return _discard_refusal(obs, token)
+    return _play_refusal(obs, token)
 
 
-def for_player(error: services.GameError) -> str:
-    """What a player is told when their request is refused."""
-    cause = error.__cause__
-    if isinstance(cause, engine.IllegalAction):
-        return _engine_reason(cause.reason, str(cause.token))
-    if isinstance(error, services.NotYourTurn):
-        return "It is not your turn."
-    return str(error)
+def _call_refusal(obs: Observation, token: str) -> str:
+    rules = obs.rules
+    choices = "bid, pitch a card or pass" if rules.pitch_to_bid else "bid or pass"
+    if token.startswith(PITCH_PREFIX):
+        card = token[len(PITCH_PREFIX):]
+        if not rules.pitch_to_bid:
+            return "These rules do not allow pitching a card as a bid."
+        if not is_card(card):
+            return "That is not a card."
+        if card not in obs.hand:
+            return f"You don't hold {card_name(card)}."
+    elif token not in rules.calls:
+        return f"The auction is on: {choices}."
+    problem = Auction.replay(rules, obs.dealer, obs.calls).problem(obs.seat, token, obs.hand)
+    return _sentence(problem) if problem else "That call is not allowed now."
+
+
+def _discard_refusal(obs: Observation, token: str) -> str:
+    cards = parse_discard_token(token)
+    two = obs.rules.discard_kind == "two"
+    if cards is None:
+        return "Choose two cards to discard." if two else "Choose the cards to discard."
+    seen: set[str] = set()
+    for card in cards:
+        if not is_card(card):
+            return "That is not a card."
+        if card in seen:
+            return f"You chose {card_name(card)} twice."
+        seen.add(card)
+        if card not in obs.hand:
+            return f"You don't hold {card_name(card)}."
+        if not two and suit_of(card) == obs.trump:
+            return f"{card_name(card).capitalize()} is a trump: only non-trumps may be discarded."
+    if two and len(cards) != 2:
+        return f"Choose exactly two cards to discard (you chose {len(cards)})."
+    if not two and len(cards) > obs.stock_size:
+        return f"The stock can replace only {_count(obs.stock_size, 'card')}."
+    return "That discard is not allowed now."
+
+
+def _play_refusal(obs: Observation, token: str) -> str:
+    if not is_card(token):
+        if token == "pass" or token in obs.rules.calls or token.startswith(PITCH_PREFIX):
+            return "The auction is over: play a card."
+        if token in SUITS:
+            return "Trump is already named: play a card."
+        return "That is not a card."
+    if token in obs.played:
+        return f"{card_name(token).capitalize()} has already been played."
+    if token in obs.discards:
+        return f"You discarded {card_name(token)}."
+    if token not in obs.hand:
+        return f"You don't hold {card_name(token)}."
+    problem = play_problem(obs.rules, obs.hand, token, obs.current_trick, obs.trump, obs.trick_number)
+    return _sentence(problem) if problem else "That card may not be played now."
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"

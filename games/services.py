@@ -14,15 +14,25 @@ from functools import partial
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from . import engine, realtime, selectors
+from . import engine, realtime, refusals, selectors
 from .models import Action, BotLevel, Deal, Match, Seat
 from .stats import services as stats_services
 
 
 class GameError(Exception):
-    """A refused request. The message is written for the person who made it."""
+    """A refused request. The message is written for the person who made it.
+
+    It is kept short whatever it quotes: a refusal never echoes a huge request back.
+    """
 
     status = 400
+    MAX_LENGTH = 300
+
+    def __init__(self, message: str = "") -> None:
+        message = str(message)
+        if len(message) > self.MAX_LENGTH:
+            message = message[: self.MAX_LENGTH - 1] + "…"
+        super().__init__(message)
 
 
 class NotFound(GameError):
@@ -96,7 +106,7 @@ def do_start_match(host, rules_spec, bot_level: str = BotLevel.EASY) -> Match:
     except engine.RulesError as error:
         raise GameError(str(error)) from error
     if bot_level not in BotLevel.values:
-        raise GameError(f"Unknown bot level {bot_level!r}.")
+        raise GameError("Unknown bot level: choose easy, medium or hard.")
     seat_of_host = human_seat(rules)
     with transaction.atomic():
         match = Match.objects.create(
@@ -175,15 +185,7 @@ def do_act(match_id: int, seat: str, token: str, version: int, actor: Actor) -> 
                 return Outcome(match, applied=False)
             raise StaleMove("The table moved on before your move arrived; it now shows the latest position.")
         state = selectors.deal_state(deal_row)
-        if state.phase == "over":
-            raise GameError("This deal is over; start the next one.")
-        if state.to_act != seat:
-            raise NotYourTurn(f"It is {state.to_act}'s turn, not {seat}'s.")
-        phase = state.phase
-        try:
-            state.apply(token)
-        except engine.IllegalAction as error:
-            raise IllegalMove(str(error)) from error
+        phase = apply_move(state, seat, token)
         try:
             Action.objects.create(
                 deal=deal_row,
@@ -205,6 +207,24 @@ def do_act(match_id: int, seat: str, token: str, version: int, actor: Actor) -> 
         match.save()
         _after_commit(match)
     return Outcome(match, applied=True)
+
+
+def apply_move(state: engine.Deal, seat: str, token: str) -> str:
+    """Apply `token` for `seat` to the engine's `state`; return the phase it was made in.
+
+    A refusal leaves `state` as it was and is worded from the seat's own observation only: the
+    engine's reason may say where a hidden card lies ("E holds it"), so it never reaches a person.
+    """
+    if state.phase == "over":
+        raise GameError("This deal is over; start the next one.")
+    if state.to_act != seat:
+        raise NotYourTurn("It is not your turn.")
+    phase = state.phase
+    try:
+        state.apply(token)
+    except engine.IllegalAction as error:
+        raise IllegalMove(refusals.refusal(state.observation(seat), token)) from error
+    return phase
 
 
 def _cache_state(deal_row: Deal, state: engine.Deal) -> None:

@@ -163,7 +163,7 @@ def do_sit_by_invite(code: str, user) -> Match | None:
 def do_set_seat_bot(match_id: int, host, position: str, level: str) -> Match:
     """The host puts a bot of `level` in an empty seat, changes its level, or ('') removes it."""
     if level and level not in BotLevel.values:
-        raise GameError(f"Unknown bot level {level!r}.")
+        raise GameError("Unknown bot level: choose easy, medium or hard.")
     with transaction.atomic():
         match = _lock_forming(match_id)
         _require_host(match, host)
@@ -183,7 +183,7 @@ def do_set_seat_bot(match_id: int, host, position: str, level: str) -> Match:
 def do_fill_with_bots(match_id: int, host, level: str) -> Match:
     """The host fills every empty seat with bots of `level`."""
     if level not in BotLevel.values:
-        raise GameError(f"Unknown bot level {level!r}.")
+        raise GameError("Unknown bot level: choose easy, medium or hard.")
     with transaction.atomic():
         match = _lock_forming(match_id)
         _require_host(match, host)

@@ -10,7 +10,7 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from setback_site.limits import limited
 
-from . import invites, refusals, selectors, services, tables
+from . import invites, selectors, services, tables
 from .forms import NewMatchForm, NewTableForm, TableSettingsForm
 from .models import Match
 
@@ -96,6 +96,9 @@ def table(request: HttpRequest, match_id: int) -> HttpResponse:
 
 def _table_fragment(request, match_id: int, seat: str, error: str = "", status: int = 200):
     match = Match.objects.get(pk=match_id)
+    if match.status == Match.Status.FORMING:
+        # Nothing is dealt at a forming table: no table to show, only why the request failed.
+        return render(request, "games/refused.html", {"message": error}, status=status)
     view = selectors.table_view(match, seat)
     return render(
         request, "games/_table.html", {"view": view, "error": error}, status=status
@@ -105,7 +108,7 @@ def _table_fragment(request, match_id: int, seat: str, error: str = "", status: 
 def _move_refused(request, match_id: int, seat: str, error: services.GameError) -> HttpResponse:
     """A refused move: htmx swaps the table back in with the reason on it; a plain form post
     (no script yet) goes back to the whole table page, with the reason as a message."""
-    message = refusals.for_player(error)
+    message = str(error)
     if not request.htmx:
         messages.error(request, message)
         return redirect("table", match_id=match_id)
@@ -204,7 +207,7 @@ def _after_table_post(request: HttpRequest, match_id: int, error: services.GameE
     if error is not None and not request.htmx:
         messages.error(request, str(error))
     if request.htmx:
-        match = Match.objects.get(pk=match_id)
+        match = get_object_or_404(Match, pk=match_id)  # a refusal may come before any lookup
         invited = invites.invited(request.session)
         position, _ = selectors.viewer_role(match, request.user, invited)
         status = error.status if error else 200
@@ -339,7 +342,7 @@ def chat(request: HttpRequest, match_id: int) -> HttpResponse:
         raise Http404 from None
     except services.GameError as e:
         error = str(e)
-    match = Match.objects.get(pk=match_id)
+    match = get_object_or_404(Match, pk=match_id)  # an empty line is refused before any lookup
     if not request.htmx:
         if error:
             messages.error(request, error)

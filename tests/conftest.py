@@ -118,7 +118,8 @@ def _bots_play_at_once():
 
 @pytest.fixture(autouse=True)
 def _a_test_s_work_ends_with_it(request):
-    """Nothing a test started may touch the database once the test is over.
+    """Nothing a test started may touch the database once the test is over, and a background
+    task that raised fails the test that started it (the in-process runner keeps its report).
 
     Tasks on in-process threads are waited for. A transactional test's database is flushed
     when it ends, and a match left going there (a shared table whose people have gone plays on
@@ -134,9 +135,10 @@ def _a_test_s_work_ends_with_it(request):
     )
     if transactional:
         request.getfixturevalue("transactional_db")
-    yield
-    from games.dispatch import cancel_delayed_tasks, wait_for_in_process_tasks
+    from games.dispatch import cancel_delayed_tasks, take_failures, wait_for_in_process_tasks
 
+    take_failures()  # an earlier test's stragglers are not this test's
+    yield
     if transactional:
         from games.models import Match
 
@@ -145,6 +147,9 @@ def _a_test_s_work_ends_with_it(request):
     wait_for_in_process_tasks(timeout=60)
     if transactional:
         _wait_until_no_other_connection_is_busy(request)
+    failures = take_failures()
+    if failures:
+        pytest.fail("a bot or coach task raised during the test:\n" + "\n".join(failures))
 
 
 def _wait_until_no_other_connection_is_busy(request, timeout: float = 15.0):

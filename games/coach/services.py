@@ -45,6 +45,8 @@ def prepare(match_id: int, version: int | None = None) -> None:
         if match is None or (version is not None and match.version != version):
             return
         deal_row = tables.current_deal(match)
+        if deal_row is None:
+            return  # a table still forming: nothing is dealt yet
         if deal_row.is_over:
             for seat in selectors.coached_seats(match):
                 request_review(deal_row, seat)

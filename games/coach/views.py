@@ -33,6 +33,8 @@ def panel(request: HttpRequest, match_id: int) -> HttpResponse:
     seat = tables.viewer_seat(match, request.user)
     if seat is None:
         return HttpResponse("You are not playing at this table.", status=403)
+    if match.status == Match.Status.FORMING:
+        return HttpResponse("The table has not started yet: the coach speaks once it has.", status=409)
     services.prepare(match.pk)
     return HttpResponse(panel_html(match, seat.position))
 

@@ -6,7 +6,7 @@ handful of queries whether the user has played ten deals or ten thousand.
 """
 
 from dataclasses import dataclass, field
-from datetime import date, datetime, time, timedelta
+from datetime import date, datetime, time
 
 from django.db.models import Avg, Count, Exists, OuterRef, Q, Sum
 from django.db.models.functions import TruncDate
@@ -40,8 +40,9 @@ class Filters:
         if self.since:
             condition &= Q(finished_at__gte=timezone.make_aware(datetime.combine(self.since, time.min)))
         if self.until:
-            end = datetime.combine(self.until + timedelta(days=1), time.min)
-            condition &= Q(finished_at__lt=timezone.make_aware(end))
+            # The day's last instant, not the next day's first: 9999-12-31 has no next day.
+            end = datetime.combine(self.until, time.max)
+            condition &= Q(finished_at__lte=timezone.make_aware(end))
         return condition
 
     def rows(self) -> Q:

@@ -17,6 +17,7 @@ from playwright.sync_api import expect
 expect.set_options(timeout=15_000)
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"
+TASK_FAILURES = Path(__file__).resolve().parents[2] / "var" / f"server-task-failures-{os.getpid()}.log"
 CHROMIUM_ARGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
@@ -44,6 +45,11 @@ def daphne_url(django_db_setup, django_db_blocker):
 
     # A forked child inherits the parent's event-loop state and breaks websocket handshakes.
     multiprocessing.set_start_method("spawn", force=True)
+    # The server's in-process task runner writes a failed task's report here (games.dispatch);
+    # `_server_tasks_did_not_fail` fails the test during which it was written.
+    TASK_FAILURES.parent.mkdir(parents=True, exist_ok=True)
+    TASK_FAILURES.write_text("")
+    os.environ["SETBACK_TASK_FAILURES"] = str(TASK_FAILURES)
     server = DaphneProcess(
         "127.0.0.1",
         partial(make_application, static_wrapper=ASGIStaticFilesHandler),
@@ -62,6 +68,22 @@ def daphne_url(django_db_setup, django_db_blocker):
 def site(daphne_url, transactional_db):
     """The live site's base URL, with a clean database for each test."""
     return daphne_url
+
+
+@pytest.fixture(autouse=True)
+def _server_tasks_did_not_fail(request):
+    """A bot or coach task that raised in the test's server fails the test (not only a log line)."""
+    if "site" not in request.fixturenames:
+        yield
+        return
+    request.getfixturevalue("site")
+    start = TASK_FAILURES.stat().st_size
+    yield
+    with TASK_FAILURES.open(encoding="utf-8") as journal:
+        journal.seek(start)
+        reports = journal.read()
+    if reports:
+        pytest.fail("a bot or coach task raised in the server during the test:\n" + reports)
 
 
 @pytest.fixture

@@ -4,8 +4,15 @@ import re
 import time
 
 from playwright.sync_api import Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from .test_play_a_deal import assert_no_hidden_cards_in_page, sign_up, start_house_match
+from .test_play_a_deal import (
+    assert_no_hidden_cards_in_page,
+    sign_up,
+    start_house_match,
+    table_version,
+    wait_for_the_table_to_move,
+)
 
 BEST = "#coach-panel .coach-option.coach-best"
 
@@ -17,28 +24,37 @@ def switch_the_coach_on(page: Page):
     expect(page.locator("#coach-toggle")).to_contain_text("Coach on")
 
 
-def follow_the_coach(page: Page, until, deadline_seconds=150, on_advice=None):
+def follow_the_coach(page: Page, until, deadline_seconds=150, on_advice=None, or_shown=""):
     """At each of the player's turns wait for the advice and play the coach's first choice (or
     the only legal move); move past thrown-in hands. Stops when `until()` is true."""
     deadline = time.monotonic() + deadline_seconds
     while time.monotonic() < deadline:
         if until():
             return
-        try:
-            if page.get_by_text("Everyone passed").count():
-                page.locator("[data-next-deal]").click(timeout=2000)
-            elif page.locator("#table.table-my-turn [data-action]").count():
-                if page.locator(BEST).count():
-                    if on_advice:
-                        on_advice()
-                    action = page.locator(BEST).get_attribute("data-action")
-                    page.locator(f'#table [data-action][value="{action}"]').click(timeout=2000)
-                elif "Only one legal move" in page.locator("#coach-panel").inner_text():
-                    page.locator("#table [data-action]").first.click(timeout=2000)
-        except Exception:  # noqa: BLE001 - the table was swapped under the pointer; look again
-            pass
-        page.wait_for_timeout(150)
+        version = table_version(page)
+        if page.get_by_text("Everyone passed").count():
+            click_unless_swapped(page.locator("[data-next-deal]"))
+        elif page.locator("#table.table-my-turn [data-action]").count():
+            # The advice comes over the socket on its own; wait for it (or the forced move).
+            page.locator(f"{BEST}, #coach-panel.coach-forced").first.wait_for(timeout=60_000)
+            if page.locator(BEST).count():
+                if on_advice:
+                    on_advice()
+                action = page.locator(BEST).get_attribute("data-action")
+                click_unless_swapped(page.locator(f'#table [data-action][value="{action}"]'))
+            else:
+                click_unless_swapped(page.locator("#table [data-action]").first)
+        if until():
+            return
+        wait_for_the_table_to_move(page, version, or_shown)  # or what `until` waits for
     raise AssertionError("timed out")
+
+
+def click_unless_swapped(locator):
+    try:
+        locator.click(timeout=2000)
+    except PlaywrightTimeout:
+        pass  # the table was swapped under the pointer (a newer one came); the caller looks again
 
 
 def test_the_coach_ranks_the_options_with_figures_and_reviews_the_deal(site, page, screenshot):
@@ -68,7 +84,8 @@ def test_the_coach_ranks_the_options_with_figures_and_reviews_the_deal(site, pag
         assert_no_hidden_cards_in_page(page, "learner")
 
     review = page.locator("#coach-panel .coach-review")
-    follow_the_coach(page, until=lambda: review.count() > 0, on_advice=check_advice)
+    follow_the_coach(page, until=lambda: review.count() > 0, on_advice=check_advice,
+                     or_shown="#coach-panel .coach-review")
     assert seen["advice"] >= 2
     expect(review).to_contain_text(re.compile(r"\d+% accuracy"))
     screenshot("coach-review-desktop")
@@ -90,11 +107,17 @@ def test_the_coach_on_a_phone(site, page, screenshot):
     deadline = time.monotonic() + 90
     while not page.locator(BEST).count():
         assert time.monotonic() < deadline, "no advice"
+        version = table_version(page)
         if page.get_by_text("Everyone passed").count():
-            page.locator("[data-next-deal]").click()
-        elif "Only one legal move" in page.locator("#coach-panel").inner_text():
-            page.locator("#table [data-action]").first.click()
-        page.wait_for_timeout(200)
+            click_unless_swapped(page.locator("[data-next-deal]"))
+        elif page.locator("#coach-panel.coach-forced").count():
+            click_unless_swapped(page.locator("#table [data-action]").first)
+        # The advice, or the next position (a bot's move, a deal, our forced move).
+        page.wait_for_function(
+            "([v, best]) => document.querySelector(best) || "
+            "document.querySelector('#table')?.dataset.version !== v",
+            arg=[version, BEST], timeout=60_000,
+        )
     page.locator("#coach-panel").scroll_into_view_if_needed()
     screenshot("coach-advice-phone")
     # Switched off, the advice goes away at once, and the choice is remembered.

@@ -7,6 +7,7 @@ from datetime import timedelta
 from django.db import transaction
 from django.utils import timezone
 from playwright.sync_api import Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from games import selectors, services, tasks
 from games.models import Match
@@ -32,6 +33,21 @@ def start_house_match(page: Page):
     expect(page.locator(".chip", has_text="To 11")).to_be_visible()
 
 
+def table_version(page: Page) -> str | None:
+    return page.locator("#table").get_attribute("data-version")
+
+
+def wait_for_the_table_to_move(page: Page, version: str | None, or_shown: str = "", timeout: float = 30_000):
+    """Wait until the table on screen is another version than `version` (a move was made, by
+    anyone, or a new deal was dealt), or something matching `or_shown` appears: a condition,
+    never a fixed pause."""
+    page.wait_for_function(
+        "([v, other]) => { const t = document.querySelector('#table');"
+        " return (t && t.dataset.version !== v) || (other && document.querySelector(other)); }",
+        arg=[version, or_shown], timeout=timeout,
+    )
+
+
 def play_until_a_deal_is_scored(page: Page, act, deadline_seconds=120):
     """Act whenever it is the player's turn; move past thrown-in hands; stop at a scored deal."""
     deadline = time.monotonic() + deadline_seconds
@@ -39,11 +55,12 @@ def play_until_a_deal_is_scored(page: Page, act, deadline_seconds=120):
         result = page.locator(".deal-result")
         if result.count() and result.get_by_text(re.compile(r"made it|was set back")).count():
             return result
+        version = table_version(page)
         if result.count() and page.get_by_text("Everyone passed").count():
             act("next")
         elif page.locator("#table.table-my-turn [data-action]").count():
             act("move")
-        page.wait_for_timeout(150)
+        wait_for_the_table_to_move(page, version)  # our move, a bot's, or the next deal
     raise AssertionError("no deal was scored in time")
 
 
@@ -67,11 +84,11 @@ def test_a_newcomer_bids_and_plays_a_deal_by_clicking(site, page, screenshot):
             else:
                 page.locator("#table [data-action]").first.click(timeout=2000)
                 clicks["move"] += 1
-                if clicks["move"] == 3:
-                    screenshot("table-mid-deal-desktop")
-                    assert_no_hidden_cards_in_page(page, "clicker")
-        except Exception:  # noqa: BLE001 - the table was swapped under the pointer; look again
-            pass
+        except PlaywrightTimeout:
+            return  # the table was swapped under the pointer (a newer one came); look again
+        if clicks["move"] == 3 and what == "move":
+            screenshot("table-mid-deal-desktop")
+            assert_no_hidden_cards_in_page(page, "clicker")
 
     result = play_until_a_deal_is_scored(page, click)
     expect(result.locator(".deal-scores")).to_contain_text(re.compile(r"You.*[-+]?\d"))

@@ -6,12 +6,13 @@ import re
 import time
 
 from playwright.sync_api import Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from games.models import Action, Match
 from tests.hidden import leaks
 
 from .conftest import SCREENSHOTS
-from .test_play_a_deal import sign_up
+from .test_play_a_deal import sign_up, table_version, wait_for_the_table_to_move
 
 
 def shot(page: Page, name: str):
@@ -37,8 +38,8 @@ def take_turn(page: Page) -> bool:
         if page.locator("[data-next-deal]").count():
             page.locator("[data-next-deal]").click(timeout=2000)
             return True
-    except Exception:  # noqa: BLE001 - the table was swapped under the pointer; look again
-        pass
+    except PlaywrightTimeout:
+        pass  # the table was swapped under the pointer (a newer one came); look again
     return False
 
 
@@ -92,6 +93,7 @@ def test_two_people_play_with_bots_and_the_match_survives_a_closed_tab(site, bro
     shots_taken = False
     deadline = time.monotonic() + 150
     while time.monotonic() < deadline:
+        version = table_version(alice)
         for page, name in ((alice, "alice"), (bob, "bob")):
             no_leaks(page, name)
             take_turn(page)
@@ -102,7 +104,7 @@ def test_two_people_play_with_bots_and_the_match_survives_a_closed_tab(site, bro
             shots_taken = True
         if by_bob >= 6:
             break
-        alice.wait_for_timeout(120)
+        wait_for_the_table_to_move(alice, version)  # every move shows on alice's screen
     else:
         raise AssertionError("bob did not get to play")
     assert Match.objects.get().status == Match.Status.PLAYING
@@ -113,12 +115,13 @@ def test_two_people_play_with_bots_and_the_match_survives_a_closed_tab(site, bro
     start = step_of(alice)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
+        version = table_version(alice)
         no_leaks(alice, "alice")
         take_turn(alice)
         stand_ins = Action.objects.filter(seat="W", user__isnull=True).exclude(bot_level="").count()
         if stand_ins >= 3 and step_of(alice) > start:
             break
-        alice.wait_for_timeout(150)
+        wait_for_the_table_to_move(alice, version)
     else:
         from games import selectors
 
