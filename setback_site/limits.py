@@ -24,8 +24,13 @@ KIND_WORDS = {
 }
 
 
+def current_window() -> int:
+    """The number of the minute now: the counts of one window are kept together."""
+    return int(time.time() // WINDOW_SECONDS)
+
+
 def _key(kind: str, who: str) -> str:
-    window = int(time.time() // WINDOW_SECONDS)
+    window = current_window()
     # The namespace lets each test count from zero without clearing a cache it may share.
     return f"limit:{getattr(settings, 'REQUEST_LIMITS_NAMESPACE', '')}:{kind}:{who}:{window}"
 
