@@ -9,10 +9,11 @@ cards someone else holds), junk; the table page, the table fragment, the websock
 the coach's panel. The answers must be identical once the per-request CSRF token and the
 tables' own ids are blanked out.
 
-Most moments go through the one service every move goes through (`services.do_act`, which the
-view and any consumer call) and the selectors/renders behind the page and the websocket; a
-share goes through the Django test client (the view, its status and its HTML), and a smaller
-share through a real websocket connection and the coach's advice.
+Every moment's every question goes through `services.apply_move`, the check `do_act` makes for
+every move once it has loaded the deal (the view, a consumer, a bot all call `do_act`). One
+moment in ten is also stored as two tables and asked through `services.do_act` itself and the
+websocket consumer's render; one in a hundred through the Django test client (the act view, the
+table page, the coach panel) and the coach's advice; a few through a real websocket connection.
 
 A refused request changes nothing, so both twins are asked every question in turn; a legal
 move is applied inside a transaction that is rolled back.
