@@ -12,6 +12,7 @@ from .engine.auction import PITCH_PREFIX, Auction
 from .engine.cards import SUITS, is_card, suit_of
 from .engine.deal import parse_discard_token
 from .engine.play import play_problem
+from .engine.rules import BID_VALUES
 
 SUIT_NAMES = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
 RANK_NAMES = {"A": "ace", "K": "king", "Q": "queen", "J": "jack", "T": "10"}
@@ -59,6 +60,8 @@ def _call_refusal(obs: Observation, token: str) -> str:
             return "That is not a card."
         if card not in obs.hand:
             return f"You don't hold {card_name(card)}."
+    elif token in BID_VALUES and token not in rules.calls:
+        return f"There is no {'smudge' if token == 'smudge' else 'bid of ' + token} in these rules."
     elif token not in rules.calls:
         return f"The auction is on: {choices}."
     problem = Auction.replay(rules, obs.dealer, obs.calls).problem(obs.seat, token, obs.hand)

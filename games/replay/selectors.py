@@ -13,6 +13,7 @@ rebuilds a deal through the engine.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache, reduce
@@ -52,8 +53,14 @@ def players_match(match_id: int, user) -> tuple[Match, Seat]:
     return match, seat
 
 
+# The shape of a share token (secrets.token_urlsafe(16)); anything else leads nowhere without a
+# query (PostgreSQL refuses a NUL in a text parameter with an error, not an empty result).
+SHARE_TOKEN = re.compile(r"[A-Za-z0-9_-]{1,32}")
+
+
 def shared_match(token: str) -> Match:
-    match = Match.objects.filter(share_token=token).first() if token else None
+    valid = bool(token) and SHARE_TOKEN.fullmatch(token) is not None
+    match = Match.objects.filter(share_token=token).first() if valid else None
     if match is None:
         raise NotFound("This link does not lead to a shared match; it may have been withdrawn.")
     return match

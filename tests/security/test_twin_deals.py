@@ -9,10 +9,11 @@ cards someone else holds), junk; the table page, the table fragment, the websock
 the coach's panel. The answers must be identical once the per-request CSRF token and the
 tables' own ids are blanked out.
 
-Most moments go through the one service every move goes through (`services.do_act`, which the
-view and any consumer call) and the selectors/renders behind the page and the websocket; a
-share goes through the Django test client (the view, its status and its HTML), and a smaller
-share through a real websocket connection and the coach's advice.
+Every moment's every question goes through `services.apply_move`, the check `do_act` makes for
+every move once it has loaded the deal (the view, a consumer, a bot all call `do_act`). One
+moment in ten is also stored as two tables and asked through `services.do_act` itself and the
+websocket consumer's render; one in a hundred through the Django test client (the act view, the
+table page, the coach panel) and the coach's advice; a few through a real websocket connection.
 
 A refused request changes nothing, so both twins are asked every question in turn; a legal
 move is applied inside a transaction that is rolled back.
@@ -159,7 +160,7 @@ def hidden_tokens(position, twin, rng) -> list[str]:
     return picks + ["pass", "X" * 1_000_000] + legal[:1]
 
 
-def test_twin_deals_get_the_same_answers_for_every_request(people, no_background_work, monkeypatch):
+def test_twin_deals_get_the_same_answers_for_every_request(people, no_background_work, monkeypatch, settings):
     alice, bob = people
     rng = random.Random(20261130)
     player = Client()
@@ -182,6 +183,9 @@ def test_twin_deals_get_the_same_answers_for_every_request(people, no_background
         if number % STORED_EVERY:
             continue
         # Through the stored tables: the service, the websocket's render, the views, the coach.
+        # Each moment counts its requests afresh where per-minute request limits apply, so
+        # both twins are always asked under the same limit.
+        settings.REQUEST_LIMITS_NAMESPACE = f"twins-{number}"
         shared = (number // STORED_EVERY) % 2 == 1
         sitting = _table_kinds(position, alice, bob, shared)
         first = materialize(position, sitting, shared=shared)
