@@ -108,10 +108,19 @@ class Blanker:
         return text
 
 
+def logged_in_session(user):
+    client = Client()
+    client.force_login(user)
+    return client.session
+
+
 def rendered_for_socket(match: Match, user) -> str:
     """What the table's websocket consumer sends the seat (its render, without a connection)."""
     consumer = TableConsumer()
     consumer.match_id, consumer.user, consumer.present = match.pk, user, True
+    # Every render checks that the socket's login still holds, as a connected socket's would.
+    consumer.scope = {"user": user, "session": logged_in_session(user)}
+    consumer.session_key = consumer.scope["session"].session_key
     return consumer._render_table()[1]
 
 
@@ -226,6 +235,7 @@ def _through_the_views(client: Client, first, second, blank, position, twin, rng
                 response = client.post(
                     reverse("act", args=[match.pk]), {"action": token, "version": match.version},
                     headers={"HX-Request": "true"} if htmx else {},
+                    follow=not htmx,  # without htmx the refusal is told on the table it returns to
                 )
                 answers.append((response.status_code, blank(response.content.decode())))
             assert answers[0] == answers[1], _differ(position, twin, f"POST act {token!r}", answers)
