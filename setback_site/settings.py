@@ -161,7 +161,10 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
 # lets two test runs share one Redis without taking each other's tasks.
 QUEUE_PREFIX = os.environ.get("SETBACK_QUEUE_PREFIX", "")
 CELERY_TASK_DEFAULT_QUEUE = f"{QUEUE_PREFIX}bots"
-CELERY_TASK_ROUTES = {"games.coach.tasks.*": {"queue": f"{QUEUE_PREFIX}coach"}}
+CELERY_TASK_ROUTES = {
+    "games.coach.tasks.*": {"queue": f"{QUEUE_PREFIX}coach"},
+    "games.replay.tasks.*": {"queue": f"{QUEUE_PREFIX}coach"},  # face-up analysis
+}
 
 # Seconds a bot waits before each card so a person can follow the play (0 in tests).
 BOT_PACE_SECONDS = float(os.environ.get("BOT_PACE_SECONDS", "0.7"))

@@ -15,7 +15,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.cache import patch_vary_headers
 from django.utils.http import url_has_allowed_host_and_scheme
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_http_methods, require_POST
 
 from games.services import GameError, NotFound
 
@@ -47,6 +47,7 @@ class ReplayPage:
     record_url: str
     public_url: str = ""  # a public link to this very step, if the match is shared
     share_url: str = ""  # where a player asks for a public link, if there is none
+    faceup_url: str = ""  # the face-up analysis of this step (a player's own replay)
 
 
 def _json_download(record: dict, filename: str) -> HttpResponse:
@@ -171,8 +172,24 @@ def deal_step(request: HttpRequest, match_id: int, number: int, step: int) -> Ht
         record_url=reverse("replay:deal_record", args=[game.pk, number]),
         public_url=public_url,
         share_url="" if public_url else reverse("replay:share", args=[game.pk]),
+        faceup_url=reverse("replay:faceup", args=[game.pk, number, step]) if frame.phase == "play" else "",
     )
     return _render_step(request, frame, page)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+@refusals_as_pages
+def faceup(request: HttpRequest, match_id: int, number: int, step: int) -> HttpResponse:
+    """The face-up analysis of one step of your own finished deal; POST asks for it."""
+    game, seat = selectors.players_match(match_id, request.user)
+    deal_row = selectors.finished_deal(game, number)
+    if request.method == "POST" and selectors.faceup_step_state(deal_row, step).phase == "play":
+        services.do_request_faceup(deal_row, step)
+    panel = selectors.faceup_panel(game, deal_row, step, seat.position)
+    return render(request, "replay/_faceup.html", {
+        "panel": panel, "url": reverse("replay:faceup", args=[game.pk, number, step]),
+    })
 
 
 @login_required
