@@ -17,6 +17,8 @@ from django.utils.cache import patch_vary_headers
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods, require_POST
 
+from games import services as game_services
+from games.models import BotLevel
 from games.services import GameError, NotFound
 
 from . import selectors, services
@@ -48,6 +50,7 @@ class ReplayPage:
     public_url: str = ""  # a public link to this very step, if the match is shared
     share_url: str = ""  # where a player asks for a public link, if there is none
     faceup_url: str = ""  # the face-up analysis of this step (a player's own replay)
+    practice_url: str = ""  # "play from here" (a player's own replay, before the last step)
 
 
 def _json_download(record: dict, filename: str) -> HttpResponse:
@@ -173,8 +176,19 @@ def deal_step(request: HttpRequest, match_id: int, number: int, step: int) -> Ht
         public_url=public_url,
         share_url="" if public_url else reverse("replay:share", args=[game.pk]),
         faceup_url=reverse("replay:faceup", args=[game.pk, number, step]) if frame.phase == "play" else "",
+        practice_url=reverse("replay:practice", args=[game.pk, number, step]) if step < frame.last else "",
     )
     return _render_step(request, frame, page)
+
+
+@login_required
+@require_POST
+@refusals_as_pages
+def practice(request: HttpRequest, match_id: int, number: int, step: int) -> HttpResponse:
+    """Play on from this step of your own finished deal: a practice deal against bots."""
+    level = request.POST.get("bot_level", BotLevel.HARD)
+    practice_match = game_services.do_start_practice(request.user, match_id, number, step, level)
+    return redirect("table", match_id=practice_match.pk)
 
 
 @login_required
