@@ -300,8 +300,8 @@ class _Solver:
         if self.nodes > self.max_nodes:
             raise TooLarge(self.nodes)
 
-    def _ordered(self, legal: int, maximize_side: int) -> list[int]:
-        """Cards worth trying first: on a lead high cards, when following a card that wins."""
+    def _ordered(self, legal: int) -> list[int]:
+        """One card of each equivalent run, those that cut the search off most often first."""
         cards = list(_bits(self._representatives(legal)))
         if len(cards) > 1:
             # Cards that cut the search off before come first (the history heuristic).
@@ -337,7 +337,7 @@ class _Solver:
         alpha0, beta0 = alpha, beta
         best = -_INF if maximize else _INF
         best_out = None
-        for card in self._ordered(self.legal(), 0):
+        for card in self._ordered(self.legal()):
             info = self.play(card)
             value, out = self._alphabeta(alpha, beta)
             self.undo(card, info)
@@ -387,7 +387,7 @@ class _Solver:
         side = self.side_of[seat]
         best = None
         best_key = None
-        for card in self._ordered(self.legal(), side):
+        for card in self._ordered(self.legal()):
             info = self.play(card)
             out = self._maxn()
             self.undo(card, info)

@@ -103,7 +103,7 @@ class HistoryRow:
     played_at: object
     rules_label: str
     seats: list  # (seat, name, is_me)
-    outcome: str  # won, lost, playing
+    outcome: str  # won, lost, playing, practice
     totals: list  # SideLine
 
 
@@ -137,7 +137,8 @@ def history_page(user, preset: str = "", outcome: str = "", page: int | str = 1)
     if outcome == "won":
         seats = seats.filter(_won())
     elif outcome == "lost":
-        seats = seats.filter(match__status=Match.Status.FINISHED).exclude(_won())
+        # A practice deal is neither won nor lost.
+        seats = seats.filter(match__status=Match.Status.FINISHED, match__practice_step__isnull=True).exclude(_won())
     elif outcome == "playing":
         seats = seats.exclude(match__status=Match.Status.FINISHED)
     seats = seats.select_related("match").prefetch_related(
@@ -154,7 +155,9 @@ def _history_row(my_seat: Seat) -> HistoryRow:
     seats = {seat.position: seat for seat in match.seats.all()}
     names = {position: seat.display_name for position, seat in seats.items()}
     mine = rules.side_of(my_seat.position)
-    if match.status != Match.Status.FINISHED:
+    if match.is_practice:
+        outcome = "practice"
+    elif match.status != Match.Status.FINISHED:
         outcome = "playing"
     else:
         outcome = "won" if match.winner == mine else "lost"

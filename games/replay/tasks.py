@@ -32,7 +32,9 @@ def analyse_faceup(row_id: int) -> str:
 
 
 def _first_exact_trick(deal_row, step: int) -> int | None:
-    """The first later trick whose opening lead is small enough to solve (1-based)."""
+    """The first later trick from whose opening lead on every trick is small enough to solve
+    (1-based), or None. Tried from the last trick backwards, so only one position fails (at
+    the cost of the node limit) however many tricks are too large."""
     final = game_selectors.deal_state(deal_row)
     trick_starts = []
     state = game_selectors.deal_state(deal_row, upto=0)
@@ -40,10 +42,11 @@ def _first_exact_trick(deal_row, step: int) -> int | None:
         if state.phase == "play" and not state.current_trick and sequence > step:
             trick_starts.append((sequence, len(state.tricks) + 1))
         state.apply(token, seat)
-    for sequence, trick in trick_starts:
+    exact_from = None
+    for sequence, trick in reversed(trick_starts):
         try:
             analyse(game_selectors.deal_state(deal_row, upto=sequence), max_nodes=MAX_NODES)
         except TooLarge:
-            continue
-        return trick
-    return None
+            break
+        exact_from = trick
+    return exact_from

@@ -111,15 +111,15 @@ def test_a_step_too_large_to_solve_says_from_which_trick_the_figures_are_exact(
     limit = 2000
     monkeypatch.setattr(tasks, "MAX_NODES", limit)
     expected = None
-    for _step, later in steps[1:]:
+    for _step, later in reversed(steps[1:]):  # every trick from `expected` on fits
         if later.current_trick:
             continue
         try:
             analyse(later, max_nodes=limit)
         except engine.solver.TooLarge:
-            continue
+            break
         expected = len(later.tricks) + 1
-        break
+    assert expected is not None and expected > 1
     with django_capture_on_commit_callbacks(execute=True):
         logged_in_client.post(_url(match, deal_row, opening))
     assert tasks.analyse_faceup(FaceUpAnalysis.objects.get().pk) == "too large"

@@ -93,6 +93,10 @@ def test_play_from_here_on_the_replay_page_opens_the_practice_table(logged_in_cl
     play_until(practice, person=random_person(4))
     assert logged_in_client.get(reverse("replay:deal_step", args=[practice.pk, 1, 0])).status_code == 200
     assert logged_in_client.get(reverse("replay:deal_record", args=[practice.pk, 1])).status_code == 200
+    # In the history as a practice, never among the matches lost.
+    assert "Practice</span>" in logged_in_client.get(reverse("replay:history")).content.decode()
+    lost = logged_in_client.get(reverse("replay:history") + "?outcome=lost").content.decode()
+    assert reverse("replay:match", args=[practice.pk]) not in lost
 
 
 def test_play_from_here_is_refused_for_others_a_deal_in_play_the_last_step_and_unknown_levels(
