@@ -44,6 +44,13 @@ class Match(models.Model):
     )
     # Replays: anyone holding this token may watch the finished deals.
     share_token = models.CharField(max_length=32, unique=True, null=True, blank=True)
+    # A practice deal ("play from here"): one deal replaying a finished deal's cards and its
+    # first `practice_step` actions, then played on against bots. Kept and replayable, never
+    # counted in statistics or ratings.
+    practice_of = models.ForeignKey(
+        "Deal", null=True, blank=True, on_delete=models.SET_NULL, related_name="practices"
+    )
+    practice_step = models.PositiveSmallIntegerField(null=True, blank=True)
 
     class Meta:
         indexes = [models.Index(fields=["status", "-updated_at"])]
@@ -56,6 +63,10 @@ class Match(models.Model):
         options = [f"{k.replace('_', ' ')} {v}" if v is not True else k.replace("_", " ")
                    for k, v in self.rules.items() if k != "preset"]
         return f"{preset_name(self.rules['preset'])} ({', '.join(options)})"
+
+    @property
+    def is_practice(self) -> bool:
+        return self.practice_step is not None
 
     def __str__(self) -> str:
         return f"Match {self.pk} ({self.status})"

@@ -253,6 +253,16 @@ class ActionButton:
     hint: str = ""
 
 
+@dataclass(frozen=True)
+class PracticeNote:
+    """Where a practice deal comes from, and, once it is over, what really happened."""
+
+    source_match_id: int | None
+    source_number: int | None
+    step: int
+    really: dict | None  # _result_view of the original deal, only once the practice deal is over
+
+
 @dataclass
 class TableView:
     match_id: int
@@ -297,6 +307,7 @@ class TableView:
     spectator: bool = False
     rematch_id: int | None = None
     invite_code: str = ""
+    practice: PracticeNote | None = None  # a practice deal ("play from here")
 
 
 def call_label(token: str) -> str:
@@ -504,6 +515,23 @@ def table_view(match: Match, me: str | None) -> TableView:
         spectator=observer is None,
         rematch_id=(rematch.pk if (rematch := rematch_of(match)) else None),
         invite_code=match.invite_code or "",
+        practice=_practice_note(match, rules, seats, observer, over),
+    )
+
+
+def _practice_note(match: Match, rules: engine.Rules, seats: dict, me: str | None, over: bool) -> PracticeNote | None:
+    if not match.is_practice:
+        return None
+    source = match.practice_of
+    really = None
+    if over and source is not None and source.result:
+        # The real result tells about cards nobody saw at that step: only after the deal.
+        really = _result_view(rules, source.result, seats, me)
+    return PracticeNote(
+        source_match_id=source.match_id if source else None,
+        source_number=source.number if source else None,
+        step=match.practice_step,
+        really=really,
     )
 
 

@@ -144,6 +144,62 @@ def do_rematch(match_id: int, host) -> Match:
     return match
 
 
+def do_start_practice(user, match_id: int, number: int, step: int, bot_level: str) -> Match:
+    """Play on from `step` of a finished deal of one's own: a practice match of one deal with
+    the same cards and the same first `step` actions, the user in their own seat, bots of
+    `bot_level` in the others. Its result is never counted in statistics or ratings."""
+    if bot_level not in BotLevel.values:
+        raise GameError(f"Unknown bot level {bot_level!r}.")
+    with transaction.atomic():
+        source = Match.objects.filter(pk=match_id).first()
+        if source is None:
+            raise NotFound("There is no such match.")
+        my_seat = source.seats.filter(user=user).first()
+        if my_seat is None:
+            raise Forbidden("Only the players of this match can play on from its deals.")
+        deal_row = source.deals.filter(number=number).first()
+        if deal_row is None:
+            raise NotFound("This match has no such deal.")
+        if not deal_row.is_over:
+            raise NotFound("This deal is still being played.")
+        actions = list(deal_row.actions.order_by("sequence"))
+        if not 0 <= step < len(actions):
+            raise NotFound("There is nothing left to play from this step.")
+        rules = selectors.rules_of(source)
+        totals = dict.fromkeys(rules.sides, 0)
+        for result in source.deals.filter(number__lt=number, finished_at__isnull=False).values_list("result", flat=True):
+            for side, delta in (result or {}).get("score", {}).items():
+                totals[side] += delta
+        match = Match.objects.create(
+            rules=source.rules,
+            host=user,
+            first_dealer=deal_row.dealer,
+            totals=totals,
+            practice_of=deal_row,
+            practice_step=step,
+        )
+        Seat.objects.bulk_create(
+            Seat(match=match, position=position, user=user)
+            if position == my_seat.position
+            else Seat(match=match, position=position, bot_level=bot_level)
+            for position in rules.seats
+        )
+        practice = Deal.objects.create(
+            match=match, number=1, dealer=deal_row.dealer, hands=deal_row.hands, stock=deal_row.stock,
+        )
+        state = engine.Deal(rules, deal_row.dealer, deal_row.hands, deal_row.stock)
+        for action in actions[:step]:
+            state.apply(action.token, action.seat)
+            Action.objects.create(
+                deal=practice, sequence=action.sequence, seat=action.seat, kind=action.kind,
+                token=action.token, user=action.user if action.user_id == user.pk else None,
+                bot_level=action.bot_level if action.user_id != user.pk else "",
+            )
+        _cache_state(practice, state)
+        _after_commit(match)
+    return match
+
+
 def _deal(match: Match, rules: engine.Rules, number: int, dealer: str) -> Deal:
     state = engine.Deal.new(rules, dealer, random.Random(secrets.randbits(64)))
     return Deal.objects.create(
@@ -241,6 +297,12 @@ def _finish_deal(match: Match, deal_row: Deal, state: engine.Deal) -> None:
     deal_row.result = result.to_json()
     deal_row.finished_at = timezone.now()
     deal_row.save(update_fields=["result", "finished_at"])
+    if match.is_practice:
+        # One deal, then over: no winner, and nothing for statistics or ratings.
+        match.totals = {side: match.totals.get(side, 0) + delta for side, delta in result.score.items()}
+        match.status = Match.Status.FINISHED
+        match.finished_at = timezone.now()
+        return
     stats_services.record_deal(deal_row, deal_row.result)
     standing = selectors.match_standing(match, through=deal_row)
     match.totals = dict(standing.totals)

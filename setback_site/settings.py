@@ -199,7 +199,10 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
 # lets two test runs share one Redis without taking each other's tasks.
 QUEUE_PREFIX = os.environ.get("SETBACK_QUEUE_PREFIX", "")
 CELERY_TASK_DEFAULT_QUEUE = f"{QUEUE_PREFIX}bots"
-CELERY_TASK_ROUTES = {"games.coach.tasks.*": {"queue": f"{QUEUE_PREFIX}coach"}}
+CELERY_TASK_ROUTES = {
+    "games.coach.tasks.*": {"queue": f"{QUEUE_PREFIX}coach"},
+    "games.replay.tasks.*": {"queue": f"{QUEUE_PREFIX}coach"},  # face-up analysis
+}
 
 # Without workers, the web process runs searches (bot decisions, coach advice) in this many
 # processes of their own, so that they never hold up a page (games/dispatch.py); 0 runs them

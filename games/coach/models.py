@@ -4,6 +4,7 @@ Both are computed by Celery tasks on the coach queue and stored once: a position
 searched twice (a repeated request finds the row), and the review reuses the advice a player saw.
 """
 
+from django.conf import settings
 from django.db import models
 
 from games.models import Deal
@@ -68,3 +69,29 @@ class Review(models.Model):
 
     def __str__(self) -> str:
         return f"Review of {self.seat} in deal {self.deal_id} ({self.status})"
+
+
+class ExerciseAttempt(models.Model):
+    """One try at an exercise: a position from the player's own deal where the coach marked a
+    mistake or a blunder, answered again. The latest try of each position is the progress."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="exercise_attempts")
+    deal = models.ForeignKey(Deal, on_delete=models.CASCADE, related_name="exercise_attempts")
+    step = models.PositiveSmallIntegerField(help_text="Actions applied before the decision.")
+    seat = models.CharField(max_length=2)
+    choice = models.CharField(max_length=40, help_text="The engine token chosen this time.")
+    mark = models.CharField(max_length=10, blank=True, help_text='The coach\'s judgement: "", inaccuracy, mistake, blunder, or unvalued.')
+    loss = models.FloatField(default=0.0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["user", "deal", "step"], name="exercise_user_position")]
+
+    @property
+    def solved(self) -> bool:
+        """Good enough: the coach's choice, or within an inaccuracy of it."""
+        return self.mark in ("", "inaccuracy")
+
+    def __str__(self) -> str:
+        return f"{self.user_id} tried {self.choice} at step {self.step} of deal {self.deal_id}"

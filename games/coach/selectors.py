@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from django.db.models import Exists, OuterRef
+from django.db.models import Exists, OuterRef, Q
 from django.urls import reverse
 
 from games import engine
@@ -19,7 +19,7 @@ from games.models import Action, Deal, Match, Seat
 
 from . import wording
 from .advice import Option
-from .models import Advice, Review, Work
+from .models import Advice, ExerciseAttempt, Review, Work
 
 POINT_NAMES = ("High", "Low", "Jack", "Game")
 
@@ -370,3 +370,148 @@ def accuracy_by_deal(user) -> list[dict]:
         }
         for review in reviews
     ]
+
+
+# --- Exercises: practise your mistakes --------------------------------------------------------
+
+EXERCISE_MARKS = ("mistake", "blunder")
+
+
+@dataclass(frozen=True)
+class ExerciseItem:
+    deal_id: int
+    match_id: int
+    deal_number: int
+    step: int
+    moment: str
+    mark: str  # the coach's mark on the original decision
+    status: str  # "new", "solved", "missed": the latest try
+    tries: int
+
+    @property
+    def url(self) -> str:
+        return reverse("coach:exercise", args=[self.deal_id, self.step])
+
+
+@dataclass(frozen=True)
+class ExerciseList:
+    items: list
+    solved: int
+    tried: int
+
+
+def _reviews_of(user):
+    played = Seat.objects.filter(match_id=OuterRef("deal__match_id"), position=OuterRef("seat"), user=user)
+    return (
+        Review.objects.filter(Exists(played), status=Work.READY)
+        .filter(Q(mistakes__gt=0) | Q(blunders__gt=0))
+        .select_related("deal")
+        .order_by("-deal__finished_at", "-deal_id")
+    )
+
+
+def exercises_of(user) -> ExerciseList:
+    """The positions of the user's own reviewed deals where the coach marked a mistake or a
+    blunder, newest deal first, with the user's progress on each."""
+    attempts: dict[tuple[int, int], list[ExerciseAttempt]] = {}
+    for attempt in ExerciseAttempt.objects.filter(user=user).order_by("-created_at", "-id"):
+        attempts.setdefault((attempt.deal_id, attempt.step), []).append(attempt)
+    items = []
+    for review in _reviews_of(user):
+        for entry in review.decisions:
+            if entry["mark"] not in EXERCISE_MARKS:
+                continue
+            tries = attempts.get((review.deal_id, entry["step"]), [])
+            status = "new" if not tries else ("solved" if tries[0].solved else "missed")
+            items.append(ExerciseItem(
+                deal_id=review.deal_id, match_id=review.deal.match_id, deal_number=review.deal.number,
+                step=entry["step"], moment=entry["moment"], mark=entry["mark"], status=status, tries=len(tries),
+            ))
+    return ExerciseList(items, sum(1 for i in items if i.status == "solved"), sum(1 for i in items if i.tries))
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """A position as the seat saw it (its own hand and what was public), and, once answered,
+    the coach's ranking beside the choice. Never another seat's unplayed cards."""
+
+    deal_id: int
+    match_id: int
+    deal_number: int
+    step: int
+    seat: str
+    phase: str
+    moment: str
+    hand: list  # CardView, legal ones marked
+    calls: list  # ActionButton-like (token, label): the legal calls, trump suits or discards
+    auction: list  # (who, call label)
+    trump_symbol: str
+    trump_red: bool
+    contract: str  # "East bid 3", or ""
+    trick: list  # (who, CardView): the trick on the table
+    tricks_taken: list  # (side label, tricks)
+    original: str  # the label of what was played then
+    original_mark: str
+    attempt: ExerciseAttempt | None
+    attempt_label: str
+    options: list  # OptionView, best first (only once answered)
+
+
+def exercise_entry(user, deal_row: Deal, step: int) -> dict | None:
+    """The review entry behind an exercise, if the position is one of the user's exercises."""
+    seat = Seat.objects.filter(match_id=deal_row.match_id, user=user).first()
+    if seat is None:
+        return None
+    review = Review.objects.filter(deal=deal_row, seat=seat.position, status=Work.READY).first()
+    if review is None:
+        return None
+    return next((e for e in review.decisions if e["step"] == step and e["mark"] in EXERCISE_MARKS), None)
+
+
+def exercise_observation(user, deal_row: Deal, step: int):
+    """The seat's observation at the exercise's moment, or None if it is not one of theirs."""
+    if exercise_entry(user, deal_row, step) is None:
+        return None
+    seat = Seat.objects.get(match_id=deal_row.match_id, user=user)
+    return observation_at(deal_row, step, seat.position)
+
+
+def exercise_view(user, deal_row: Deal, step: int, answered: bool) -> Exercise | None:
+    entry = exercise_entry(user, deal_row, step)
+    if entry is None:
+        return None
+    seat = Seat.objects.get(match_id=deal_row.match_id, user=user).position
+    obs = observation_at(deal_row, step, seat)
+    rules = obs.rules
+    seats = {s.position: s for s in deal_row.match.seats.select_related("user")}
+
+    def who(position: str) -> str:
+        return "You" if position == seat else seats[position].display_name
+
+    legal = obs.legal_actions()
+    hand = [tables.card_view(c, obs.phase == "play" and c in legal) for c in tables.in_hand_order(obs.hand, obs.trump)]
+    calls = [] if obs.phase == "play" else [(t, wording.action_label(obs, t)) for t in legal]
+    attempt = None
+    options = []
+    if answered:
+        attempt = ExerciseAttempt.objects.filter(user=user, deal=deal_row, step=step).first()
+        advice = Advice.objects.filter(deal=deal_row, step=step, seat=seat, status=Work.READY).first()
+        if advice is not None:
+            options = [option_view(i, Option.from_json(o), obs) for i, o in enumerate(advice.options, start=1)]
+    taken: dict[str, int] = {}
+    for trick in obs.tricks:
+        side = rules.side_of(trick.winner)
+        taken[side] = taken.get(side, 0) + 1
+    return Exercise(
+        deal_id=deal_row.pk, match_id=deal_row.match_id, deal_number=deal_row.number, step=step, seat=seat,
+        phase=obs.phase, moment=entry["moment"], hand=hand, calls=calls,
+        auction=[(who(s), tables.call_label(t)) for s, t in obs.calls],
+        trump_symbol=tables.SUIT_SYMBOLS.get(obs.trump or "", ""), trump_red=(obs.trump or "") in "HD" and bool(obs.trump),
+        contract=f"{who(obs.pitcher)} bid {'Smudge' if obs.bid == 5 else obs.bid}" if obs.pitcher else "",
+        trick=[(who(s), tables.card_view(c)) for s, c in obs.current_trick],
+        tricks_taken=[(tables.side_label(rules, side, seats, seat), n) for side, n in taken.items()],
+        original=entry["action_label"], original_mark=entry["mark"],
+        attempt=attempt,
+        attempt_label=wording.action_label(obs, attempt.choice) if attempt else "",
+        options=options,
+    )

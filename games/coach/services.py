@@ -18,10 +18,11 @@ from django.utils import timezone
 from games import realtime
 from games import selectors as tables
 from games.models import Deal, Match, Seat
+from games.services import GameError, NotFound
 
 from . import judging, selectors
 from .advice import Option
-from .models import Advice, Review, Work
+from .models import Advice, ExerciseAttempt, Review, Work
 
 # A request finding a row still pending after this long enqueues its task again (a lost message).
 RETRY_SECONDS = 30
@@ -185,3 +186,29 @@ def save_computed_advice(deal_row: Deal, step: int, seat: str, version: int, pha
 def _tell_seat(match_id: int, seat: str, version: int) -> None:
     # A small event: each consumer renders its own seat's panel, and only its own seat's.
     realtime.group_send(tables.table_group(match_id), {"type": "coach.ready", "version": version, "seat": seat})
+
+
+# --- Exercises --------------------------------------------------------------------------------
+
+
+def do_attempt_exercise(user, deal_row: Deal, step: int, choice: str) -> ExerciseAttempt:
+    """Answer an exercise again: the choice must be legal in the position as the seat saw it;
+    it is judged against the coach's stored options for that position (the same as the review
+    used)."""
+    obs = selectors.exercise_observation(user, deal_row, step)
+    if obs is None:
+        raise NotFound("This is not one of your exercises.")
+    if choice not in obs.legal_actions():
+        raise GameError("That is not a legal choice in this position.")
+    advice = Advice.objects.filter(deal=deal_row, step=step, seat=obs.seat, status=Work.READY).first()
+    options = [Option.from_json(o) for o in advice.options] if advice else []
+    taken = next((o for o in options if o.action == choice), None)
+    if not options or taken is None:
+        # The coach did not value this option (it keeps the likeliest discards and pitches).
+        mark, loss = "unvalued", 0.0
+    else:
+        judgement = judging.judge(options[0].figures, taken.figures)
+        mark, loss = judgement.mark, judgement.loss
+    return ExerciseAttempt.objects.create(
+        user=user, deal=deal_row, step=step, seat=obs.seat, choice=choice, mark=mark, loss=loss
+    )

@@ -5,10 +5,12 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
+from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
 from games import selectors as tables
 from games.models import Deal, Match
+from games.services import GameError
 from setback_site.limits import limited
 
 from . import selectors, services
@@ -57,3 +59,49 @@ def review(request: HttpRequest, deal_id: int) -> HttpResponse:
     if request.htmx:
         return render(request, "coach/_review.html", context)
     return render(request, "coach/review.html", context)
+
+
+# --- Exercises: practise your mistakes --------------------------------------------------------
+
+
+@login_required
+def exercises(request: HttpRequest) -> HttpResponse:
+    return render(request, "coach/exercises.html", {"exercises": selectors.exercises_of(request.user)})
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def exercise(request: HttpRequest, deal_id: int, step: int) -> HttpResponse:
+    """The position as you saw it; POST your choice, then see the coach's ranking."""
+    deal_row = get_object_or_404(Deal.objects.select_related("match"), pk=deal_id)
+    error = ""
+    status = 200
+    if request.method == "POST":
+        try:
+            services.do_attempt_exercise(request.user, deal_row, step, request.POST.get("choice", ""))
+        except GameError as refused:
+            error, status = str(refused), refused.status
+        else:
+            return redirect("coach:exercise_result", deal_id=deal_id, step=step)
+    view = selectors.exercise_view(request.user, deal_row, step, answered=False)
+    if view is None:
+        return _not_an_exercise(request)
+    return render(request, "coach/exercise.html", {"exercise": view, "error": error}, status=status)
+
+
+@login_required
+def exercise_result(request: HttpRequest, deal_id: int, step: int) -> HttpResponse:
+    deal_row = get_object_or_404(Deal.objects.select_related("match"), pk=deal_id)
+    view = selectors.exercise_view(request.user, deal_row, step, answered=True)
+    if view is None:
+        return _not_an_exercise(request)
+    if view.attempt is None:
+        return redirect("coach:exercise", deal_id=deal_id, step=step)
+    faceup_url = ""
+    if view.phase == "play":
+        faceup_url = reverse("replay:faceup", args=[view.match_id, view.deal_number, step])
+    return render(request, "coach/exercise.html", {"exercise": view, "answered": True, "faceup_url": faceup_url})
+
+
+def _not_an_exercise(request: HttpRequest) -> HttpResponse:
+    return render(request, "replay/refused.html", {"message": "This is not one of your exercises.", "status": 404}, status=404)

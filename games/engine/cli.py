@@ -31,7 +31,7 @@ from .errors import EngineError, RecordError
 EXIT_BAD_INPUT = 2
 
 # Modules imported before the parser is built, so that their @command functions register.
-COMMAND_MODULES: list[str] = ["games.engine.bots.commands"]  # arena, bench-bots
+COMMAND_MODULES: list[str] = ["games.engine.bots.commands", "games.engine.solver_bench"]  # arena, bench-bots, bench-solver
 
 _COMMANDS: dict[str, tuple[Callable[[argparse.Namespace], int], str, Callable | None]] = {}
 

@@ -29,7 +29,7 @@ from games.services import Forbidden, NotFound
 
 from .frames import Frame, SideLine, Timeline, build_frame, side_name
 from .marks import stored_marks
-from .models import ImportedDeal
+from .models import FaceUpAnalysis, ImportedDeal
 
 HISTORY_PAGE_SIZE = 20
 PRESETS = tuple(engine.PRESET_NAMES)
@@ -110,7 +110,7 @@ class HistoryRow:
     played_at: object
     rules_label: str
     seats: list  # (seat, name, is_me)
-    outcome: str  # won, lost, playing
+    outcome: str  # won, lost, playing, practice
     totals: list  # SideLine
     deals: int | None = None  # how many deals the match has had
 
@@ -145,7 +145,8 @@ def history_page(user, preset: str = "", outcome: str = "", page: int | str = 1)
     if outcome == "won":
         seats = seats.filter(_won())
     elif outcome == "lost":
-        seats = seats.filter(match__status=Match.Status.FINISHED).exclude(_won())
+        # A practice deal is neither won nor lost.
+        seats = seats.filter(match__status=Match.Status.FINISHED, match__practice_step__isnull=True).exclude(_won())
     elif outcome == "playing":
         seats = seats.exclude(match__status=Match.Status.FINISHED)
     seats = seats.select_related("match").prefetch_related(
@@ -162,7 +163,9 @@ def _history_row(my_seat: Seat) -> HistoryRow:
     seats = {seat.position: seat for seat in match.seats.all()}
     names = {position: seat.display_name for position, seat in seats.items()}
     mine = rules.side_of(my_seat.position)
-    if match.status != Match.Status.FINISHED:
+    if match.is_practice:
+        outcome = "practice"
+    elif match.status != Match.Status.FINISHED:
         outcome = "playing"
     else:
         outcome = "won" if match.winner == mine else "lost"
@@ -464,3 +467,76 @@ def imports_of(user, limit: int = 50) -> list[ImportRow]:
         rules = engine.Rules.from_spec(record["rules"])
         rows.append(ImportRow(imported.pk, title, _rules_label(rules), imported.created_at))
     return rows
+
+
+# --- Face-up analysis -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FaceUpChoice:
+    """One legal card at a step, valued with every hand known and perfect play after it."""
+
+    card: object  # CardView
+    sides: list  # SideLine: points each side takes
+    made: bool
+    best: bool
+    actual: bool  # the card that was really played
+
+
+@dataclass(frozen=True)
+class FaceUpPanel:
+    status: str  # none (not asked yet), pending, computing, ready, too_large, not_play
+    who: str = ""
+    pitcher_side: str = ""
+    bid_label: str = ""
+    choices: list = None
+    actual_best: bool | None = None
+    exact_from_trick: int | None = None
+    seconds: float | None = None
+
+
+def faceup_step_state(deal_row: Deal, step: int) -> engine.Deal:
+    """The engine's state of a finished deal before the decision at `step`."""
+    state = game_selectors.deal_state(deal_row, upto=step)
+    if len(state.history) != step or state.is_over:
+        raise NotFound("This deal has no such step.")
+    return state
+
+
+def faceup_panel(match: Match, deal_row: Deal, step: int, viewer: str | None) -> FaceUpPanel:
+    """What the face-up analysis of `step` shows: only for a finished deal (every hand is
+    public by then), only for a card to play."""
+    state = faceup_step_state(deal_row, step)
+    if state.phase != engine.PLAY:
+        return FaceUpPanel(status="not_play")
+    row = FaceUpAnalysis.objects.filter(deal=deal_row, step=step).first()
+    if row is None:
+        return FaceUpPanel(status="none")
+    if row.status != FaceUpAnalysis.Status.READY:
+        return FaceUpPanel(status=row.status, exact_from_trick=row.exact_from_trick)
+    rules = state.rules
+    names = seat_names(match)
+    for seat in rules.seats:
+        names.setdefault(seat, seat_name(seat))
+    my_side = rules.side_of(viewer) if viewer in rules.seats else None
+    actual = deal_row.actions.filter(sequence=step).values_list("token", flat=True).first()
+    choices = [
+        FaceUpChoice(
+            card=game_selectors.card_view(line["card"]),
+            sides=[SideLine(short_side(rules, side, names), line["points"][side], side == my_side) for side in rules.sides],
+            made=line["made"],
+            best=line["best"],
+            actual=line["card"] == actual,
+        )
+        for line in row.lines
+    ]
+    chosen = next((c for c in choices if c.actual), None)
+    return FaceUpPanel(
+        status="ready",
+        who=names[row.seat],
+        pitcher_side=short_side(rules, rules.side_of(state.pitcher), names),
+        bid_label="Smudge" if state.bid == 5 else str(state.bid),
+        choices=choices,
+        actual_best=chosen.best if chosen else None,
+        seconds=row.seconds,
+    )

@@ -1,16 +1,20 @@
-"""The replay app's only writes: sharing a match by a public link, and storing an import."""
+"""The replay app's only writes: sharing a match by a public link, storing an import, and
+asking for (and storing) the face-up analysis of a step of a finished deal."""
 
 import json
 import secrets
+from datetime import timedelta
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
+from django.db.models import Q
+from django.utils import timezone
 
 from games import engine
 from games.engine.records import MATCH_FORMAT, load_json
 from games.models import Match
 from games.services import Forbidden, GameError, NotFound
 
-from .models import ImportedDeal
+from .models import FaceUpAnalysis, ImportedDeal
 
 # A match record of a long match is a few tens of kilobytes; anything far larger is not a record.
 MAX_RECORD_BYTES = 512 * 1024
@@ -91,3 +95,72 @@ def do_delete_import(import_id: int, user) -> None:
     if imported.owner_id != user.pk:
         raise Forbidden("This record was imported by someone else.")
     imported.delete()
+
+
+# --- Face-up analysis -----------------------------------------------------------------------
+
+# A request finding a row still pending this long enqueues its task again (a lost message); a
+# claim this old belongs to a worker that died.
+FACEUP_RETRY_SECONDS = 30
+FACEUP_CLAIM_SECONDS = 90
+
+
+def do_request_faceup(deal_row, step: int) -> FaceUpAnalysis:
+    """Ask for the face-up analysis of one step of a finished deal (the caller checked the deal
+    is over and the step is a play decision). The same row if it was asked for before; its task
+    is enqueued after commit when the row is new or its work was lost."""
+    if not deal_row.is_over:
+        raise NotFound("This deal is still being played.")
+    try:
+        with transaction.atomic():
+            row, created = FaceUpAnalysis.objects.get_or_create(deal=deal_row, step=step)
+    except IntegrityError:  # a concurrent request created it between the get and the create
+        row, created = FaceUpAnalysis.objects.get(deal=deal_row, step=step), False
+    now = timezone.now()
+    lost = Q(status=FaceUpAnalysis.Status.PENDING, requested_at__lt=now - timedelta(seconds=FACEUP_RETRY_SECONDS)) | Q(
+        status=FaceUpAnalysis.Status.COMPUTING, started_at__lt=now - timedelta(seconds=FACEUP_CLAIM_SECONDS)
+    )
+    if created or FaceUpAnalysis.objects.filter(Q(pk=row.pk) & lost).update(requested_at=now):
+        transaction.on_commit(lambda: _enqueue_faceup(row.pk), robust=True)
+    return row
+
+
+def _enqueue_faceup(row_id: int) -> None:
+    from games.dispatch import enqueue
+
+    from . import tasks
+
+    enqueue(tasks.analyse_faceup, row_id)
+
+
+def claim_faceup(row_id: int) -> FaceUpAnalysis | None:
+    """Take a pending row (or one whose worker died) for computing; None if taken or done."""
+    now = timezone.now()
+    lost = Q(status=FaceUpAnalysis.Status.COMPUTING, started_at__lt=now - timedelta(seconds=FACEUP_CLAIM_SECONDS))
+    taken = FaceUpAnalysis.objects.filter(Q(pk=row_id) & (Q(status=FaceUpAnalysis.Status.PENDING) | lost)).update(
+        status=FaceUpAnalysis.Status.COMPUTING, started_at=now
+    )
+    return FaceUpAnalysis.objects.select_related("deal__match").get(pk=row_id) if taken else None
+
+
+def store_faceup(row: FaceUpAnalysis, analysis, seconds: float) -> None:
+    """Keep a solved step: every legal card's exact value."""
+    row.seat = analysis.seat
+    row.lines = [
+        {"card": line.card, "points": line.points, "takers": line.takers, "score": line.score,
+         "made": line.made, "best": line.best}
+        for line in analysis.lines
+    ]
+    row.nodes = analysis.nodes
+    row.seconds = seconds
+    row.status = FaceUpAnalysis.Status.READY
+    row.save(update_fields=["seat", "lines", "nodes", "seconds", "status"])
+
+
+def store_faceup_too_large(row: FaceUpAnalysis, seat: str, exact_from_trick: int | None, seconds: float) -> None:
+    """Keep that a step is too large to solve exactly, and from which trick on it is."""
+    row.seat = seat
+    row.exact_from_trick = exact_from_trick
+    row.seconds = seconds
+    row.status = FaceUpAnalysis.Status.TOO_LARGE
+    row.save(update_fields=["seat", "exact_from_trick", "seconds", "status"])

@@ -13,6 +13,8 @@ urlpatterns = [
     # A player's replay: /replay/matches/<match>/<deal number>/<step>/
     path("replay/matches/<int:match_id>/<int:number>/", views.deal, name="deal"),
     path("replay/matches/<int:match_id>/<int:number>/<int:step>/", views.deal_step, name="deal_step"),
+    path("replay/matches/<int:match_id>/<int:number>/<int:step>/faceup/", views.faceup, name="faceup"),
+    path("replay/matches/<int:match_id>/<int:number>/<int:step>/practice/", views.practice, name="practice"),
     path("replay/matches/<int:match_id>/<int:number>/record.json", views.deal_record, name="deal_record"),
     # A public link to a match's finished deals.
     path("replay/shared/<str:token>/", views.shared_match, name="shared_match"),

@@ -14,8 +14,10 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.cache import patch_vary_headers
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_http_methods, require_POST
 
+from games import services as game_services
+from games.models import BotLevel
 from games.services import GameError, NotFound
 from setback_site.redirects import redirect_back
 
@@ -48,6 +50,8 @@ class ReplayPage:
     public_url: str = ""  # a public link to this very step, if the match is shared
     share_url: str = ""  # where a player asks for a public link, if there is none
     review_url: str = ""  # the coach's review of the viewer's own play in this deal
+    faceup_url: str = ""  # the face-up analysis of this step (a player's own replay)
+    practice_url: str = ""  # "play from here" (a player's own replay, before the last step)
 
 
 def _json_download(record: dict, filename: str) -> HttpResponse:
@@ -175,8 +179,35 @@ def deal_step(request: HttpRequest, match_id: int, number: int, step: int) -> Ht
         public_url=public_url,
         share_url="" if public_url else reverse("replay:share", args=[game.pk]),
         review_url=reverse("coach:review", args=[deal_row.pk]),
+        faceup_url=reverse("replay:faceup", args=[game.pk, number, step]) if frame.phase == "play" else "",
+        practice_url=reverse("replay:practice", args=[game.pk, number, step]) if step < frame.last else "",
     )
     return _render_step(request, frame, page)
+
+
+@login_required
+@require_POST
+@refusals_as_pages
+def practice(request: HttpRequest, match_id: int, number: int, step: int) -> HttpResponse:
+    """Play on from this step of your own finished deal: a practice deal against bots."""
+    level = request.POST.get("bot_level", BotLevel.HARD)
+    practice_match = game_services.do_start_practice(request.user, match_id, number, step, level)
+    return redirect("table", match_id=practice_match.pk)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+@refusals_as_pages
+def faceup(request: HttpRequest, match_id: int, number: int, step: int) -> HttpResponse:
+    """The face-up analysis of one step of your own finished deal; POST asks for it."""
+    game, seat = selectors.players_match(match_id, request.user)
+    deal_row = selectors.finished_deal(game, number)
+    if request.method == "POST" and selectors.faceup_step_state(deal_row, step).phase == "play":
+        services.do_request_faceup(deal_row, step)
+    panel = selectors.faceup_panel(game, deal_row, step, seat.position)
+    return render(request, "replay/_faceup.html", {
+        "panel": panel, "url": reverse("replay:faceup", args=[game.pk, number, step]),
+    })
 
 
 @login_required

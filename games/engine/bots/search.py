@@ -306,6 +306,8 @@ class Search:
                             continue
                         self._record(accs[(t, s)], w, pos, bid)
         results = []
+        ranking = self.ranking
+        kept = {}
         for t in options:
             suits = my_suits
             if t.startswith("pitch:"):
@@ -313,14 +315,47 @@ class Search:
             candidates = [(accs[(t, s)], s) for s in suits if accs[(t, s)].n]
             if not candidates:
                 candidates = [(accs[(t, my_suits[0])], my_suits[0])]
-            ranking = self.ranking
-            best_acc, best_s = max(candidates, key=lambda a: (a[0].estimate(t, ranking).value))
+            kept[t] = max(candidates, key=lambda a: (a[0].estimate(t, ranking).value))
+        monotone_make_chances([(codes[t], acc, s) for t, (acc, s) in kept.items() if not t.startswith("pitch:")])
+        for t in options:
+            best_acc, best_s = kept[t]
             words = []
             if best_acc.mine > 0 and t != "pass":
                 words.append(f"plans {SUIT_NAMES[SUITS[best_s]]} as trump")
             results.append(best_acc.estimate(t, ranking, lambda e, words=words: _summary(e, list(words)),
                                              detail={"suit": SUITS[best_s]}))
         return results
+
+
+def monotone_make_chances(bids: list[tuple[int, Acc, int]]) -> None:
+    """Make the chances of making one decision's bids agree: in the same trump suit a higher
+    bid is never more likely made than a lower one.
+
+    Every bid is valued on the same worlds, and a world's play does not depend on the bid, so
+    a higher bid can only be harder to make; but each chance is conditional on winning the
+    auction, and a higher bid wins it in more worlds, so the sampled chances can disagree by
+    noise. Pooling adjacent violators (weighted by the worlds behind each chance) gives the
+    closest non-increasing chances: the maximum-likelihood estimate under that order. Changes
+    ``made`` in place (``mine`` keeps the weight). ``bids`` holds (call code, accumulator,
+    planned suit); pass (code 0) is ignored.
+    """
+    by_suit: dict[int, list[tuple[int, Acc]]] = {}
+    for code, acc, suit in bids:
+        if code and acc.mine > 0:
+            by_suit.setdefault(suit, []).append((code, acc))
+    for group in by_suit.values():
+        group.sort(key=lambda item: item[0])
+        blocks: list[list] = []  # [made, mine, accumulators]
+        for _, acc in group:
+            blocks.append([acc.made, acc.mine, [acc]])
+            while len(blocks) > 1 and blocks[-2][0] / blocks[-2][1] < blocks[-1][0] / blocks[-1][1]:
+                made, mine, members = blocks.pop()
+                blocks[-1][0] += made
+                blocks[-1][1] += mine
+                blocks[-1][2] += members
+        for made, mine, members in blocks:
+            for acc in members:
+                acc.made = made / mine * acc.mine
 
 
 def start_position(kernel, dealer: int, hands, stock, pitcher: int, bid: int, pitch: int = -1, suit: int = -1,

@@ -1,0 +1,150 @@
+"""How honest the coach's chances are: calibration on self-play deals at the hard level.
+
+Every seat is the hard bot, and at every decision with a choice the coach's advice is asked
+for; its first option is the move played (it is the hard bot's move), and that option's stated
+chances are kept beside what then happened:
+
+- ``make``: the chance of making the bid, stated when a seat made the bid that became the
+  contract (the chance is conditional on holding the contract, so only then is it tested);
+- ``high``, ``low``, ``jack``, ``game``: the chance that the seat's side takes each point, at
+  every decision.
+
+Chances are grouped by tenths (0-0.1, ..., 0.9-1); per tenth the mean stated chance beside the
+frequency that happened; the expected calibration error (ECE) is the mean gap weighted by the
+share of decisions in each tenth. Each decision is also checked for a contradiction: a higher
+bid planning the same trump said to be more likely made than a lower one.
+
+Pure Python (no Django): the management command ``coach_calibration`` prints it.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ..engine import Deal, Rules
+from .advice import advise
+
+KINDS = ("make", "high", "low", "jack", "game")
+POINTS = ("high", "low", "jack", "game")
+BINS = 10
+
+
+@dataclass
+class Bin:
+    count: int = 0
+    stated: float = 0.0  # sum of the stated chances
+    happened: int = 0
+
+    def row(self, low: float) -> dict:
+        return {
+            "tenth": f"{low:.1f}-{low + 1 / BINS:.1f}",
+            "n": self.count,
+            "stated": round(self.stated / self.count, 3) if self.count else None,
+            "happened": round(self.happened / self.count, 3) if self.count else None,
+        }
+
+
+@dataclass
+class Calibration:
+    bins: dict = field(default_factory=lambda: {kind: [Bin() for _ in range(BINS)] for kind in KINDS})
+    decisions: int = 0
+    bid_decisions: int = 0
+    contradictions: list = field(default_factory=list)
+    deals: int = 0
+
+    def add(self, kind: str, stated: float, happened: bool) -> None:
+        b = self.bins[kind][min(BINS - 1, int(stated * BINS))]
+        b.count += 1
+        b.stated += stated
+        b.happened += int(happened)
+
+    def ece(self, kind: str) -> float | None:
+        bins = self.bins[kind]
+        total = sum(b.count for b in bins)
+        if not total:
+            return None
+        return sum(abs(b.stated / b.count - b.happened / b.count) * b.count for b in bins if b.count) / total
+
+    def report(self) -> dict:
+        return {
+            "deals": self.deals,
+            "decisions": self.decisions,
+            "bid_decisions": self.bid_decisions,
+            "contradictions": self.contradictions,
+            "kinds": {
+                kind: {
+                    "n": sum(b.count for b in self.bins[kind]),
+                    "ece": None if self.ece(kind) is None else round(self.ece(kind), 4),
+                    "tenths": [b.row(i / BINS) for i, b in enumerate(self.bins[kind])],
+                }
+                for kind in KINDS
+            },
+        }
+
+
+def contradictions(options) -> list[tuple[str, str]]:
+    """Pairs (lower bid, higher bid) planning the same trump where the higher bid is said to be
+    more likely made."""
+    bids = []
+    for option in options:
+        figures = option.figures
+        if option.action.isdigit() and figures.get("p_make") is not None:
+            bids.append((int(option.action), figures.get("suit"), figures["p_make"], option.action))
+    found = []
+    for low_bid, suit, p_low, low_action in bids:
+        for high_bid, other_suit, p_high, high_action in bids:
+            if high_bid > low_bid and suit == other_suit and p_high > p_low + 1e-9:
+                found.append((low_action, high_action))
+    return found
+
+
+def run(rules: Rules | str, deals: int, seed: int = 1, budget: int | None = None,
+        progress: Callable[[int], None] | None = None) -> Calibration:
+    rules = Rules.from_spec(rules)
+    rng = random.Random(seed)
+    cal = Calibration()
+    while cal.deals < deals:
+        deal = Deal.new(rules, rules.seats[cal.deals % len(rules.seats)], rng)
+        stated = []  # (seat, kind, chance)
+        while not deal.is_over:
+            seat = deal.to_act
+            obs = deal.observation(seat)
+            legal = obs.legal_actions()
+            if len(legal) == 1:
+                deal.apply(legal[0], seat)
+                continue
+            options = advise(obs, seed=rng.getrandbits(32), budget=budget)
+            chosen = options[0]
+            cal.decisions += 1
+            if obs.phase == "auction":
+                cal.bid_decisions += 1
+                cal.contradictions += [
+                    {"deal": cal.deals, "seat": seat, "lower": low, "higher": high}
+                    for low, high in contradictions(options)
+                ]
+                if chosen.action != "pass" and chosen.figures.get("p_make") is not None:
+                    stated.append((seat, "make", chosen.figures["p_make"], chosen.action))
+            for point in POINTS:
+                stated.append((seat, point, chosen.figures[f"p_{point}"], chosen.action))
+            deal.apply(chosen.action, seat)
+        result = deal.result()
+        cal.deals += 1
+        for seat, kind, chance, action in stated:
+            if kind == "make":
+                # Tested only for the bid that became the contract (never in a thrown-in deal).
+                if not result.thrown_in and seat == result.pitcher and _is_winning_call(deal, seat, action):
+                    cal.add(kind, chance, bool(result.made))
+            else:
+                taker = None if result.thrown_in else result.points[kind]
+                cal.add(kind, chance, taker is not None and taker == rules.side_of(seat))
+        if progress is not None:
+            progress(cal.deals)
+    return cal
+
+
+def _is_winning_call(deal: Deal, seat: str, action: str) -> bool:
+    """The seat's call ``action`` is the last call it made (so the one that won the auction)."""
+    mine = [token for who, token in deal.calls if who == seat]
+    return bool(mine) and mine[-1] == action

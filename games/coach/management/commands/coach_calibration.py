@@ -1,0 +1,50 @@
+"""``python manage.py coach_calibration``: are the coach's stated chances honest?
+
+Self-play deals at the hard level; per tenth of stated chance, the mean stated beside what
+happened, and the expected calibration error, for making the chosen bid and for each point;
+plus any decision whose chances contradict (a higher bid in the same suit said to be more
+likely made than a lower one). See games/coach/calibration.py.
+"""
+
+import json as json_module
+import sys
+
+from django.core.management.base import BaseCommand
+
+from games.coach.calibration import KINDS, run
+
+
+class Command(BaseCommand):
+    help = "Calibration of the coach's stated chances on self-play deals at the hard level."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--rules", default="house", help='a preset name or a JSON spec (default "house")')
+        parser.add_argument("--deals", type=int, default=200, help="self-play deals (default 200)")
+        parser.add_argument("--seed", type=int, default=1)
+        parser.add_argument("--budget", type=int, default=None, help="override the search budget (simulated deals)")
+        parser.add_argument("--json", action="store_true", help="print the whole report as JSON")
+        parser.add_argument("--progress", action="store_true")
+
+    def handle(self, *args, rules, deals, seed, budget, json: bool, progress: bool, **options):
+        spec = json_module.loads(rules) if rules.strip().startswith("{") else rules
+
+        def tell(done: int) -> None:
+            if progress and done % 10 == 0:
+                print(f"{done} deals", file=sys.stderr, flush=True)
+
+        report = run(spec, deals, seed=seed, budget=budget, progress=tell).report()
+        if json:
+            self.stdout.write(json_module.dumps(report, indent=2))
+            return
+        self.stdout.write(f"{report['deals']} deals, {report['decisions']} decisions with a choice "
+                          f"({report['bid_decisions']} in the auction)")
+        for kind in KINDS:
+            data = report["kinds"][kind]
+            self.stdout.write(f"\n{kind}: n={data['n']} ECE={data['ece']}")
+            self.stdout.write("  tenth      n   stated  happened")
+            for row in data["tenths"]:
+                if row["n"]:
+                    self.stdout.write(f"  {row['tenth']}  {row['n']:5d}  {row['stated']:.3f}   {row['happened']:.3f}")
+        self.stdout.write(f"\ncontradictions: {len(report['contradictions'])}")
+        for item in report["contradictions"][:10]:
+            self.stdout.write(f"  deal {item['deal']} seat {item['seat']}: {item['higher']} said likelier made than {item['lower']}")

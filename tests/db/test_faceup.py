@@ -1,0 +1,133 @@
+"""All cards face up in a player's replay: each play step of a finished deal is solved once in
+a worker, stored, and shown on the cards with the card really played marked. Nothing for a
+deal still in play, for someone else's match, or for a bid."""
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from games import dispatch, engine, selectors
+from games.engine.solver import analyse
+from games.replay import tasks
+from games.replay.models import FaceUpAnalysis
+from setback_site.celery import app
+
+from .replays import into_a_new_deal, play_deals, played_deals
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def enqueued(monkeypatch):
+    calls = []
+    monkeypatch.setattr(dispatch, "enqueue", lambda task, *args, **kw: calls.append((task.name, args)))
+    return calls
+
+
+@pytest.fixture
+def match(user):
+    match = play_deals(user, "house", played=1, seed=5)
+    into_a_new_deal(match, actions=2, seed=5)
+    return match
+
+
+def _play_steps(deal_row):
+    """(step, state) for every card played in the deal (the position before it)."""
+    final = selectors.deal_state(deal_row)
+    state = selectors.deal_state(deal_row, upto=0)
+    steps = []
+    for step, (seat, token) in enumerate(final.history):
+        if state.phase == engine.PLAY:
+            steps.append((step, state.copy()))
+        state.apply(token, seat)
+    return steps
+
+
+def _url(match, deal_row, step):
+    return reverse("replay:faceup", args=[match.pk, deal_row.number, step])
+
+
+def test_a_play_step_is_solved_once_in_a_worker_and_shown_on_the_cards(
+    logged_in_client, match, enqueued, django_capture_on_commit_callbacks
+):
+    deal_row = played_deals(match)[0]
+    step, state = _play_steps(deal_row)[8]  # the first card of the third trick
+    url = _url(match, deal_row, step)
+    with django_capture_on_commit_callbacks(execute=True):
+        first = logged_in_client.post(url)
+        again = logged_in_client.post(url)
+    assert first.status_code == again.status_code == 200
+    assert "Solving this position" in first.content.decode()
+    assert enqueued == [("games.replay.tasks.analyse_faceup", (FaceUpAnalysis.objects.get().pk,))]
+
+    assert tasks.analyse_faceup(FaceUpAnalysis.objects.get().pk) != "done"
+    assert tasks.analyse_faceup(FaceUpAnalysis.objects.get().pk) == "done"  # solved once
+
+    page = logged_in_client.get(url).content.decode()
+    truth = analyse(state)
+    played = deal_row.actions.get(sequence=step).token
+    for line in truth.lines:
+        assert f'data-card="{line.card}"' in page
+    assert page.count("faceup-actual") == 1
+    actual_item = page.split(f'data-card="{played}"')[0].rsplit("<li", 1)[1]
+    assert "faceup-actual" in actual_item
+    assert page.count("faceup-best") == sum(1 for line in truth.lines if line.best)
+
+
+def test_the_replay_step_asks_for_the_analysis_only_at_a_card_to_play(logged_in_client, match):
+    deal_row = played_deals(match)[0]
+    step, _ = _play_steps(deal_row)[0]
+    play_page = logged_in_client.get(reverse("replay:deal_step", args=[match.pk, deal_row.number, step]))
+    assert _url(match, deal_row, step) in play_page.content.decode()
+    bid_page = logged_in_client.get(reverse("replay:deal_step", args=[match.pk, deal_row.number, 0]))
+    assert "/faceup/" not in bid_page.content.decode()
+
+
+def test_nothing_is_solved_for_a_bid_a_deal_in_play_or_someone_elses_match(
+    logged_in_client, match, make_user, password, enqueued, django_capture_on_commit_callbacks
+):
+    other = Client()
+    deal_row = played_deals(match)[0]
+    in_play = selectors.current_deal(match)
+    with django_capture_on_commit_callbacks(execute=True):
+        bid = logged_in_client.post(_url(match, deal_row, 0))
+        assert bid.status_code == 200
+        assert logged_in_client.post(_url(match, in_play, 2)).status_code == 404
+        make_user("mallory")
+        other.login(username="mallory", password=password)
+        assert other.post(_url(match, deal_row, _play_steps(deal_row)[0][0])).status_code == 403
+        assert logged_in_client.post(_url(match, deal_row, 999)).status_code == 404
+    assert not FaceUpAnalysis.objects.exists()
+    assert enqueued == []
+
+
+def test_a_step_too_large_to_solve_says_from_which_trick_the_figures_are_exact(
+    logged_in_client, match, enqueued, monkeypatch, django_capture_on_commit_callbacks
+):
+    deal_row = played_deals(match)[0]
+    steps = _play_steps(deal_row)
+    opening, state = steps[0]
+    # A node limit the opening lead just exceeds; the later tricks' leads mostly fit.
+    limit = analyse(state).nodes - 1
+    monkeypatch.setattr(tasks, "MAX_NODES", limit)
+    expected = None
+    for _step, later in reversed(steps[1:]):  # every trick from `expected` on fits
+        if later.current_trick:
+            continue
+        try:
+            analyse(later, max_nodes=limit)
+        except engine.solver.TooLarge:
+            break
+        expected = len(later.tricks) + 1
+    assert expected is not None and expected > 1
+    with django_capture_on_commit_callbacks(execute=True):
+        logged_in_client.post(_url(match, deal_row, opening))
+    assert tasks.analyse_faceup(FaceUpAnalysis.objects.get().pk) == "too large"
+    page = logged_in_client.get(_url(match, deal_row, opening)).content.decode()
+    assert "Too many cards left" in page
+    assert f"exact from trick {expected} on" in page
+    assert "faceup-choice" not in page
+
+
+def test_the_solver_runs_on_the_coach_queue_never_delaying_a_bot():
+    assert app.amqp.router.route({}, tasks.analyse_faceup.name)["queue"].name.endswith("coach")
