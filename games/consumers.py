@@ -8,7 +8,7 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.template.loader import render_to_string
 
-from . import realtime, selectors, services, tables
+from . import dispatch, realtime, selectors, services, tables
 from .coach import services as coach_services
 from .coach.views import panel_html
 from .models import Match
@@ -43,6 +43,7 @@ class TableConsumer(AsyncWebsocketConsumer):
             await self.close(code=FORBIDDEN)
             return
         realtime.remember_server_loop()
+        dispatch.start_in_process_sweeper()
         self.group = table_group(self.match_id)
         self.sent_version = None
         await self.channel_layer.group_add(self.group, self.channel_name)
