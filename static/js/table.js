@@ -93,6 +93,7 @@
     }
     if (notice) notice.hidden = !show;
     socket.toggleAttribute("data-reconnecting", show);
+    socket.toggleAttribute("data-connected", !show);
   }
   document.body.addEventListener("htmx:wsClose", function (event) {
     const code = event.detail && event.detail.event ? event.detail.event.code : 0;

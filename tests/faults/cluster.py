@@ -112,8 +112,11 @@ class Process:
         self.env = env
         self.log_path = logdir / f"{name}.log"
         self.popen: subprocess.Popen | None = None
+        self.stopped_on_purpose = False
+        self.restarts = 0  # by the supervisor, after the process exited on its own
 
     def start(self) -> None:
+        self.stopped_on_purpose = False
         log = open(self.log_path, "ab")  # noqa: SIM115 - kept open for the child's lifetime
         self.popen = subprocess.Popen(self.command, env=self.env, cwd=ROOT, stdout=log,
                                       stderr=subprocess.STDOUT, start_new_session=True)
@@ -124,10 +127,12 @@ class Process:
 
     def kill(self) -> None:
         """`kill -9`, of the process and its children; no goodbye to anyone."""
+        self.stopped_on_purpose = True
         self.signal(signal.SIGKILL)
         self.popen.wait(timeout=30)
 
     def stop(self) -> None:
+        self.stopped_on_purpose = True
         if self.popen is None or self.popen.poll() is not None:
             return
         try:
@@ -139,6 +144,12 @@ class Process:
                 self.kill()
             except ProcessLookupError:
                 pass
+
+    def supervise(self) -> None:
+        """Start the process again if it exited on its own, as systemd's `Restart=always` would."""
+        if self.popen is not None and not self.stopped_on_purpose and self.popen.poll() is not None:
+            self.restarts += 1
+            self.start()
 
     def tail(self, lines: int = 40) -> str:
         try:

@@ -26,9 +26,12 @@ else:
             "DJANGO_SETTINGS_MODULE": "setback_site.settings",
             "DATABASE_URL": f"postgres://setback@127.0.0.1:{PG_PORT}/postgres",
             "REDIS_URL": f"redis://127.0.0.1:{REDIS_PORT}/0",
-            "BOT_PACE_SECONDS": os.environ.get("FAULTS_BOT_PACE", "0.5"),
+            "BOT_PACE_SECONDS": os.environ.get("FAULTS_BOT_PACE", "0.7"),  # the site's default
             "SETBACK_QUEUE_PREFIX": "",
             "LOG_LEVEL": "WARNING",
+            # Playwright's sync API keeps an event loop in this process's main thread, where the
+            # suite also reads the database. Not passed to the site's processes (site.py).
+            "DJANGO_ALLOW_ASYNC_UNSAFE": "true",
         }
     )
     import django

@@ -5,6 +5,7 @@ The test process is a client of the site like any browser (HTTP and websockets t
 reads the database directly only to decide a person's move and to check the record.
 """
 
+import os
 import random
 import re
 import secrets
@@ -30,7 +31,11 @@ RULES = "classic"  # to 21: matches last long enough to see every fault
 
 
 def backoff(retries: int) -> float:
-    """The page's reconnect delay (static/js/table.js): jittered, doubling, at most 4 s."""
+    """The page's reconnect delay (static/js/table.js): jittered, doubling, at most 4 s.
+    FAULTS_PAGE_BACKOFF=htmx-default measures the htmx extension's own (full jitter up to 64 s),
+    which the page used before."""
+    if os.environ.get("FAULTS_PAGE_BACKOFF") == "htmx-default":
+        return 2.0 ** min(retries, 6) * random.random()
     ceiling = min(4.0, 2.0**retries)
     return ceiling / 2 + random.random() * ceiling / 2
 

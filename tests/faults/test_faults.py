@@ -9,7 +9,7 @@ The last test checks the whole record. Run with `make faults`.
 
 import signal
 
-from tests.faults import play
+from tests.faults import browser, play
 from tests.faults.site import RECOVERY_LIMIT
 
 
@@ -28,8 +28,30 @@ def test_a_killed_worker_is_replaced_and_its_lost_turns_are_found(site):
 
 
 def test_a_killed_daphne_comes_back_and_its_screens_reconnect(site):
-    result = site.fault("one Daphne kill -9, back after 15 s", site.daphnes[0].kill, 15,
-                        lambda: (site.daphnes[0].start(), site.wait_for_daphne(0)))
+    """Also in Chromium: the table page on the killed Daphne says it is reconnecting, then shows
+    the latest position by itself."""
+    page = None
+    if browser.available():
+        person = site.people[0][0]  # plays through the first Daphne
+        page = browser.TablePage(person.base_url, play.session_cookie(person.user))
+
+    def kill():
+        if page is not None:
+            page.open(site.people[0][0].match_id)  # the person's table after the top-up
+        site.daphnes[0].kill()
+        if page is not None:
+            page.wait_reconnecting()
+
+    try:
+        result = site.fault(
+            "one Daphne kill -9, back after 15 s", kill, 15,
+            lambda: (site.daphnes[0].start(), site.wait_for_daphne(0)),
+            also=lambda back: {"page_latest_within": round(page.wait_latest(back, RECOVERY_LIMIT), 1)}
+            if page is not None else {},
+        )
+    finally:
+        if page is not None:
+            page.close()
     assert_healed(result)
 
 
