@@ -166,6 +166,8 @@ else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
 
 CELERY_BROKER_URL = REDIS_URL or None
+# Redis, with a worker that survives losing it (setback_site/broker.py).
+CELERY_BROKER_TRANSPORT = "setback_site.broker:Transport" if REDIS_URL else None
 CELERY_RESULT_BACKEND = REDIS_URL or None
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
