@@ -116,11 +116,11 @@ class Process:
         self.restarts = 0  # by the supervisor, after the process exited on its own
 
     def start(self) -> None:
-        self.stopped_on_purpose = False
         log = open(self.log_path, "ab")  # noqa: SIM115 - kept open for the child's lifetime
         self.popen = subprocess.Popen(self.command, env=self.env, cwd=ROOT, stdout=log,
                                       stderr=subprocess.STDOUT, start_new_session=True)
         log.close()
+        self.stopped_on_purpose = False  # only now: the supervisor must not see the old one
 
     def signal(self, sig: int) -> None:
         os.killpg(self.popen.pid, sig)

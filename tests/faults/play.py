@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 
 from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
 from django.contrib.sessions.backends.db import SessionStore
-from django.db import close_old_connections, connections
+from django.db import close_old_connections, connection, connections, transaction
 from websockets.exceptions import WebSocketException
 from websockets.sync.client import connect
 
@@ -211,7 +211,14 @@ class Problems:
 def check_record(match_id: int, problems: Problems) -> None:
     """Every deal's actions are numbered 0..n-1 without a gap, replay legally through the
     engine, and every step of the match's version is one action or one new deal: nothing lost,
-    nothing doubled."""
+    nothing doubled. Read in one snapshot: the table may still be playing."""
+    with transaction.atomic():
+        with connection.cursor() as cursor:
+            cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+        _check_record(match_id, problems)
+
+
+def _check_record(match_id: int, problems: Problems) -> None:
     match = Match.objects.get(pk=match_id)
     rules = selectors.rules_of(match)
     deals = list(Deal.objects.filter(match=match).order_by("number"))
