@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test test-fast worker bench lint clean
+.PHONY: run test test-fast faults worker bench lint clean
 
 # No key is committed and the site refuses to start without one: a run on this machine keeps a
 # generated key in var/ (git-ignored). SECRET_KEY set in the environment wins.
@@ -42,6 +42,12 @@ test: $(VENV)/.installed-test
 	$(BIN)/lint-imports
 	$(BIN)/pytest -m "not browser" $(PYTEST_ARGS)
 	DJANGO_ALLOW_ASYNC_UNSAFE=true $(BIN)/pytest -m browser $(PYTEST_ARGS)
+
+# The fault suite (tests/faults): its own PostgreSQL, Redis, two Daphne processes and a worker,
+# about twenty tables in play; kills and restarts each service and checks that every table and
+# screen goes on by itself. Needs PostgreSQL's binaries and redis-server installed (not running).
+faults: $(VENV)/.installed-test
+	SETBACK_FAULTS=1 $(BIN)/pytest -p no:django --confcutdir=tests/faults -W ignore::pytest.PytestConfigWarning tests/faults $(PYTEST_ARGS)
 
 worker: $(VENV)/.installed $(SECRET_KEY_FILE)
 	@test -n "$$REDIS_URL" || (echo "make worker needs REDIS_URL (and DATABASE_URL) set" && exit 1)

@@ -10,7 +10,7 @@ from django.template.loader import render_to_string
 
 from accounts.sockets import LOGGED_OUT, session_still_valid, user_group
 
-from . import invites, realtime, selectors, services, tables
+from . import dispatch, invites, realtime, selectors, services, tables
 from .coach import services as coach_services
 from .coach.views import panel_html
 from .models import Match
@@ -49,6 +49,7 @@ class TableConsumer(AsyncWebsocketConsumer):
             await self.close(code=FORBIDDEN)
             return
         realtime.remember_server_loop()
+        dispatch.start_in_process_sweeper()
         self.group = table_group(self.match_id)
         self.sent_version = None
         await self.channel_layer.group_add(self.group, self.channel_name)

@@ -17,9 +17,15 @@ import time
 from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 
 from django.conf import settings
-from django.db import close_old_connections, connections
+from django.db import InterfaceError, OperationalError, close_old_connections, connections
+from kombu.exceptions import OperationalError as BrokerError
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 log = logging.getLogger(__name__)
+
+# Errors that go away by themselves: the database or Redis restarting, a connection they cut.
+TRANSIENT = (OperationalError, InterfaceError, BrokerError, RedisConnectionError, RedisTimeoutError)
 
 _pool: ThreadPoolExecutor | None = None
 _pool_lock = threading.Lock()
@@ -28,6 +34,11 @@ _failures: list[str] = []
 # Long countdowns (a stand-in bot's turn timer) wait on a timer, not in a pool thread, so they
 # never hold up bot moves; tests cancel the ones still waiting when they end.
 LONG_COUNTDOWN = 2.0
+# The longest delay handed to the broker. Redis gives an unacknowledged task (a delayed one is
+# held unacknowledged by the worker that took it) to another worker after the visibility
+# timeout, and a task held by a worker that died comes back only then: longer waits are stored
+# as due times and the sweeper (games/sweeper.py) enqueues them when they are due.
+LONGEST_COUNTDOWN = 30.0
 _timers: set[threading.Timer] = set()
 
 
@@ -107,11 +118,23 @@ def uses_workers() -> bool:
     return bool(settings.CELERY_BROKER_URL)
 
 
+def start_in_process_sweeper() -> None:
+    """Without a broker there is no worker to sweep for lost turns: the web process does it,
+    from the first table it serves or the first task it runs (games/sweeper.py)."""
+    if not uses_workers():
+        from .sweeper import start_watchdog
+
+        start_watchdog()
+
+
 def enqueue(task, *args, countdown: float = 0, **kwargs) -> Future | None:
     """Run `task(*args, **kwargs)` in the background, after `countdown` seconds."""
+    if countdown > LONGEST_COUNTDOWN:
+        raise ValueError(f"a countdown of {countdown} s is longer than {LONGEST_COUNTDOWN} s: store a due time")
     if uses_workers():
         task.apply_async(args=args, kwargs=kwargs, countdown=countdown or None)
         return None
+    start_in_process_sweeper()
     if countdown >= LONG_COUNTDOWN:
         timer = threading.Timer(countdown, _fire, args=(task, args, kwargs))
         timer.daemon = True

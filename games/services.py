@@ -5,10 +5,10 @@ decide legality, writes rows, and only after the transaction commits tells the t
 enqueues the next bot turn. Views, consumers and tasks parse input and call one of these.
 """
 
+import logging
 import random
 import secrets
 from dataclasses import dataclass
-from datetime import timedelta
 from functools import partial
 
 from django.db import IntegrityError, transaction
@@ -17,6 +17,8 @@ from django.utils import timezone
 from . import engine, realtime, refusals, selectors
 from .models import Action, BotLevel, Deal, Match, Seat
 from .stats import services as stats_services
+
+log = logging.getLogger(__name__)
 
 
 class GameError(Exception):
@@ -334,36 +336,65 @@ def do_next_deal(match_id: int, version: int) -> Outcome:
 
 
 def resume_stalled_turn(match_id: int) -> bool:
-    """Wake a table whose bot turn was lost (its process restarted, its broker message gone).
+    """Wake a table whose turn was lost (a worker died, a broker message or a notice was lost).
 
-    Called when someone opens or reconnects to the table. A turn counts as stalled once the
-    table has been still for a while; a duplicate task is harmless (the version check refuses it).
+    Called by the sweeper (games/sweeper.py) every few seconds, and when someone opens or
+    reconnects to the table. A bot's turn or an automatic next deal counts as stalled once the
+    table has been still for a while beyond its pace; a person's turn at a shared table once its
+    stand-in is due. A duplicate task is harmless: the version check refuses it.
     """
     turn = selectors.waiting_on(match_id)
     if turn is None or (turn.kind == "next_deal" and not turn.automatic):
         return False
     if turn.kind == "person" and not turn.timeout_seconds:
         return False
-    # A person's turn at a shared table is stalled once its stand-in timer should have fired.
-    wait = turn.timeout_seconds if turn.kind == "person" else turn.pace_seconds
     still_since = Match.objects.filter(pk=match_id).values_list("updated_at", flat=True).first()
-    if timezone.now() - still_since < timedelta(seconds=wait + STALL_SECONDS):
+    still_for = (timezone.now() - still_since).total_seconds()
+    if turn.kind == "person":
+        from .tables import stand_in_overdue, wake_stand_in
+
+        if not stand_in_overdue(turn, still_for, grace=STALL_SECONDS):
+            return False
+        wake_stand_in(turn, match_id, still_for=still_for)
+        return True
+    if still_for < turn.pace_seconds + STALL_SECONDS:
         return False
     _wake(match_id, turn)
     return True
 
 
 def _after_commit(match: Match) -> None:
-    transaction.on_commit(partial(announce_change, match.pk, match.version))
+    # Robust: the change is saved; nothing that fails after the commit may reach the person.
+    transaction.on_commit(partial(announce_change, match.pk, match.version), robust=True)
 
 
 def announce_change(match_id: int, version: int) -> None:
     """Tell every screen at the table that it changed, wake the bot whose turn it is, and let the
-    coach prepare its advice or review."""
+    coach prepare its advice or review.
+
+    Each step is on its own: a channel layer that is down must not keep the bot asleep. A step
+    that fails is logged and left to the sweeper (the bot's turn) or to the screens' reconnect
+    (which renders the latest position).
+    """
+    for step in (_tell_screens, _wake_if_waiting, _prepare_coach):
+        try:
+            step(match_id, version)
+        except Exception:
+            log.warning("after the commit of match %s v%s: %s failed; the sweeper will retry",
+                        match_id, version, step.__name__, exc_info=True)
+
+
+def _tell_screens(match_id: int, version: int) -> None:
     realtime.group_send(selectors.table_group(match_id), {"type": "table.changed", "version": version})
+
+
+def _wake_if_waiting(match_id: int, version: int) -> None:
     turn = selectors.waiting_on(match_id)
     if turn is not None and turn.version == version:
         _wake(match_id, turn)
+
+
+def _prepare_coach(match_id: int, version: int) -> None:
     from .coach.services import after_change
 
     after_change(match_id, version)  # the coach: advice at a person's turn, a review after a deal

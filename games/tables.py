@@ -67,7 +67,7 @@ def _check_timeout(seconds) -> int:
 
 def _announce(match: Match) -> None:
     """Tell the screens without waking anyone: for changes that are not moves (seats, chat)."""
-    transaction.on_commit(partial(announce_seen, match.pk, match.version))
+    transaction.on_commit(partial(announce_seen, match.pk, match.version), robust=True)
 
 
 def announce_seen(match_id: int, version: int) -> None:
@@ -272,7 +272,7 @@ def do_presence(match_id: int, user, delta: int) -> bool:
         match = Match.objects.filter(pk=match_id).only("version", "status").first()
         _announce(match)
         if delta < 0:
-            transaction.on_commit(partial(_after_disconnect, match_id, user.pk))
+            transaction.on_commit(partial(_after_disconnect, match_id, user.pk), robust=True)
     return True
 
 
@@ -287,18 +287,39 @@ def _after_disconnect(match_id: int, user_id: int) -> None:
 
 
 def _enqueue_stand_in(match_id: int, version: int, reason: str, countdown: float) -> None:
-    from .dispatch import enqueue
+    from .dispatch import LONGEST_COUNTDOWN, enqueue
     from .tasks import stand_in_turn
 
-    enqueue(stand_in_turn, match_id, version, reason, countdown=countdown)
+    if countdown > LONGEST_COUNTDOWN:
+        # A broker holds a delayed task unacknowledged: past its visibility timeout it is handed
+        # out twice, and it dies with its worker. The due time is stored instead (the turn began
+        # at the match's `updated_at`) and the sweeper enqueues the turn when it is due.
+        return
+    enqueue(stand_in_turn, match_id, version, reason, countdown=max(0.0, countdown))
 
 
-def wake_stand_in(turn: selectors.Waiting, match_id: int) -> None:
-    """Called when a person's turn starts at a shared table: a bot plays it if they do not."""
+def _away_grace(turn: selectors.Waiting) -> float:
+    return min(DISCONNECT_GRACE_SECONDS, turn.timeout_seconds or DISCONNECT_GRACE_SECONDS)
+
+
+def wake_stand_in(turn: selectors.Waiting, match_id: int, still_for: float = 0.0) -> None:
+    """Called when a person's turn starts at a shared table (`still_for` 0), or by the sweeper
+    once the table has been still that long: a bot plays the turn if they do not."""
     if turn.kind == "person" and turn.timeout_seconds:
-        _enqueue_stand_in(match_id, turn.version, "idle", turn.timeout_seconds)
+        _enqueue_stand_in(match_id, turn.version, "idle", turn.timeout_seconds - still_for)
         if not turn.connected:
-            _enqueue_stand_in(match_id, turn.version, "away", min(DISCONNECT_GRACE_SECONDS, turn.timeout_seconds))
+            _enqueue_stand_in(match_id, turn.version, "away", _away_grace(turn) - still_for)
+
+
+def stand_in_overdue(turn: selectors.Waiting, still_for: float, grace: float) -> bool:
+    """Whether a person's turn that has been still for `still_for` seconds should have been
+    played by a stand-in: its timer was due more than `grace` seconds ago, or (a timer too long
+    for a countdown) it is due now."""
+    from .dispatch import LONGEST_COUNTDOWN
+
+    idle_due = turn.timeout_seconds + (grace if turn.timeout_seconds <= LONGEST_COUNTDOWN else 0)
+    away_due = _away_grace(turn) + grace
+    return still_for >= idle_due or (not turn.connected and still_for >= away_due)
 
 
 def stand_in_due(match_id: int, version: int, reason: str) -> bool:

@@ -5,8 +5,32 @@ import socket
 
 from asgiref.sync import async_to_sync
 from celery import shared_task
+from celery.signals import worker_ready
 from channels.layers import get_channel_layer
 from django.db import connection
+
+from .dispatch import TRANSIENT
+
+# A game task hit by a transient error (dispatch.TRANSIENT) tries again with a growing, jittered
+# delay (about 1, 2, 4, 8 s, at most 8 s: far below the broker's visibility timeout). Retrying is
+# safe: the move names its version. If every retry fails (or the broker is down so the retry
+# cannot be sent), the sweeper finds the turn again.
+RETRY = {
+    "autoretry_for": TRANSIENT,
+    "retry_backoff": 1,
+    "retry_backoff_max": 8,
+    "retry_jitter": True,
+    "max_retries": 6,
+    "ignore_result": True,
+}
+
+
+@worker_ready.connect
+def _start_sweeper(**_):
+    """Every worker sweeps for lost turns (a dead worker's, a lost message's) on its own."""
+    from .sweeper import start_watchdog
+
+    start_watchdog()
 
 
 @shared_task
@@ -28,7 +52,7 @@ def report_worker(reply_channel: str | None = None) -> dict:
 # A bot's move: read the seat's observation, decide, and apply it through the one service.
 # acks_late + reject_on_worker_lost: a worker that dies mid-move leaves the task on the queue
 # for another worker; the version check makes a repeated task harmless.
-@shared_task(acks_late=True, reject_on_worker_lost=True, soft_time_limit=20, time_limit=30)
+@shared_task(acks_late=True, reject_on_worker_lost=True, soft_time_limit=20, time_limit=30, **RETRY)
 def play_bot_turn(match_id: int, version: int) -> str:
     from . import dispatch, selectors, services
     from .engine.bots import choose
@@ -44,7 +68,7 @@ def play_bot_turn(match_id: int, version: int) -> str:
     return action
 
 
-@shared_task(acks_late=True, reject_on_worker_lost=True, time_limit=30)
+@shared_task(acks_late=True, reject_on_worker_lost=True, time_limit=30, **RETRY)
 def start_next_deal(match_id: int, version: int) -> str:
     from . import services
 
@@ -58,7 +82,7 @@ def start_next_deal(match_id: int, version: int) -> str:
 # A person's turn at a shared table, played by a bot because they are away or idle. The Action
 # row names no user and the bot's level: a stand-in. The version check makes a late or repeated
 # task harmless, and the person takes the seat back by acting on their next turn.
-@shared_task(acks_late=True, reject_on_worker_lost=True, soft_time_limit=20, time_limit=30)
+@shared_task(acks_late=True, reject_on_worker_lost=True, soft_time_limit=20, time_limit=30, **RETRY)
 def stand_in_turn(match_id: int, version: int, reason: str = "idle") -> str:
     from . import dispatch, selectors, services, tables
     from .engine.bots import choose

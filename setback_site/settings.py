@@ -124,6 +124,10 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     )
     DATABASES["default"]["TEST"] = {"NAME": test_sqlite}
 
+# A kept connection is checked before reuse, so one cut by a database restart is replaced
+# instead of failing the next request or task.
+CONN_HEALTH_CHECKS = True
+
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 AUTH_USER_MODEL = "accounts.User"
 
@@ -167,7 +171,20 @@ if REDIS_URL:
             "BACKEND": "channels_redis.core.RedisChannelLayer",
             # redis-py 8 reads with a 5 s socket timeout by default, which kills the layer's
             # blocking receive (and the consumer with it) on an idle socket: no client timeout.
-            "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": None}]},
+            # After a Redis restart the pooled connections are dead: ping one that has been idle
+            # for a few seconds before using it, and retry a command on a fresh connection.
+            "CONFIG": {
+                "hosts": [
+                    {
+                        "address": REDIS_URL,
+                        "socket_timeout": None,
+                        "socket_connect_timeout": 2,
+                        "socket_keepalive": True,
+                        "health_check_interval": 5,
+                        "retry_on_timeout": True,
+                    }
+                ]
+            },
         }
     }
 else:
@@ -187,14 +204,26 @@ else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
 CELERY_BROKER_URL = REDIS_URL or None
+# Redis, with a worker that survives losing it (setback_site/broker.py).
+CELERY_BROKER_TRANSPORT = "setback_site.broker:Transport" if REDIS_URL else None
 CELERY_RESULT_BACKEND = REDIS_URL or None
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # A task whose worker vanished without a goodbye is handed out again after this long.
 CELERY_BROKER_TRANSPORT_OPTIONS = {
-    "visibility_timeout": int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", "60"))
+    "visibility_timeout": int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", "60")),
+    # Notice a dead connection (Redis restarted) within seconds, on web processes and workers.
+    "health_check_interval": 5,
+    "socket_connect_timeout": 2,
+    "socket_keepalive": True,
 }
+# A worker never gives up reconnecting to the broker, at start-up or after losing it; a web
+# process that cannot publish a task fails fast (the sweeper sends the turn again later).
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
+CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0.2, "interval_step": 0.5}
+CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {"socket_connect_timeout": 2}
 # Bot moves and coach advice have queues of their own, so advice never delays a bot. The prefix
 # lets two test runs share one Redis without taking each other's tasks.
 QUEUE_PREFIX = os.environ.get("SETBACK_QUEUE_PREFIX", "")
@@ -211,6 +240,8 @@ SEARCH_PROCESSES = int(os.environ.get("SEARCH_PROCESSES", max(1, (os.cpu_count()
 
 # Seconds a bot waits before each card so a person can follow the play (0 in tests).
 BOT_PACE_SECONDS = float(os.environ.get("BOT_PACE_SECONDS", "0.7"))
+# How often the sweeper looks for turns nobody will play (games/sweeper.py); 0 switches it off.
+SWEEP_SECONDS = float(os.environ.get("SWEEP_SECONDS", "2"))
 
 # --- Limits ---------------------------------------------------------------------------------
 # Logins (django-axes): 5 failures for one user name, or from one address, lock that name or

@@ -26,6 +26,8 @@ hypothesis_settings.load_profile("setback")
 # the processes tests start (Daphne, the Celery worker); this process's settings are already
 # loaded, so the fixture below sets them too.
 os.environ["BOT_PACE_SECONDS"] = "0"
+# The sweeper wakes stalled tables on its own; tests of stalls call it themselves.
+os.environ["SWEEP_SECONDS"] = "0"
 
 CHROMIUM = "/usr/bin/chromium"
 
@@ -114,6 +116,7 @@ def _bots_play_at_once():
     from django.conf import settings
 
     settings.BOT_PACE_SECONDS = 0
+    settings.SWEEP_SECONDS = 0
 
 
 @pytest.fixture(autouse=True)

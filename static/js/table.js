@@ -69,4 +69,35 @@
   }
   document.body.addEventListener("htmx:afterSettle", restore);
   document.body.addEventListener("htmx:oobAfterSwap", restore);
+
+  // The table's websocket comes back by itself after a server restart or a network drop: the
+  // next try within 0.5-1 s, then doubling, never more than 4 s apart, each delay jittered so
+  // that a restarted server is not hit by every page at once. On connecting, the server sends
+  // the table as it is now, so the page shows the latest position without a reload.
+  htmx.config.wsReconnectDelay = function (retries) {
+    const ceiling = Math.min(4000, 1000 * Math.pow(2, retries));
+    return ceiling / 2 + Math.random() * ceiling / 2;
+  };
+
+  function reconnectingNotice(show) {
+    const socket = document.querySelector(".table-socket");
+    if (!socket) return;
+    let notice = document.getElementById("socket-reconnecting");
+    if (show && !notice) {
+      notice = document.createElement("p");
+      notice.id = "socket-reconnecting";
+      notice.className = "flash flash-error";
+      notice.setAttribute("role", "status");
+      notice.textContent = "Connection lost: reconnecting…";
+      socket.parentNode.insertBefore(notice, socket);
+    }
+    if (notice) notice.hidden = !show;
+    socket.toggleAttribute("data-reconnecting", show);
+    socket.toggleAttribute("data-connected", !show);
+  }
+  document.body.addEventListener("htmx:wsClose", function (event) {
+    const code = event.detail && event.detail.event ? event.detail.event.code : 0;
+    if (code < 4000) reconnectingNotice(true); // 44xx: refused for good, not a connection lost
+  });
+  document.body.addEventListener("htmx:wsOpen", function () { reconnectingNotice(false); });
 })();

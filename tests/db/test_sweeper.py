@@ -1,0 +1,116 @@
+"""Nothing stalls: a saved move is never answered with an error, and lost turns are found again
+by the sweeper, not only when someone opens the page (issue 15; the fault suite in tests/faults
+proves the same with real processes killed)."""
+
+import time
+from datetime import timedelta
+
+import pytest
+from django.urls import reverse
+from django.utils import timezone
+
+from games import dispatch, realtime, selectors, services, sweeper, tables
+from games.models import Action, Match
+
+from .play import play_until
+
+
+def age(match: Match, seconds: float) -> None:
+    """As if the table had been still for `seconds`."""
+    Match.objects.filter(pk=match.pk).update(updated_at=timezone.now() - timedelta(seconds=seconds))
+
+
+def wait_for_version_above(match: Match, version: int, timeout: float = 30) -> int:
+    """The table's version once it passes `version` (tasks run in-process or on a worker)."""
+    dispatch.wait_for_in_process_tasks()
+    deadline = time.monotonic() + timeout
+    while True:
+        current = Match.objects.get(pk=match.pk).version
+        if current > version or time.monotonic() > deadline:
+            return current
+        time.sleep(0.05)
+
+
+def quietly_to_a_turn(user, monkeypatch, kind: str) -> Match:
+    """A match at a turn of `kind` with no task on its way (as a restarted server finds it)."""
+    with monkeypatch.context() as quiet:
+        quiet.setattr(services, "_after_commit", lambda match: None)
+        for _ in range(50):
+            match = services.do_start_match(user, "house", "easy")
+            match = play_until(match, stop=lambda m: selectors.waiting_on(m.pk).kind == kind)
+            if match.status == Match.Status.PLAYING:
+                return match
+    raise AssertionError(f"no match reached a {kind}'s turn")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_saved_move_is_answered_normally_and_the_bot_still_wakes_when_the_screens_cannot_be_told(
+    client, user, monkeypatch
+):
+    match = quietly_to_a_turn(user, monkeypatch, "person")
+    turn = selectors.waiting_on(match.pk)
+    deal_row = selectors.current_deal(match)  # a thrown-in deal is followed by a new one
+    state = selectors.deal_state(deal_row)
+
+    def channel_layer_down(group, message):
+        raise ConnectionError("Error 111 connecting to redis: Connection refused.")
+
+    monkeypatch.setattr(realtime, "group_send", channel_layer_down)
+    client.force_login(user)
+    # A pass in the auction: a bot acts next, or the deal is thrown in and dealt again.
+    token = "pass" if "pass" in state.legal_actions() else state.legal_actions()[0]
+    response = client.post(reverse("act", args=[match.pk]), {
+        "version": turn.version, "action": token}, HTTP_HX_REQUEST="true")
+
+    assert response.status_code == 200
+    assert Action.objects.filter(deal=deal_row, sequence=state.version,
+                                 user=user, token=token).exists()
+    # The bot after the person was woken although telling the screens failed.
+    assert wait_for_version_above(match, turn.version + 1) > turn.version + 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_sweeper_wakes_a_lost_bot_turn_but_not_a_table_that_just_moved(user, monkeypatch):
+    match = quietly_to_a_turn(user, monkeypatch, "bot")
+    version = match.version
+    assert sweeper.sweep() == 0  # just moved: its task may well be on its way
+    assert Match.objects.get(pk=match.pk).version == version
+
+    age(match, services.STALL_SECONDS + 5)
+    assert sweeper.sweep() == 1
+    assert wait_for_version_above(match, version) > version
+
+
+@pytest.mark.django_db
+def test_a_long_turn_timer_is_a_stored_due_time_that_the_sweeper_acts_on(user, make_user, monkeypatch):
+    bob = make_user("bob")
+    match = tables.do_create_table(user, "house", turn_timeout_seconds=120)
+    tables.do_sit(match.pk, bob, "W")
+    tables.do_fill_with_bots(match.pk, user, "easy")
+    match = play_until(tables.do_start_table(match.pk, user),
+                       stop=lambda m: selectors.waiting_on(m.pk).kind == "person")
+    turn = selectors.waiting_on(match.pk)
+    person = user if turn.seat == "S" else bob
+    tables.do_presence(match.pk, person, +1)  # at the table, just slow: only the idle timer
+    turn = selectors.waiting_on(match.pk)
+    sent = []
+    monkeypatch.setattr(dispatch, "enqueue", lambda task, *args, countdown=0, **kw: sent.append(
+        (task.name, args, countdown)))
+
+    tables.wake_stand_in(turn, match.pk)
+    assert sent == []  # 120 s is longer than a broker may hold a task: no countdown
+
+    age(match, 60)
+    sweeper.sweep()
+    assert sent == []  # not due yet
+
+    age(match, 121)
+    assert sweeper.sweep() == 1
+    assert sent == [("games.tasks.stand_in_turn", (match.pk, turn.version, "idle"), 0.0)]
+
+
+def test_a_countdown_longer_than_the_broker_holds_a_task_is_refused():
+    from games.tasks import stand_in_turn
+
+    with pytest.raises(ValueError, match="store a due time"):
+        dispatch.enqueue(stand_in_turn, 1, 1, "idle", countdown=dispatch.LONGEST_COUNTDOWN + 1)
