@@ -181,7 +181,7 @@ def page_charts(stats) -> dict[str, SafeString]:
              for line in stats.points],
             title="How often your side took each point",
         )
-    if stats.coach_accuracy:
+    if len(stats.coach_accuracy) > 1:  # one day is a lone dot under its own label: no line yet
         drawn["coach"] = line_chart(
             [(point.label, point.value) for point in stats.coach_accuracy],
             title="How often you played the coach's choice, by day",

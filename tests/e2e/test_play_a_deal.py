@@ -53,7 +53,7 @@ def play_until_a_deal_is_scored(page: Page, act, deadline_seconds=120):
     deadline = time.monotonic() + deadline_seconds
     while time.monotonic() < deadline:
         result = page.locator(".deal-result")
-        if result.count() and result.get_by_text(re.compile(r"made it|was set back")).count():
+        if result.count() and result.get_by_text(re.compile(r"made it|set back")).count():
             return result
         version = table_version(page)
         if result.count() and page.get_by_text("Everyone passed").count():
