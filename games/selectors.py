@@ -526,7 +526,7 @@ def _practice_note(match: Match, rules: engine.Rules, seats: dict, me: str | Non
     really = None
     if over and source is not None and source.result:
         # The real result tells about cards nobody saw at that step: only after the deal.
-        really = _result_view(rules, source.result, seats, me)
+        really = _result_view(rules, source.result, seats, me, deal_state(source))
     return PracticeNote(
         source_match_id=source.match_id if source else None,
         source_number=source.number if source else None,

@@ -66,7 +66,7 @@ def test_a_practice_deal_plays_to_its_end_beside_what_really_happened_and_is_nev
     me = practice.seats.get(user=user).position
     view = selectors.table_view(practice, me)
     assert view.practice.really is not None
-    really = dict(view.practice.really["score"])
+    really = {name: delta for name, delta, _shown in view.practice.really["score"]}
     original = deal_row.result["score"]
     assert sorted(really.values()) == sorted(original.values())
 
