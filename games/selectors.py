@@ -12,7 +12,7 @@ from django.conf import settings
 from django.db import transaction
 
 from . import engine
-from .models import Deal, Match, Seat
+from .models import Deal, Match, PersonalBlock, Seat
 
 SUIT_NAMES = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
 SUIT_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
@@ -533,10 +533,36 @@ def viewer_role(match: Match, user) -> tuple[str | None, bool]:
     seat = viewer_seat(match, user)
     if seat is not None:
         return seat.position, True
+    return None, may_see_table(match, user)
+
+
+def may_see_table(match: Match, user) -> bool:
+    """Whether `user`, who has no seat here, may look at the table: the one place that decides.
+
+    A forming table is open to anyone logged in who has its invite link, and a public one is
+    listed in the lobby for everyone but the people its host blocked. A started shared table
+    is open to spectators when the host allows them.
+    """
     if not user.is_authenticated:
-        return None, False
-    # Anyone with the link may look at a forming table to choose a seat; spectators when allowed.
-    return None, match.status == Match.Status.FORMING or (match.invite_code is not None and match.allow_spectators)
+        return False
+    if match.status == Match.Status.FORMING:
+        return not blocked_by_host(match, user)
+    return match.invite_code is not None and match.allow_spectators
+
+
+def blocked_by_host(match: Match, user) -> bool:
+    return user.is_authenticated and PersonalBlock.objects.filter(
+        owner_id=match.host_id, other_id=user.pk, kind=PersonalBlock.Kind.BLOCK
+    ).exists()
+
+
+def personal_blocks(user) -> dict[str, set[int]]:
+    """The user ids `user` muted and blocked: {"mute": {...}, "block": {...}}."""
+    found: dict[str, set[int]] = {kind: set() for kind in PersonalBlock.Kind.values}
+    if user.is_authenticated:
+        for kind, other_id in PersonalBlock.objects.filter(owner=user).values_list("kind", "other_id"):
+            found[kind].add(other_id)
+    return found
 
 
 @dataclass
@@ -619,8 +645,13 @@ class ChatLine:
 
 
 def chat_lines(match: Match, user, limit: int = 30) -> list[ChatLine]:
-    """The table's last chat lines, oldest first (escaped by the template that shows them)."""
-    rows = list(match.chat_messages.select_related("user").order_by("-id")[:limit])
+    """The table's last chat lines, oldest first (escaped by the template that shows them),
+    leaving out the people `user` muted."""
+    rows = match.chat_messages.select_related("user").order_by("-id")
+    muted = personal_blocks(user)[PersonalBlock.Kind.MUTE]
+    if muted:
+        rows = rows.exclude(user_id__in=muted)
+    rows = list(rows[:limit])
     return [
         ChatLine(row.user.username, row.text, user.is_authenticated and row.user_id == user.pk, row.created_at)
         for row in reversed(rows)

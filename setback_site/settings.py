@@ -46,6 +46,7 @@ INSTALLED_APPS = [
     "games.replay",
     "games.stats",
     "games.coach",
+    "games.lobby",
 ]
 
 MIDDLEWARE = [
@@ -165,6 +166,10 @@ CELERY_TASK_ROUTES = {"games.coach.tasks.*": {"queue": f"{QUEUE_PREFIX}coach"}}
 
 # Seconds a bot waits before each card so a person can follow the play (0 in tests).
 BOT_PACE_SECONDS = float(os.environ.get("BOT_PACE_SECONDS", "0.7"))
+
+# Quick pairing: how long a person may choose to wait for people before bots fill the seats.
+PAIRING_WAIT_MIN_SECONDS = int(os.environ.get("PAIRING_WAIT_MIN_SECONDS", "10"))
+PAIRING_WAIT_MAX_SECONDS = int(os.environ.get("PAIRING_WAIT_MAX_SECONDS", "300"))
 
 # --- Security: strict as soon as DEBUG is off -----------------------------------------------
 if not DEBUG:

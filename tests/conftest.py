@@ -25,6 +25,8 @@ hypothesis_settings.load_profile("setback")
 # the processes tests start (Daphne, the Celery worker); this process's settings are already
 # loaded, so the fixture below sets them too.
 os.environ["BOT_PACE_SECONDS"] = "0"
+# Quick pairing's shortest wait, so a test (and the browser tests' server) need not sit for 10 s.
+os.environ["PAIRING_WAIT_MIN_SECONDS"] = "1"
 
 CHROMIUM = "/usr/bin/chromium"
 
@@ -113,6 +115,7 @@ def _bots_play_at_once():
     from django.conf import settings
 
     settings.BOT_PACE_SECONDS = 0
+    settings.PAIRING_WAIT_MIN_SECONDS = 1
 
 
 @pytest.fixture(autouse=True)
