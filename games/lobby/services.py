@@ -11,7 +11,7 @@ from datetime import timedelta
 from functools import partial
 
 from django.conf import settings
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from games import engine, tables
@@ -76,10 +76,14 @@ def do_find_players(user, rules_spec, bot_level: str, wait_seconds: int) -> Pair
         if PairingTicket.objects.filter(user=user, status=PairingTicket.Status.WAITING).exists():
             raise GameError("You are already looking for players; cancel that first.")
         now = timezone.now()
-        ticket = PairingTicket.objects.create(
-            user=user, queue=queue, rules=rules.to_spec(), bot_level=bot_level,
-            wait_seconds=wait, due_at=now + timedelta(seconds=wait),
-        )
+        try:
+            with transaction.atomic():
+                ticket = PairingTicket.objects.create(
+                    user=user, queue=queue, rules=rules.to_spec(), bot_level=bot_level,
+                    wait_seconds=wait, due_at=now + timedelta(seconds=wait),
+                )
+        except IntegrityError as error:  # the same person asked for other rules at that moment
+            raise GameError("You are already looking for players; cancel that first.") from error
         waiting = _waiting(queue, len(rules.seats))
         if len(waiting) == len(rules.seats):
             _seat(waiting, rules, bot_level)
