@@ -5,6 +5,7 @@ hidden hosts, which is empty for nearly everyone), however many lobby screens th
 """
 
 import asyncio
+import logging
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
@@ -15,6 +16,7 @@ from games import realtime as game_realtime
 from . import realtime, selectors, services
 
 UNAUTHENTICATED = 4401
+log = logging.getLogger(__name__)
 
 
 class _ListingCache:
@@ -50,6 +52,50 @@ def _render(tables) -> str:
 _listing = _ListingCache()
 
 
+class _Relay:
+    """One member of the lobby group per process, fanning each change out to the process's own
+    lobby screens. A group of 500 screens would cost 500 messages through the channel layer per
+    change; this costs one per process."""
+
+    def __init__(self):
+        self.viewers: set = set()
+        self.task: asyncio.Task | None = None
+        self.latest = None
+
+    async def join(self, viewer, channel_layer) -> None:
+        self.viewers.add(viewer)
+        loop = asyncio.get_running_loop()
+        if self.task is None or self.task.done() or self.task.get_loop() is not loop:
+            # The layer's own prefix: channels_redis reads every channel of a process from one key.
+            self.channel = await channel_layer.new_channel()
+            self.task = asyncio.ensure_future(self._listen(channel_layer))
+        # Re-joining refreshes the group's expiry on the layer.
+        await channel_layer.group_add(realtime.LOBBY_GROUP, self.channel)
+
+    def leave(self, viewer) -> None:
+        self.viewers.discard(viewer)
+
+    async def _listen(self, channel_layer) -> None:
+        while True:
+            try:
+                event = await channel_layer.receive(self.channel)
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # the layer's connection broke: the screens must not go deaf for good
+                log.exception("the lobby relay could not read from the channel layer")
+                await asyncio.sleep(1)
+                continue
+            change = event.get("change")
+            if event.get("type") != "lobby.changed" or (self.latest is not None and change < self.latest):
+                continue  # an older change overtaken by a newer one: its screen would be stale
+            self.latest = change
+            viewers = list(self.viewers)
+            await asyncio.gather(*(viewer.show(change) for viewer in viewers), return_exceptions=True)
+
+
+_relay = _Relay()
+
+
 class LobbyConsumer(AsyncWebsocketConsumer):
     async def connect(self):
         user = self.scope["user"]
@@ -58,19 +104,14 @@ class LobbyConsumer(AsyncWebsocketConsumer):
             return
         game_realtime.remember_server_loop()
         self.hidden_hosts = await database_sync_to_async(selectors.hosts_blocking)(user)
-        self.latest = None
-        await self.channel_layer.group_add(realtime.LOBBY_GROUP, self.channel_name)
         await self.accept()
+        await _relay.join(self, self.channel_layer)
         await self.send(text_data=await _listing.html_for(None, self.hidden_hosts))
 
     async def disconnect(self, code):
-        await self.channel_layer.group_discard(realtime.LOBBY_GROUP, self.channel_name)
+        _relay.leave(self)
 
-    async def lobby_changed(self, event):
-        change = event["change"]
-        if self.latest is not None and change < self.latest:
-            return  # an older change overtaken by a newer one: its screen would be stale
-        self.latest = change
+    async def show(self, change) -> None:
         await self.send(text_data=await _listing.html_for(change, self.hidden_hosts))
 
 
