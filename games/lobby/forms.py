@@ -6,8 +6,8 @@ from games.forms import PRESETS
 from games.models import BotLevel
 
 SEATING = [
-    ("partners", "Partners (four players, two sides)"),
-    ("cutthroat", "Cutthroat (every player for themselves)"),
+    ("partners", "Partners, 2 vs 2"),
+    ("cutthroat", "Cutthroat"),
 ]
 
 
@@ -18,9 +18,9 @@ class PairingForm(forms.Form):
         label="Players (cutthroat)", choices=[(n, str(n)) for n in range(2, 8)], coerce=int, initial=3
     )
     bot_level = forms.ChoiceField(
-        label="Bots for the empty seats", choices=BotLevel.choices, initial=BotLevel.MEDIUM
+        label="Bots for empty seats", choices=BotLevel.choices, initial=BotLevel.MEDIUM
     )
-    wait_seconds = forms.IntegerField(label="Wait for people (seconds)", initial=30)
+    wait_seconds = forms.IntegerField(label="Wait (seconds)", initial=30)
 
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("auto_id", "id_pairing_%s")

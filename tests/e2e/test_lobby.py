@@ -84,8 +84,8 @@ def test_quick_pairing_seats_two_people_and_bots_fill_after_the_wait(site, brows
         page.goto(site + "/lobby/")
         page.get_by_label("Rules").select_option("house")
         page.get_by_label("Seating").select_option("partners")
-        page.get_by_label("Bots for the empty seats").select_option("easy")
-        page.get_by_label("Wait for people (seconds)").fill(wait)
+        page.get_by_label("Bots for empty seats").select_option("easy")
+        page.get_by_label("Wait (seconds)").fill(wait)
         page.locator("[data-find-players]").click()
         expect(page.locator("#pairing-status")).to_have_attribute("data-status", "waiting")
 
