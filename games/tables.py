@@ -321,7 +321,7 @@ def do_presence(match_id: int, user, delta: int) -> bool:
         )
         if not updated:
             return False
-        match = Match.objects.filter(pk=match_id).only("version", "status").first()
+        match = Match.objects.filter(pk=match_id).only("version", "status", "public").first()
         _announce(match)
         if delta < 0:
             transaction.on_commit(partial(_after_disconnect, match_id, user.pk))

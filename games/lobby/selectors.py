@@ -2,7 +2,7 @@
 
 from dataclasses import dataclass
 
-from django.db.models import Count, Q
+from django.db.models import Count, F, Q
 
 from games import engine
 from games import selectors as game_selectors
@@ -56,12 +56,16 @@ def free_seats(match: Match, side: str = "") -> list[str]:
 
 
 def open_tables() -> list[OpenTable]:
-    """Every public forming table with a free seat, newest first: the same for every viewer
-    (`hidden_for` removes the tables of hosts who blocked one viewer)."""
+    """Every public forming table with a free seat whose host has it open, newest first: the
+    same for every viewer (`visible_tables` removes the tables of hosts who blocked one viewer).
+    A host who closes the table's page takes it off the list; an abandoned table never lingers."""
     matches = list(
         Match.objects.filter(_listed())
-        .annotate(free=Count("seats", filter=Q(seats__user__isnull=True, seats__bot_level="")))
-        .filter(free__gt=0)
+        .annotate(
+            free=Count("seats", filter=Q(seats__user__isnull=True, seats__bot_level="")),
+            host_here=Count("seats", filter=Q(seats__user_id=F("host_id"), seats__connections__gt=0)),
+        )
+        .filter(free__gt=0, host_here__gt=0)
         .select_related("host")
         .prefetch_related("seats__user")
         .order_by("-created_at")[:LISTED_LIMIT]

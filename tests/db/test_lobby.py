@@ -37,6 +37,13 @@ def listed_ids():
     return [t.match_id for t in lobby_selectors.open_tables()]
 
 
+def open_table(host, **options):
+    """A public table whose host has its page open (a listed table's host is present)."""
+    match = tables.do_create_table(host, "house", public=True, **options)
+    tables.do_presence(match.pk, host, +1)
+    return match
+
+
 def seats_of(match):
     return {s.position: (s.user.username if s.user_id else s.bot_level or "") for s in match.seats.all()}
 
@@ -44,17 +51,21 @@ def seats_of(match):
 # --- Open tables -------------------------------------------------------------------------------
 
 
-def test_only_public_forming_tables_with_a_free_seat_are_listed(user, bob):
-    public = tables.do_create_table(user, "house", public=True)
+def test_only_public_forming_tables_with_a_free_seat_and_their_host_are_listed(user, bob):
+    public = open_table(user)
     private = tables.do_create_table(bob, "house")
+    tables.do_presence(private.pk, bob, +1)
     assert listed_ids() == [public.pk]
-    assert private.pk not in listed_ids()
+    tables.do_presence(public.pk, user, -1)
+    assert listed_ids() == []  # the host closed the table's page: it leaves the list
+    tables.do_presence(public.pk, user, +1)
+    assert listed_ids() == [public.pk]
     tables.do_fill_with_bots(public.pk, user, "easy")
     assert listed_ids() == []  # full: nothing to sit at
 
 
 def test_the_listing_shows_rules_free_seats_by_partnership_and_the_host(user, bob):
-    match = tables.do_create_table(user, "house", public=True, allow_spectators=True)
+    match = open_table(user, allow_spectators=True)
     lobby.do_take_seat(match.pk, bob, "EW")
     (row,) = lobby_selectors.open_tables()
     assert row.host_name == "alice" and row.allow_spectators
@@ -66,7 +77,7 @@ def test_the_listing_shows_rules_free_seats_by_partnership_and_the_host(user, bo
 
 
 def test_one_click_takes_the_first_free_seat_of_the_chosen_side(user, bob, carol):
-    match = tables.do_create_table(user, "house", public=True)
+    match = open_table(user)
     response = client_for(bob).post(reverse("lobby:take_seat", args=[match.pk]), {"side": "NS"})
     assert response.status_code == 302 and response["Location"] == reverse("table", args=[match.pk])
     assert seats_of(match)["N"] == "bob"
@@ -85,7 +96,7 @@ def test_a_private_tables_number_in_the_lobby_url_finds_nothing_and_changes_noth
 
 
 def test_a_full_or_started_table_is_refused_with_a_clear_message(user, bob, carol, make_user):
-    match = tables.do_create_table(user, "house", public=True)
+    match = open_table(user)
     tables.do_sit(match.pk, bob, "W")
     tables.do_sit(match.pk, carol, "N")
     tables.do_sit(match.pk, make_user("dave"), "E")
@@ -110,7 +121,7 @@ def test_a_full_or_started_table_is_refused_with_a_clear_message(user, bob, caro
 
 
 def test_a_blocked_person_neither_sees_nor_sits_at_the_hosts_tables(user, bob, carol):
-    match = tables.do_create_table(user, "house", public=True)
+    match = open_table(user)
     response = client_for(user).post(reverse("manners", args=["bob"]), {"kind": "block", "on": "1"})
     assert response.status_code == 302
     assert lobby_selectors.visible_tables(lobby_selectors.open_tables(), lobby_selectors.hosts_blocking(bob)) == []
@@ -142,7 +153,7 @@ def test_muting_hides_a_persons_chat_for_the_muter_only(user, bob, carol):
 
 
 def test_the_host_removes_a_person_from_a_forming_table_and_only_the_host(user, bob, carol):
-    match = tables.do_create_table(user, "house", public=True)
+    match = open_table(user)
     tables.do_sit(match.pk, bob, "W")
     tables.do_sit(match.pk, carol, "N")
     response = client_for(carol).post(reverse("remove_from_table", args=[match.pk]), {"position": "W"})

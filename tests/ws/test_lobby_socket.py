@@ -16,6 +16,13 @@ from .test_table_socket import drain, until
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
 
 
+@database_sync_to_async
+def open_table(host):
+    match = tables.do_create_table(host, "house", public=True)
+    tables.do_presence(match.pk, host, +1)  # the host has the table's page open
+    return match
+
+
 async def connect(path, cookie):
     socket = WebsocketCommunicator(application, path, headers=ORIGIN + cookie)
     connected, code = await socket.connect()
@@ -28,7 +35,7 @@ async def test_the_list_follows_tables_opening_filling_and_starting():
     bob, _, bob_cookie = await person("bob")
     watcher = await connect("/ws/lobby/", bob_cookie)
     assert "No open tables" in await until(watcher, r'id="open-tables"')
-    match = await database_sync_to_async(tables.do_create_table)(alice, "house", public=True)
+    match = await open_table(alice)
     await until(watcher, rf'data-table="{match.pk}".*?3 free|data-table="{match.pk}"')
     await database_sync_to_async(lobby.do_take_seat)(match.pk, bob, "EW")
     html = await until(watcher, r'East &amp; West</strong>:\s*<a[^>]*>bob</a>')
@@ -50,7 +57,7 @@ async def test_a_blocked_persons_screen_never_lists_the_hosts_tables():
     other = await connect("/ws/lobby/", carol_cookie)
     await drain(blocked)
     await drain(other)
-    match = await database_sync_to_async(tables.do_create_table)(alice, "house", public=True)
+    match = await open_table(alice)
     await until(other, rf'data-table="{match.pk}"')
     for html in await drain(blocked, 0.5):
         assert f'data-table="{match.pk}"' not in html

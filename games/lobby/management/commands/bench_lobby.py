@@ -105,6 +105,12 @@ def _wait_for_port(port: int, process, timeout: float = 60):
     raise CommandError(f"Daphne on port {port} did not start within {timeout} s")
 
 
+def _open_table(host) -> Match:
+    match = tables.do_create_table(host, "house", public=True)
+    tables.do_presence(match.pk, host, +1)
+    return match
+
+
 def percentile(values: list[float], share: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, max(0, round(share * len(ordered)) - 1))]
@@ -173,7 +179,7 @@ class Command(BaseCommand):
             await asyncio.gather(*(c.connect() for c in clients[start:start + 50]))
         listeners = [asyncio.ensure_future(c.listen()) for c in clients]
         # One change before measuring: connections to Redis and the database, templates compiled.
-        await asyncio.to_thread(tables.do_create_table, host, "house", public=True)
+        await asyncio.to_thread(_open_table, host)
         await asyncio.sleep(max(gap, 1.0))
         latencies, missed = [], 0
         table = None
@@ -181,8 +187,8 @@ class Command(BaseCommand):
             step = n % 3
             heard_before = [len(c.times) for c in clients]
             mark = time.perf_counter()
-            if step == 0:  # a public table opens
-                table = await asyncio.to_thread(tables.do_create_table, host, "house", public=True)
+            if step == 0:  # a public table opens (its host's page is open: presence)
+                table = await asyncio.to_thread(_open_table, host)
             elif step == 1:  # a person sits down
                 await asyncio.to_thread(tables.do_sit, table.pk, sitter, "W")
             else:  # the host fills it with bots: full, it leaves the list
