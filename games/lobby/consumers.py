@@ -103,8 +103,8 @@ class LobbyConsumer(AsyncWebsocketConsumer):
             await self.close(code=UNAUTHENTICATED)
             return
         game_realtime.remember_server_loop()
+        await self.accept()  # the handshake first: the reads below may wait on a busy server
         self.hidden_hosts = await database_sync_to_async(selectors.hosts_blocking)(user)
-        await self.accept()
         await _relay.join(self, self.channel_layer)
         await self.send(text_data=await _listing.html_for(None, self.hidden_hosts))
 

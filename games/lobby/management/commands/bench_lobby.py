@@ -175,8 +175,8 @@ class Command(BaseCommand):
 
     async def _measure(self, viewers, changes, servers, first_port, gap, cookie, host, sitter):
         clients = [Viewer(first_port + n % servers, cookie) for n in range(viewers)]
-        for start in range(0, viewers, 50):  # connect in batches: a burst of 500 handshakes is not the point
-            await asyncio.gather(*(c.connect() for c in clients[start:start + 50]))
+        for start in range(0, viewers, 20):  # connect in batches: a burst of 500 handshakes is not the point
+            await asyncio.gather(*(c.connect() for c in clients[start:start + 20]))
         listeners = [asyncio.ensure_future(c.listen()) for c in clients]
         # One change before measuring: connections to Redis and the database, templates compiled.
         await asyncio.to_thread(_open_table, host)
