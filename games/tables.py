@@ -71,9 +71,10 @@ def _announce(match: Match) -> None:
     _announce_listing(match)
 
 
-def _announce_listing(match: Match) -> None:
-    """A public table's seats or status changed: the lobby's screens are told after commit."""
-    if match.public:
+def _announce_listing(match: Match, started: bool = False) -> None:
+    """A public table's seats or status changed: the lobby's screens are told after commit.
+    Once it plays, only its start concerns the lobby (it leaves the list)."""
+    if match.public and (match.status == Match.Status.FORMING or started):
         transaction.on_commit(
             partial(signals.listing_changed.send, sender=Match, match_id=match.pk), robust=True
         )
@@ -251,7 +252,7 @@ def do_start_table(match_id: int, host) -> Match:
         match.version += 1
         match.save()
         _after_commit(match)
-        _announce_listing(match)  # a started table leaves the lobby
+        _announce_listing(match, started=True)  # a started table leaves the lobby
     return match
 
 
