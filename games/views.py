@@ -61,7 +61,9 @@ def table(request: HttpRequest, match_id: int) -> HttpResponse:
     position, allowed = selectors.viewer_role(match, request.user)
     if not allowed:
         message = "You are not playing at this table."
-        if match.invite_code is not None and match.status != Match.Status.FORMING:
+        if match.status == Match.Status.FORMING and selectors.blocked_by_host(match, request.user):
+            message = "The host of this table has blocked you from their tables."
+        elif match.invite_code is not None and match.status != Match.Status.FORMING:
             message = "This table has already started and does not allow spectators."
         return render(request, "games/refused.html", {"message": message}, status=403)
     context = {"match": match, "me": position, "origin": request.build_absolute_uri("/")[:-1]}

@@ -66,9 +66,9 @@ def pairing(request: HttpRequest) -> HttpResponse:
     """The waiting page: live over its websocket until the person is seated or cancels."""
     services.resume_overdue(request.user)
     view = selectors.pairing_view(request.user)
+    if view.status == "seated" and view.match_id:
+        return redirect("table", match_id=view.match_id)
     if view.status != "waiting":
-        if view.status == "seated" and request.GET.get("done") is None:
-            return redirect("table", match_id=view.match_id)
         return redirect("lobby:lobby")
     return render(request, "lobby/pairing.html", {"view": view})
 

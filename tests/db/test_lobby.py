@@ -132,7 +132,8 @@ def test_a_blocked_person_neither_sees_nor_sits_at_the_hosts_tables(user, bob, c
     with pytest.raises(services.Forbidden, match="blocked you"):
         tables.do_sit(match.pk, bob, "W")
     assert "bob" not in seats_of(match).values()
-    assert client_for(bob).get(reverse("table", args=[match.pk])).status_code == 403
+    refused = client_for(bob).get(reverse("table", args=[match.pk]))
+    assert refused.status_code == 403 and "blocked you" in refused.content.decode()
     tables.do_set_personal_block(user, "bob", "block", False)
     tables.do_sit(match.pk, bob, "W")
     assert seats_of(match)["W"] == "bob"
