@@ -8,3 +8,7 @@ class User(AbstractUser):
     coach_enabled = models.BooleanField(
         default=False, help_text="Show the coach's advice at the user's turns."
     )
+    history_public = models.BooleanField(
+        default=True,
+        help_text="Show this player's ratings, record and recent matches on their player page.",
+    )

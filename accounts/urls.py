@@ -19,3 +19,4 @@ urlpatterns = [
     ),
     path("coach/", views.toggle_coach, name="toggle_coach"),
 ]
+urlpatterns.append(path("history-privacy/", views.history_privacy, name="history_privacy"))

@@ -74,3 +74,14 @@ class PasswordChangeView(auth_views.PasswordChangeView):
         response = super().form_valid(form)
         end_sockets(self.request.user.pk)
         return response
+
+
+@login_required
+@require_POST
+def history_privacy(request: HttpRequest) -> HttpResponse:
+    """Whether the player page shows this player's ratings, record and recent matches."""
+    request.user.history_public = request.POST.get("public") == "1"
+    request.user.save(update_fields=["history_public"])
+    messages.success(request, "Your history is now public." if request.user.history_public
+                     else "Your history is now private: your page shows only your name.")
+    return redirect("player", name=request.user.username)

@@ -79,6 +79,7 @@ class NewTableForm(NewMatchForm):
     turn_timeout_seconds = forms.IntegerField(
         label="Seconds before a bot plays for an absent player", min_value=5, max_value=600, initial=30
     )
+    public = forms.BooleanField(required=False, label="List it in the lobby, open to anyone")
 
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("auto_id", "id_table_%s")  # beside the other form on the home page

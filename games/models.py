@@ -51,6 +51,8 @@ class Match(models.Model):
         "Deal", null=True, blank=True, on_delete=models.SET_NULL, related_name="practices"
     )
     practice_step = models.PositiveSmallIntegerField(null=True, blank=True)
+    # Listed in the lobby while forming: anyone logged in may find it and sit down.
+    public = models.BooleanField(default=False)
 
     class Meta:
         indexes = [models.Index(fields=["status", "-updated_at"])]
@@ -217,3 +219,30 @@ class ChatMessage(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user_id}: {self.text[:30]}"
+
+
+class PersonalBlock(models.Model):
+    """One person's choice about another: hide their chat lines (mute), or keep them away
+    from the tables this person hosts (block). Only the owner sees or feels the mute."""
+
+    class Kind(models.TextChoices):
+        MUTE = "mute", "Muted chat"
+        BLOCK = "block", "Blocked from my tables"
+
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="personal_blocks"
+    )
+    other = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="blocked_by"
+    )
+    kind = models.CharField(max_length=5, choices=Kind.choices)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["owner", "other", "kind"], name="personalblock_unique"),
+            models.CheckConstraint(condition=~Q(owner=models.F("other")), name="personalblock_not_self"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.owner_id} {self.kind}s {self.other_id}"

@@ -12,7 +12,7 @@ from django.conf import settings
 from django.db import transaction
 
 from . import engine
-from .models import Deal, Match, Seat
+from .models import Deal, Match, PersonalBlock, Seat
 
 SUIT_NAMES = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
 SUIT_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
@@ -642,10 +642,11 @@ def came_through_invite(match: Match, user, invited=frozenset()) -> bool:
     sits at it. `invited`: the ids of the tables this browser session was invited to.
 
     The one place that says who may know a shared table exists: its number alone finds nothing,
-    and its code is shown only to these people. (Public tables in a lobby join in here.)"""
+    and its code is shown only to these people. A public table is listed in the lobby, so
+    everyone logged in knows it."""
     if not user.is_authenticated or match.invite_code is None:
         return False
-    return match.pk in invited or match.seats.filter(user=user).exists()
+    return match.public or match.pk in invited or match.seats.filter(user=user).exists()
 
 
 def hidden_from(match: Match, user, invited=frozenset()) -> bool:
@@ -659,11 +660,34 @@ def viewer_role(match: Match, user, invited=frozenset()) -> tuple[str | None, bo
     seat = viewer_seat(match, user)
     if seat is not None:
         return seat.position, True
-    if not came_through_invite(match, user, invited):
-        return None, False
-    # Whoever came through the invite may look at a forming table to choose a seat, and
-    # watch the match when the host allows spectators.
-    return None, match.status == Match.Status.FORMING or match.allow_spectators
+    return None, may_see_table(match, user, invited)
+
+
+def may_see_table(match: Match, user, invited=frozenset()) -> bool:
+    """Whether `user`, who has no seat here, may look at the table: the one place that decides.
+
+    Only those who know the table (its invite, or its listing in the lobby) and whom its host
+    has not blocked: a forming table to choose a seat, a started one to watch when the host
+    allows spectators.
+    """
+    if not came_through_invite(match, user, invited) or blocked_by_host(match, user):
+        return False
+    return match.status == Match.Status.FORMING or match.allow_spectators
+
+
+def blocked_by_host(match: Match, user) -> bool:
+    return user.is_authenticated and PersonalBlock.objects.filter(
+        owner_id=match.host_id, other_id=user.pk, kind=PersonalBlock.Kind.BLOCK
+    ).exists()
+
+
+def personal_blocks(user) -> dict[str, set[int]]:
+    """The user ids `user` muted and blocked: {"mute": {...}, "block": {...}}."""
+    found: dict[str, set[int]] = {kind: set() for kind in PersonalBlock.Kind.values}
+    if user.is_authenticated:
+        for kind, other_id in PersonalBlock.objects.filter(owner=user).values_list("kind", "other_id"):
+            found[kind].add(other_id)
+    return found
 
 
 @dataclass
@@ -748,8 +772,13 @@ class ChatLine:
 
 
 def chat_lines(match: Match, user, limit: int = 30) -> list[ChatLine]:
-    """The table's last chat lines, oldest first (escaped by the template that shows them)."""
-    rows = list(match.chat_messages.select_related("user").order_by("-id")[:limit])
+    """The table's last chat lines, oldest first (escaped by the template that shows them),
+    leaving out the people `user` muted."""
+    rows = match.chat_messages.select_related("user").order_by("-id")
+    muted = personal_blocks(user)[PersonalBlock.Kind.MUTE]
+    if muted:
+        rows = rows.exclude(user_id__in=muted)
+    rows = list(rows[:limit])
     return [
         ChatLine(row.user.username, row.text, user.is_authenticated and row.user_id == user.pk, row.created_at)
         for row in reversed(rows)

@@ -10,13 +10,14 @@ import unicodedata
 from datetime import timedelta
 from functools import partial
 
+from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.db.models import F
 from django.db.models.functions import Greatest
 from django.utils import timezone
 
-from . import engine, realtime, selectors
-from .models import BotLevel, ChatMessage, Match, Seat, seat_name
+from . import engine, realtime, selectors, signals
+from .models import BotLevel, ChatMessage, Match, PersonalBlock, Seat, seat_name
 from .services import (
     Forbidden,
     GameError,
@@ -68,6 +69,16 @@ def _check_timeout(seconds) -> int:
 def _announce(match: Match) -> None:
     """Tell the screens without waking anyone: for changes that are not moves (seats, chat)."""
     transaction.on_commit(partial(announce_seen, match.pk, match.version), robust=True)
+    _announce_listing(match)
+
+
+def _announce_listing(match: Match, started: bool = False) -> None:
+    """A public table's seats or status changed: the lobby's screens are told after commit.
+    Once it plays, only its start concerns the lobby (it leaves the list)."""
+    if match.public and (match.status == Match.Status.FORMING or started):
+        transaction.on_commit(
+            partial(signals.listing_changed.send, sender=Match, match_id=match.pk), robust=True
+        )
 
 
 def announce_seen(match_id: int, version: int) -> None:
@@ -90,8 +101,9 @@ def _require_host(match: Match, user) -> None:
 
 
 def do_create_table(host, rules_spec, *, allow_spectators: bool = False,
-                    turn_timeout_seconds: int = 30) -> Match:
-    """A table waiting for players: the host sits down, the other seats are empty."""
+                    turn_timeout_seconds: int = 30, public: bool = False) -> Match:
+    """A table waiting for players: the host sits down, the other seats are empty. A public
+    table is listed in the lobby while it forms; a private one is found by its invite only."""
     try:
         rules = engine.Rules.from_spec(rules_spec)
     except engine.RulesError as error:
@@ -107,12 +119,47 @@ def do_create_table(host, rules_spec, *, allow_spectators: bool = False,
             invite_code=_new_code(),
             allow_spectators=bool(allow_spectators),
             turn_timeout_seconds=timeout,
+            public=bool(public),
         )
         host_seat = human_seat(rules)
         Seat.objects.bulk_create(
             Seat(match=match, position=p, user=host if p == host_seat else None)
             for p in rules.seats
         )
+        _announce_listing(match)
+    return match
+
+
+def people_positions(rules: engine.Rules, count: int) -> list[str]:
+    """Where `count` people paired by the lobby sit: the usual seat first, then clockwise.
+    Neighbours are never partners, so two people at a partnership table play each other."""
+    first = rules.seats.index(human_seat(rules))
+    return list((rules.seats[first:] + rules.seats[:first])[:count])
+
+
+def do_create_paired_table(users: list, rules_spec, bot_level: str) -> Match:
+    """A shared table for people the lobby paired: they sit, bots of `bot_level` fill the other
+    seats, and the first deal is dealt. Runs inside the caller's transaction."""
+    rules = engine.Rules.from_spec(rules_spec)
+    if bot_level not in BotLevel.values:
+        raise GameError(f"Unknown bot level {bot_level!r}.")
+    if not 1 <= len(users) <= len(rules.seats):
+        raise GameError("That many people do not fit at one table.")
+    positions = dict(zip(people_positions(rules, len(users)), users, strict=True))
+    match = Match.objects.create(
+        rules=rules.to_spec(),
+        status=Match.Status.PLAYING,
+        host=users[0],
+        first_dealer=secrets.choice(rules.seats),
+        totals={side: 0 for side in rules.sides},
+        invite_code=_new_code(),
+    )
+    Seat.objects.bulk_create(
+        Seat(match=match, position=p, user=positions.get(p), bot_level="" if p in positions else bot_level)
+        for p in rules.seats
+    )
+    _deal(match, rules, number=1, dealer=match.first_dealer)
+    _after_commit(match)
     return match
 
 
@@ -120,6 +167,8 @@ def do_sit(match_id: int, user, position: str) -> Match:
     """Take a free seat at a forming table (or move to another free one)."""
     with transaction.atomic():
         match = _lock_forming(match_id)
+        if selectors.blocked_by_host(match, user):
+            raise Forbidden("The host of this table has blocked you from their tables.")
         seat = match.seats.filter(position=position).first()
         if seat is None:
             raise GameError("There is no such seat at this table.")
@@ -222,6 +271,28 @@ def do_start_table(match_id: int, host) -> Match:
         match.version += 1
         match.save()
         _after_commit(match)
+        _announce_listing(match, started=True)  # a started table leaves the lobby
+    return match
+
+
+def do_remove_from_table(match_id: int, host, position: str) -> Match:
+    """The host removes a person from a table that has not started; the seat becomes free."""
+    with transaction.atomic():
+        match = _lock_forming(match_id)
+        _require_host(match, host)
+        seat = match.seats.filter(position=position).select_related("user").first()
+        if seat is None:
+            raise GameError("There is no such seat at this table.")
+        if seat.user_id is None:
+            raise GameError(f"Nobody sits at {seat_name(position)}.")
+        if seat.user_id == host.pk:
+            raise GameError("You are the host: you cannot remove yourself.")
+        seat.user = None
+        seat.connections = 0
+        seat.save(update_fields=["user", "connections"])
+        match.version += 1
+        match.save(update_fields=["version", "updated_at"])
+        _announce(match)
     return match
 
 
@@ -253,6 +324,7 @@ def do_leave(match_id: int, user) -> Match:
         match.save(update_fields=["version", "updated_at"])
         # A move-like change: if the leaver was to act, the bot now in the seat is woken.
         _after_commit(match)
+        _announce_listing(match)
     return match
 
 
@@ -269,7 +341,7 @@ def do_presence(match_id: int, user, delta: int) -> bool:
         )
         if not updated:
             return False
-        match = Match.objects.filter(pk=match_id).only("version", "status").first()
+        match = Match.objects.filter(pk=match_id).only("version", "status", "public").first()
         _announce(match)
         if delta < 0:
             transaction.on_commit(partial(_after_disconnect, match_id, user.pk), robust=True)
@@ -372,6 +444,28 @@ def do_table_rematch(match_id: int, user) -> Match:
     return match
 
 
+# --- Manners ---------------------------------------------------------------------------------
+
+
+def do_set_personal_block(owner, other_name: str, kind: str, on: bool) -> bool:
+    """Mute another person's chat for oneself, or block them from one's own tables (`on`), or
+    undo it. Returns whether it is now on. Blocking keeps them from sitting at the owner's
+    forming tables and hides those tables from them in the lobby; it does not unseat anyone."""
+    if kind not in PersonalBlock.Kind.values:
+        raise GameError(f"Unknown choice {kind!r}.")
+    other = get_user_model().objects.filter(username=other_name).first()
+    if other is None:
+        raise NotFound("There is no such player.")
+    if other.pk == owner.pk:
+        raise GameError("You cannot mute or block yourself.")
+    with transaction.atomic():
+        if on:
+            PersonalBlock.objects.get_or_create(owner=owner, other=other, kind=kind)
+        else:
+            PersonalBlock.objects.filter(owner=owner, other=other, kind=kind).delete()
+    return on
+
+
 # --- Chat ------------------------------------------------------------------------------------
 
 
@@ -425,5 +519,6 @@ def do_chat(match_id: int, user, text: str) -> ChatMessage:
 __all__ = [
     "StaleMove", "TableFull", "do_create_table", "do_sit", "do_sit_by_invite", "do_set_seat_bot", "do_fill_with_bots",
     "do_table_settings", "do_start_table", "do_leave", "do_presence", "stand_in_due",
-    "do_table_rematch", "do_chat", "normalise_code",
+    "do_table_rematch", "do_chat", "normalise_code", "do_create_paired_table",
+    "do_remove_from_table", "do_set_personal_block",
 ]

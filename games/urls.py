@@ -19,3 +19,7 @@ urlpatterns = [
     path("matches/<int:match_id>/leave/", views.leave, name="leave"),
     path("matches/<int:match_id>/chat/", views.chat, name="chat"),
 ]
+urlpatterns += [
+    path("matches/<int:match_id>/remove/", views.remove_from_table, name="remove_from_table"),
+    path("players/<str:name>/manners/", views.manners, name="manners"),
+]

@@ -74,7 +74,9 @@ def table(request: HttpRequest, match_id: int) -> HttpResponse:
     position, allowed = selectors.viewer_role(match, request.user, invited)
     if not allowed:
         message = "You are not playing at this table."
-        if match.invite_code is not None and match.status != Match.Status.FORMING:
+        if match.status == Match.Status.FORMING and selectors.blocked_by_host(match, request.user):
+            message = "The host of this table has blocked you from their tables."
+        elif match.invite_code is not None and match.status != Match.Status.FORMING:
             message = "This table has already started and does not allow spectators."
         return render(request, "games/refused.html", {"message": message}, status=403)
     context = {"match": match, "me": position, "origin": request.build_absolute_uri("/")[:-1]}
@@ -232,6 +234,7 @@ def new_table(request: HttpRequest) -> HttpResponse:
         request.user, form.cleaned_data["rules"].to_spec(),
         allow_spectators=form.cleaned_data["allow_spectators"],
         turn_timeout_seconds=form.cleaned_data["turn_timeout_seconds"],
+        public=form.cleaned_data["public"],
     )
     return redirect("table", match_id=match.pk)
 
@@ -351,3 +354,31 @@ def chat(request: HttpRequest, match_id: int) -> HttpResponse:
         "match": match, "error": error, "text": request.POST.get("text", "") if error else "",
         "lines": selectors.chat_lines(match, request.user), "posted": True,
     }, status=400 if error else 200)
+
+
+@login_required
+@require_POST
+def remove_from_table(request: HttpRequest, match_id: int) -> HttpResponse:
+    """The host removes a person from a table that has not started."""
+    return _change_table(request, match_id, tables.do_remove_from_table, request.POST.get("position", ""))
+
+
+@login_required
+@require_POST
+def manners(request: HttpRequest, name: str) -> HttpResponse:
+    """Mute another player's chat for oneself, or block them from one's tables (or undo it)."""
+    kind = request.POST.get("kind", "")
+    on = request.POST.get("on") == "1"
+    try:
+        tables.do_set_personal_block(request.user, name, kind, on)
+    except services.NotFound:
+        raise Http404 from None
+    except services.GameError as error:
+        messages.error(request, str(error))
+        return redirect("player", name=name)
+    done = {("mute", True): f"You no longer see {name}'s chat.",
+            ("mute", False): f"You see {name}'s chat again.",
+            ("block", True): f"{name} can no longer sit at your tables.",
+            ("block", False): f"{name} may sit at your tables again."}
+    messages.success(request, done[(kind, on)])
+    return redirect("player", name=name)

@@ -61,6 +61,7 @@ INSTALLED_APPS = [
     "games.stats",
     "games.coach",
     "axes",
+    "games.lobby",
 ]
 
 MIDDLEWARE = [
@@ -242,6 +243,10 @@ SEARCH_PROCESSES = int(os.environ.get("SEARCH_PROCESSES", max(1, (os.cpu_count()
 BOT_PACE_SECONDS = float(os.environ.get("BOT_PACE_SECONDS", "0.7"))
 # How often the sweeper looks for turns nobody will play (games/sweeper.py); 0 switches it off.
 SWEEP_SECONDS = float(os.environ.get("SWEEP_SECONDS", "2"))
+
+# Quick pairing: how long a person may choose to wait for people before bots fill the seats.
+PAIRING_WAIT_MIN_SECONDS = int(os.environ.get("PAIRING_WAIT_MIN_SECONDS", "10"))
+PAIRING_WAIT_MAX_SECONDS = int(os.environ.get("PAIRING_WAIT_MAX_SECONDS", "300"))
 
 # --- Limits ---------------------------------------------------------------------------------
 # Logins (django-axes): 5 failures for one user name, or from one address, lock that name or

@@ -6,6 +6,8 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("", include("games.replay.urls")),
     path("stats/", include("games.stats.urls")),
+    path("lobby/", include("games.lobby.urls")),
+    path("", include("games.stats.player_urls")),
     path("coach/", include("games.coach.urls")),
     path("", include("games.urls")),
 ]

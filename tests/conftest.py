@@ -28,6 +28,8 @@ hypothesis_settings.load_profile("setback")
 os.environ["BOT_PACE_SECONDS"] = "0"
 # The sweeper wakes stalled tables on its own; tests of stalls call it themselves.
 os.environ["SWEEP_SECONDS"] = "0"
+# Quick pairing's shortest wait, so a test (and the browser tests' server) need not sit for 10 s.
+os.environ["PAIRING_WAIT_MIN_SECONDS"] = "1"
 
 CHROMIUM = "/usr/bin/chromium"
 
@@ -117,6 +119,7 @@ def _bots_play_at_once():
 
     settings.BOT_PACE_SECONDS = 0
     settings.SWEEP_SECONDS = 0
+    settings.PAIRING_WAIT_MIN_SECONDS = 1
 
 
 @pytest.fixture(autouse=True)

@@ -6,3 +6,10 @@ class StatsConfig(AppConfig):
     name = "games.stats"
     label = "stats"
     verbose_name = "Statistics"
+
+    def ready(self):
+        from games.ratings import register_ratings_provider
+
+        from .players import shown_ratings
+
+        register_ratings_provider(shown_ratings)  # the lobby shows hosts' ratings through it

@@ -1,0 +1,8 @@
+from django.urls import path
+
+from . import consumers
+
+websocket_urlpatterns = [
+    path("ws/lobby/", consumers.LobbyConsumer.as_asgi()),
+    path("ws/pairing/", consumers.PairingConsumer.as_asgi()),
+]
