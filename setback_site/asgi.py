@@ -10,15 +10,20 @@ django_asgi_app = get_asgi_application()
 from channels.auth import AuthMiddlewareStack  # noqa: E402  (needs the apps loaded)
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
+from django.urls import re_path  # noqa: E402
 
+from games.consumers import NoSuchSocket  # noqa: E402
 from games.lobby.routing import websocket_urlpatterns as lobby_websockets  # noqa: E402
 from games.routing import websocket_urlpatterns  # noqa: E402
+
+# Any other path is refused with a close, not a server error.
+unknown_socket = re_path(r"", NoSuchSocket.as_asgi())
 
 application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
         "websocket": AllowedHostsOriginValidator(
-            AuthMiddlewareStack(URLRouter(websocket_urlpatterns + lobby_websockets))
+            AuthMiddlewareStack(URLRouter([*websocket_urlpatterns, *lobby_websockets, unknown_socket]))
         ),
     }
 )
