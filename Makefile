@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test test-fast worker bench lint clean
+.PHONY: run test test-fast worker bench loadtest lint clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -44,6 +44,14 @@ bench: $(VENV)/.installed-test
 	$(BIN)/python manage.py bench_moves
 	$(BIN)/python manage.py bench_stats
 	$(BIN)/python manage.py bench_coach
+
+# K tables played over HTTP and websockets against a site already running (docs/performance.md).
+LOADTEST_URL ?= http://127.0.0.1:$(PORT)
+TABLES ?= 10
+LOADTEST_SECONDS ?= 60
+BOTS ?= easy
+loadtest: $(VENV)/.installed-test
+	$(BIN)/python manage.py loadtest --url $(LOADTEST_URL) --tables $(TABLES) --seconds $(LOADTEST_SECONDS) --bot-level $(BOTS)
 
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .
