@@ -68,13 +68,20 @@ class TableConsumer(AsyncWebsocketConsumer):
             await database_sync_to_async(tables.do_presence)(self.match_id, self.user, -1)
 
     async def table_changed(self, event):
-        # Events can overtake each other; never replace a newer screen with an older one.
-        if self.sent_version is not None and event["version"] < self.sent_version:
+        # Events can overtake each other; never replace a newer screen with an older one. A
+        # move's event for the version already on screen (rendered for an earlier event while
+        # the bots moved on) needs no render; chat, presence and settings keep the version and
+        # say so, and are always rendered.
+        if self.sent_version is not None and (
+            event["version"] < self.sent_version
+            or (event["version"] == self.sent_version and not event.get("same_version"))
+        ):
             return
         await self.send_table()
 
     async def send_table(self):
-        rendered = await database_sync_to_async(self._render_table)()
+        # Off the process's one thread-sensitive thread: every consumer's render would queue there.
+        rendered = await database_sync_to_async(self._render_table, thread_sensitive=False)()
         if rendered is None:
             await self.close(code=FORBIDDEN)
             return

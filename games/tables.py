@@ -70,7 +70,9 @@ def _announce(match: Match) -> None:
 
 
 def announce_seen(match_id: int, version: int) -> None:
-    realtime.group_send(selectors.table_group(match_id), {"type": "table.changed", "version": version})
+    # `same_version`: the screens change although the version may not (chat, presence, settings).
+    realtime.group_send(selectors.table_group(match_id),
+                        {"type": "table.changed", "version": version, "same_version": True})
 
 
 def _lock_forming(match_id: int) -> Match:

@@ -83,7 +83,7 @@ def coached_turn(match: Match) -> Turn | None:
     seat = match.seats.select_related("user").get(position=deal_row.to_act)
     if seat.user is None or not seat.user.coach_enabled:
         return None
-    state = tables.deal_state(deal_row)
+    state = tables.current_state(deal_row)
     return Turn(deal_row, state.version, match.version, seat.position,
                 len(state.observation(seat.position).legal_actions()))
 
@@ -202,7 +202,7 @@ def coach_panel(match: Match, position: str) -> CoachPanel:
     deal_row = tables.current_deal(match)
     panel = CoachPanel(
         match_id=match.pk, deal_id=deal_row.pk, deal_number=deal_row.number,
-        step=deal_row.actions.count(), version=match.version,
+        step=deal_row.steps, version=match.version,
         enabled=bool(seat.user and seat.user.coach_enabled), state="off", phase=deal_row.phase,
     )
     if deal_row.is_over:
@@ -219,7 +219,7 @@ def coach_panel(match: Match, position: str) -> CoachPanel:
     if deal_row.to_act != position or match.status != Match.Status.PLAYING:
         panel.state = "waiting"
         return panel
-    state = tables.deal_state(deal_row)
+    state = tables.current_state(deal_row)
     obs = state.observation(position, match_totals=dict(match.totals))
     legal = obs.legal_actions()
     if len(legal) == 1:

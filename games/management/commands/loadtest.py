@@ -350,6 +350,7 @@ async def run(bases: list[str], options) -> tuple[Figures, float]:
     except BaseException:
         await asyncio.gather(*(t.close() for t in tables), return_exceptions=True)
         raise
+    print(f"logged in {tables_count} users; playing for {options['seconds']:.0f} s", flush=True)
     started = time.monotonic()
     stop_at = started + options["seconds"]
     for table in tables:
