@@ -91,7 +91,8 @@ class TableConsumer(AsyncWebsocketConsumer):
 
     def _render_table(self) -> tuple[int, str] | None:
         match = Match.objects.get(pk=self.match_id)
-        seat, allowed = selectors.viewer_role(match, self.user)
+        seats = selectors.seats_of(match)  # read once for the table, the coach and the role
+        seat, allowed = selectors.viewer_role(match, self.user, seats)
         if not allowed:
             return None
         self.seat = seat
@@ -105,11 +106,12 @@ class TableConsumer(AsyncWebsocketConsumer):
             return view.version, render_to_string(
                 "games/_forming.html", {"view": view, "origin": self._origin()}
             )
-        view = selectors.table_view(match, seat)
+        deal_row = selectors.current_deal(match)
+        view = selectors.table_view(match, seat, seats=seats, deal_row=deal_row)
         html = render_to_string("games/_table.html", {"view": view})
         if seat:
             # The coach's panel goes with every table, so it never shows advice for an old position.
-            html += panel_html(match, seat)
+            html += panel_html(match, seat, seats=seats, deal_row=deal_row)
         if match.invite_code is not None:
             html += render_to_string(
                 "games/_chat_log.html", {"lines": selectors.chat_lines(match, self.user)}

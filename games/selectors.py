@@ -401,18 +401,28 @@ def screen_places(seats: tuple, me: str | None) -> dict:
     return places
 
 
-def viewer_seat(match: Match, user) -> Seat | None:
+def viewer_seat(match: Match, user, seats: list | None = None) -> Seat | None:
+    """The user's seat at the match (found in `seats`, the match's seats, when given)."""
     if not user.is_authenticated:
         return None
+    if seats is not None:
+        return next((seat for seat in seats if seat.user_id == user.pk), None)
     return match.seats.filter(user=user).first()
 
 
-def table_view(match: Match, me: str | None) -> TableView:
-    """The table as the seat `me` may see it (None: a spectator, who sees only public cards)."""
+def seats_of(match: Match) -> list[Seat]:
+    """Every seat of the match with its user: read once per render and shared by its parts."""
+    return list(match.seats.select_related("user"))
+
+
+def table_view(match: Match, me: str | None, *, seats: list | None = None,
+               deal_row: Deal | None = None) -> TableView:
+    """The table as the seat `me` may see it (None: a spectator, who sees only public cards).
+    `seats` and `deal_row` save reading them again when the caller already has them."""
     rules = rules_of(match)
-    deal_row = current_deal(match)
+    deal_row = deal_row or current_deal(match)
     state = current_state(deal_row)
-    seats = {seat.position: seat for seat in match.seats.select_related("user")}
+    seats = {seat.position: seat for seat in (seats if seats is not None else seats_of(match))}
     over = state.phase == "over"
     observer = me if me in seats else None
     observation = state.observation(observer) if observer else None
@@ -587,9 +597,9 @@ def table_by_code(code: str) -> Match | None:
     return Match.objects.filter(invite_code=code).first() if code else None
 
 
-def viewer_role(match: Match, user) -> tuple[str | None, bool]:
+def viewer_role(match: Match, user, seats: list | None = None) -> tuple[str | None, bool]:
     """(the user's seat position or None, whether they may look at all)."""
-    seat = viewer_seat(match, user)
+    seat = viewer_seat(match, user, seats)
     if seat is not None:
         return seat.position, True
     if not user.is_authenticated:

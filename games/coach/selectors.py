@@ -196,10 +196,14 @@ def bid_grid(options: list[Option], obs) -> list[BidRow]:
     return rows
 
 
-def coach_panel(match: Match, position: str) -> CoachPanel:
-    """What the coach shows the seat `position` now."""
-    seat = match.seats.select_related("user").get(position=position)
-    deal_row = tables.current_deal(match)
+def coach_panel(match: Match, position: str, *, seats: list | None = None,
+                deal_row: Deal | None = None) -> CoachPanel:
+    """What the coach shows the seat `position` now (`seats`, `deal_row`: already read)."""
+    if seats is not None:
+        seat = next(s for s in seats if s.position == position)
+    else:
+        seat = match.seats.select_related("user").get(position=position)
+    deal_row = deal_row or tables.current_deal(match)
     panel = CoachPanel(
         match_id=match.pk, deal_id=deal_row.pk, deal_number=deal_row.number,
         step=deal_row.steps, version=match.version,

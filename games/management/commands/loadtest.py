@@ -24,7 +24,7 @@ import re
 import socket
 import time
 from dataclasses import dataclass, field
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urlsplit
 
 from django.core.management.base import BaseCommand, CommandError
 
@@ -121,6 +121,7 @@ class Table:
         self.changed = asyncio.Event()
         self.pending_move: tuple[int, float] | None = None  # (version moved on, when)
         self.moved_at: float | None = None  # the person's last move, until their next turn
+        self.socket = None
         self.last_deal_step: tuple[int, int] = (0, 0)
 
     # --- The pages -------------------------------------------------------------------------
@@ -219,6 +220,7 @@ class Table:
             try:
                 async with self.session.ws_connect(url, origin=self.base, heartbeat=None,
                                                    autoping=True) as socket_:
+                    self.socket = socket_
                     delay = 0.5
                     async for message in socket_:
                         if message.type != self.aiohttp.WSMsgType.TEXT:
@@ -226,7 +228,7 @@ class Table:
                         self.show(Screen.parse(message.data))
                         if self.match_id != match_id:
                             break  # a new match: the new page opens its own socket
-            except (self.aiohttp.ClientError, asyncio.TimeoutError):
+            except (TimeoutError, self.aiohttp.ClientError):
                 self.figures.error("websocket")
             if time.monotonic() >= self.stop_at:
                 return
@@ -256,7 +258,7 @@ class Table:
                 try:
                     remaining = max(0.01, min(self.stall, self.stop_at - time.monotonic()))
                     await asyncio.wait_for(self.changed.wait(), remaining)
-                except asyncio.TimeoutError:
+                except TimeoutError:
                     if time.monotonic() < self.stop_at:
                         self.figures.reloads += 1
                         self.pending_move = self.moved_at = None
@@ -314,6 +316,8 @@ class Table:
         self.screen = None
         self.last_deal_step = (0, 0)
         await self.load_table(int(found.group(1)))
+        if self.socket is not None:
+            await self.socket.close()  # the new page opens the new table's socket
 
     async def _await_change(self, version: int) -> None:
         deadline = time.monotonic() + self.stall
@@ -324,7 +328,7 @@ class Table:
                 return
             try:
                 await asyncio.wait_for(self.changed.wait(), remaining)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 return
 
     async def close(self) -> None:
@@ -339,7 +343,7 @@ async def run(bases: list[str], options) -> tuple[Figures, float]:
     # Several processes: each table talks to one of them, as a load balancer would send it.
     tables = [Table(n, bases[(n - 1) % len(bases)], options, figures, stop_far)
               for n in range(1, tables_count + 1)]
-    gate = asyncio.Semaphore(4)
+    gate = asyncio.Semaphore(8)
 
     async def log_in(table):
         async with gate:
@@ -366,7 +370,7 @@ async def run(bases: list[str], options) -> tuple[Figures, float]:
     try:
         await asyncio.wait_for(asyncio.gather(*(one(t) for t in tables)),
                                options["seconds"] + 30)
-    except asyncio.TimeoutError:
+    except TimeoutError:
         figures.error("overran")
     elapsed = time.monotonic() - started
     await asyncio.gather(*(t.close() for t in tables), return_exceptions=True)
