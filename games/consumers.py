@@ -28,6 +28,10 @@ class TableConsumer(AsyncWebsocketConsumer):
     The seat is looked up again at every render, so a person who sits down (or leaves) while
     connected gets the right view at once. At a shared table the consumer also keeps the seat's
     presence (open connections) through a service.
+
+    Its database work runs with `thread_sensitive=False`, on the event loop's thread pool: by
+    default every consumer of the process would queue on one thread (each call is still awaited
+    in turn, so one consumer never runs two at once).
     """
 
     async def connect(self):
@@ -38,7 +42,7 @@ class TableConsumer(AsyncWebsocketConsumer):
         self.match_id = self.scope["url_route"]["kwargs"]["match_id"]
         self.user = user
         self.present = False
-        allowed = await database_sync_to_async(self._may_look)(user)
+        allowed = await database_sync_to_async(self._may_look, thread_sensitive=False)(user)
         if not allowed:
             await self.close(code=FORBIDDEN)
             return
@@ -65,7 +69,8 @@ class TableConsumer(AsyncWebsocketConsumer):
             await self.channel_layer.group_discard(self.group, self.channel_name)
         if getattr(self, "present", False):
             self.present = False
-            await database_sync_to_async(tables.do_presence)(self.match_id, self.user, -1)
+            await database_sync_to_async(tables.do_presence, thread_sensitive=False)(
+                self.match_id, self.user, -1)
 
     async def table_changed(self, event):
         # Events can overtake each other; never replace a newer screen with an older one. A
@@ -80,7 +85,6 @@ class TableConsumer(AsyncWebsocketConsumer):
         await self.send_table()
 
     async def send_table(self):
-        # Off the process's one thread-sensitive thread: every consumer's render would queue there.
         rendered = await database_sync_to_async(self._render_table, thread_sensitive=False)()
         if rendered is None:
             await self.close(code=FORBIDDEN)
@@ -129,7 +133,7 @@ class TableConsumer(AsyncWebsocketConsumer):
         # Advice or a review is ready: only this seat's, and only for the moment on screen.
         if event["seat"] != self.seat or event["version"] != self.sent_version:
             return
-        html = await database_sync_to_async(self._render_panel)()
+        html = await database_sync_to_async(self._render_panel, thread_sensitive=False)()
         await self.send(text_data=html)
 
     def _render_panel(self) -> str:

@@ -228,8 +228,9 @@ class Table:
                         self.show(Screen.parse(message.data))
                         if self.match_id != match_id:
                             break  # a new match: the new page opens its own socket
-            except (TimeoutError, self.aiohttp.ClientError):
-                self.figures.error("websocket")
+            except (TimeoutError, self.aiohttp.ClientError) as error:
+                status = getattr(error, "status", "")
+                self.figures.error(f"websocket {type(error).__name__} {status}".strip())
             if time.monotonic() >= self.stop_at:
                 return
             if self.match_id == match_id:
