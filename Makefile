@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test test-fast faults worker bench lint clean
+.PHONY: run test test-fast faults worker bench loadtest lint clean
 
 # No key is committed and the site refuses to start without one: a run on this machine keeps a
 # generated key in var/ (git-ignored). SECRET_KEY set in the environment wins.
@@ -59,6 +59,14 @@ bench: $(VENV)/.installed-test $(SECRET_KEY_FILE)
 	$(WITH_KEY) $(BIN)/python manage.py bench_moves
 	$(WITH_KEY) $(BIN)/python manage.py bench_stats
 	$(WITH_KEY) $(BIN)/python manage.py bench_coach
+
+# K tables played over HTTP and websockets against a site already running (docs/performance.md).
+LOADTEST_URL ?= http://127.0.0.1:$(PORT)
+TABLES ?= 10
+LOADTEST_SECONDS ?= 60
+BOTS ?= easy
+loadtest: $(VENV)/.installed-test
+	$(BIN)/python manage.py loadtest --url $(LOADTEST_URL) --tables $(TABLES) --seconds $(LOADTEST_SECONDS) --bot-level $(BOTS)
 
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .

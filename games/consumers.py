@@ -32,6 +32,10 @@ class TableConsumer(AsyncWebsocketConsumer):
     The seat is looked up again at every render, so a person who sits down (or leaves) while
     connected gets the right view at once. At a shared table the consumer also keeps the seat's
     presence (open connections) through a service.
+
+    Its database work runs with `thread_sensitive=False`, on the event loop's thread pool: by
+    default every consumer of the process would queue on one thread (each call is still awaited
+    in turn, so one consumer never runs two at once).
     """
 
     async def connect(self):
@@ -44,7 +48,7 @@ class TableConsumer(AsyncWebsocketConsumer):
         self.present = False
         session = self.scope.get("session")
         self.session_key = session.session_key if session is not None else None
-        allowed = await database_sync_to_async(self._may_look)(user)
+        allowed = await database_sync_to_async(self._may_look, thread_sensitive=False)(user)
         if not allowed:
             await self.close(code=FORBIDDEN)
             return
@@ -81,16 +85,23 @@ class TableConsumer(AsyncWebsocketConsumer):
             await self.channel_layer.group_discard(self.user_group, self.channel_name)
         if getattr(self, "present", False):
             self.present = False
-            await database_sync_to_async(tables.do_presence)(self.match_id, self.user, -1)
+            await database_sync_to_async(tables.do_presence, thread_sensitive=False)(
+                self.match_id, self.user, -1)
 
     async def table_changed(self, event):
-        # Events can overtake each other; never replace a newer screen with an older one.
-        if self.sent_version is not None and event["version"] < self.sent_version:
+        # Events can overtake each other; never replace a newer screen with an older one. A
+        # move's event for the version already on screen (rendered for an earlier event while
+        # the bots moved on) needs no render; chat, presence and settings keep the version and
+        # say so, and are always rendered.
+        if self.sent_version is not None and (
+            event["version"] < self.sent_version
+            or (event["version"] == self.sent_version and not event.get("same_version"))
+        ):
             return
         await self.send_table()
 
     async def send_table(self):
-        rendered = await database_sync_to_async(self._render_table)()
+        rendered = await database_sync_to_async(self._render_table, thread_sensitive=False)()
         if rendered is LOGGED_OUT:
             await self.end_logged_out()
             return
@@ -122,7 +133,8 @@ class TableConsumer(AsyncWebsocketConsumer):
         if not session_still_valid(self.session_key, self.user.pk):
             return LOGGED_OUT
         match = Match.objects.get(pk=self.match_id)
-        seat, allowed = selectors.viewer_role(match, self.user, self._invited())
+        seats = selectors.seats_of(match)  # read once for the table, the coach and the role
+        seat, allowed = selectors.viewer_role(match, self.user, self._invited(), seats=seats)
         if not allowed:
             return None
         self.seat = seat
@@ -139,11 +151,12 @@ class TableConsumer(AsyncWebsocketConsumer):
                 "games/_chat_log.html", {"lines": selectors.chat_lines(match, self.user)}
             )
             return view.version, html
-        view = selectors.table_view(match, seat)
+        deal_row = selectors.current_deal(match)
+        view = selectors.table_view(match, seat, seats=seats, deal_row=deal_row)
         html = render_to_string("games/_table.html", {"view": view})
         if seat:
             # The coach's panel goes with every table, so it never shows advice for an old position.
-            html += panel_html(match, seat)
+            html += panel_html(match, seat, seats=seats, deal_row=deal_row)
         if match.invite_code is not None:
             html += render_to_string(
                 "games/_chat_log.html", {"lines": selectors.chat_lines(match, self.user)}
@@ -161,7 +174,7 @@ class TableConsumer(AsyncWebsocketConsumer):
         # Advice or a review is ready: only this seat's, and only for the moment on screen.
         if event["seat"] != self.seat or event["version"] != self.sent_version:
             return
-        html = await database_sync_to_async(self._render_panel)()
+        html = await database_sync_to_async(self._render_panel, thread_sensitive=False)()
         await self.send(text_data=html)
 
     def _render_panel(self) -> str:

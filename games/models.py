@@ -152,6 +152,9 @@ class Deal(models.Model):
     pitcher = models.CharField(max_length=2, blank=True)
     bid = models.PositiveSmallIntegerField(null=True, blank=True)
     trump = models.CharField(max_length=1, blank=True)
+    # How many action rows the deal has: with the deal's id it names one engine state, which a
+    # process may keep cached instead of replaying the rows (games.selectors.current_state).
+    steps = models.PositiveSmallIntegerField(default=0)
     result = models.JSONField(null=True, blank=True, help_text="The engine's score JSON.")
     started_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)

@@ -27,8 +27,42 @@ def remember_server_loop() -> None:
 def group_send(group: str, message: dict) -> None:
     layer = get_channel_layer()
     loop = _server_loop
-    if loop is not None and loop.is_running() and threading.get_ident() != _server_thread:
-        future = asyncio.run_coroutine_threadsafe(layer.group_send(group, message), loop)
-        future.result(timeout=10)
-    else:
+    if loop is None or not loop.is_running():
+        # No server loop here (a Celery worker, or a web process before its first websocket):
+        # one loop of this process's own, so the Redis layer keeps one connection pool instead
+        # of opening a new loop and connection for every event (async_to_sync would).
+        loop = _sending_loop()
+    if threading.get_ident() == _thread_of(loop):
         async_to_sync(layer.group_send)(group, message)
+        return
+    future = asyncio.run_coroutine_threadsafe(layer.group_send(group, message), loop)
+    future.result(timeout=10)
+
+
+_own_loop: asyncio.AbstractEventLoop | None = None
+_own_thread: int | None = None
+_own_lock = threading.Lock()
+
+
+def _thread_of(loop: asyncio.AbstractEventLoop) -> int | None:
+    return _server_thread if loop is _server_loop else _own_thread
+
+
+def _sending_loop() -> asyncio.AbstractEventLoop:
+    global _own_loop, _own_thread
+    with _own_lock:
+        if _own_loop is None or _own_loop.is_closed():
+            loop = asyncio.new_event_loop()
+            started = threading.Event()
+
+            def run() -> None:
+                global _own_thread
+                asyncio.set_event_loop(loop)
+                _own_thread = threading.get_ident()
+                started.set()
+                loop.run_forever()
+
+            threading.Thread(target=run, name="channel-layer-sends", daemon=True).start()
+            started.wait()
+            _own_loop = loop
+        return _own_loop

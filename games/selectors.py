@@ -5,11 +5,12 @@ observation for that seat, so another seat's unplayed cards are never in it.
 """
 
 import math
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import lru_cache
 
 from django.conf import settings
-from django.db import transaction
 
 from . import engine
 from .models import Deal, Match, PersonalBlock, Seat
@@ -58,6 +59,47 @@ def deal_state(deal_row: Deal, upto: int | None = None) -> engine.Deal:
     return state
 
 
+# The engine states of recent deals, by (deal id, when dealt, steps). Actions are only ever
+# appended, so a deal's first n actions never change: an entry is never wrong, only evicted.
+# (The time it was dealt guards against an id used again after a rollback or a flushed database.)
+STATE_CACHE_SIZE = 1024
+_states: OrderedDict = OrderedDict()
+_states_lock = threading.Lock()
+
+
+def current_state(deal_row: Deal) -> engine.Deal:
+    """The engine's state after the deal row's `steps` actions: from this process's cache, or
+    rebuilt from the action rows (and then cached). The caller gets a copy it may change."""
+    key = _state_key(deal_row, deal_row.steps)
+    with _states_lock:
+        state = _states.get(key)
+        if state is not None:
+            _states.move_to_end(key)
+    if state is None:
+        state = deal_state(deal_row, upto=deal_row.steps)
+        remember_state(deal_row, state)
+    return state.copy()
+
+
+def _state_key(deal_row: Deal, steps: int) -> tuple:
+    return (deal_row.pk, deal_row.started_at, steps)
+
+
+def remember_state(deal_row: Deal, state: engine.Deal) -> None:
+    """Keep a committed state (the service calls this once its move is committed)."""
+    key = _state_key(deal_row, state.version)
+    with _states_lock:
+        _states[key] = state.copy()
+        _states.move_to_end(key)
+        while len(_states) > STATE_CACHE_SIZE:
+            _states.popitem(last=False)
+
+
+def forget_states() -> None:
+    with _states_lock:
+        _states.clear()
+
+
 @dataclass(frozen=True)
 class Standing:
     totals: dict
@@ -80,6 +122,16 @@ def match_standing(match: Match, through: Deal | None = None) -> Standing:
     return Standing(dict(standing.totals), standing.over, standing.winner)
 
 
+def standing_after(match: Match, deal_row: Deal, result) -> Standing:
+    """The standing once the deal just finished is added to the match's stored totals: the
+    engine's end rule needs only the totals before it and its result, so no earlier deal is
+    replayed (`match_standing` replays them all; a test shows the two agree)."""
+    standing = engine.MatchState.resume(rules_of(match), match.first_dealer, match.totals,
+                                        dealer=deal_row.dealer)
+    standing.add(result)
+    return Standing(dict(standing.totals), standing.over, standing.winner)
+
+
 # --- Whose turn -----------------------------------------------------------------------------
 
 
@@ -99,11 +151,20 @@ class Waiting:
     timeout_seconds: int = 0
 
 
-def waiting_on(match_id: int) -> Waiting | None:
-    match = Match.objects.filter(pk=match_id).first()
-    if match is None or match.status != Match.Status.PLAYING:
+def _playing_deal(match_id: int) -> Deal | None:
+    """The current deal of a match being played, with its match, in one query."""
+    deal_row = (Deal.objects.select_related("match").filter(match_id=match_id)
+                .order_by("-number").first())
+    if deal_row is None or deal_row.match.status != Match.Status.PLAYING:
         return None
-    deal_row = current_deal(match)
+    return deal_row
+
+
+def waiting_on(match_id: int) -> Waiting | None:
+    deal_row = _playing_deal(match_id)
+    if deal_row is None:
+        return None
+    match = deal_row.match
     if deal_row.phase == "over":
         thrown_in = bool(deal_row.result and deal_row.result.get("thrown_in"))
         everyone_bot = not match.seats.filter(user__isnull=False).exists()
@@ -144,19 +205,17 @@ def bot_turn(match_id: int, version: int, stand_in_level: str = "") -> BotTurn |
 
     With `stand_in_level`, also a person's turn: the bot that plays it for them while they are away.
     """
-    # Holding the match row's lock while reading gives one consistent moment: every move takes
-    # that lock first, so none can land between reading the version and reading the actions.
-    with transaction.atomic():
-        match = Match.objects.select_for_update().filter(pk=match_id).first()
-        if match is None or match.status != Match.Status.PLAYING or match.version != version:
-            return None
-        deal_row = current_deal(match)
-        if deal_row.phase == "over":
-            return None
-        seat = match.seats.get(position=deal_row.to_act)
-        if not seat.is_bot and not (stand_in_level and seat.user_id):
-            return None
-        state = deal_state(deal_row)
+    # No lock: the deal row and its state (named by its steps) belong together, and if a move
+    # lands after the version was read, the bot's move made on `version` is refused by
+    # `do_act`'s version check under the lock. One locking transaction per bot move, not two.
+    deal_row = _playing_deal(match_id)
+    if deal_row is None or deal_row.match.version != version or deal_row.phase == "over":
+        return None
+    match = deal_row.match
+    seat = match.seats.get(position=deal_row.to_act)
+    if not seat.is_bot and not (stand_in_level and seat.user_id):
+        return None
+    state = current_state(deal_row)
     return BotTurn(
         seat=seat.position,
         level=seat.bot_level or stand_in_level,
@@ -361,18 +420,28 @@ def screen_places(seats: tuple, me: str | None) -> dict:
     return places
 
 
-def viewer_seat(match: Match, user) -> Seat | None:
+def viewer_seat(match: Match, user, seats: list | None = None) -> Seat | None:
+    """The user's seat at the match (found in `seats`, the match's seats, when given)."""
     if not user.is_authenticated:
         return None
+    if seats is not None:
+        return next((seat for seat in seats if seat.user_id == user.pk), None)
     return match.seats.filter(user=user).first()
 
 
-def table_view(match: Match, me: str | None) -> TableView:
-    """The table as the seat `me` may see it (None: a spectator, who sees only public cards)."""
+def seats_of(match: Match) -> list[Seat]:
+    """Every seat of the match with its user: read once per render and shared by its parts."""
+    return list(match.seats.select_related("user"))
+
+
+def table_view(match: Match, me: str | None, *, seats: list | None = None,
+               deal_row: Deal | None = None) -> TableView:
+    """The table as the seat `me` may see it (None: a spectator, who sees only public cards).
+    `seats` and `deal_row` save reading them again when the caller already has them."""
     rules = rules_of(match)
-    deal_row = current_deal(match)
-    state = deal_state(deal_row)
-    seats = {seat.position: seat for seat in match.seats.select_related("user")}
+    deal_row = deal_row or current_deal(match)
+    state = current_state(deal_row)
+    seats = {seat.position: seat for seat in (seats if seats is not None else seats_of(match))}
     over = state.phase == "over"
     observer = me if me in seats else None
     observation = state.observation(observer) if observer else None
@@ -655,9 +724,11 @@ def hidden_from(match: Match, user, invited=frozenset()) -> bool:
     return match.invite_code is not None and not came_through_invite(match, user, invited)
 
 
-def viewer_role(match: Match, user, invited=frozenset()) -> tuple[str | None, bool]:
+def viewer_role(
+    match: Match, user, invited=frozenset(), seats: list | None = None
+) -> tuple[str | None, bool]:
     """(the user's seat position or None, whether they may look at all)."""
-    seat = viewer_seat(match, user)
+    seat = viewer_seat(match, user, seats)
     if seat is not None:
         return seat.position, True
     return None, may_see_table(match, user, invited)

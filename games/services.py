@@ -242,7 +242,7 @@ def do_act(match_id: int, seat: str, token: str, version: int, actor: Actor) -> 
             ):
                 return Outcome(match, applied=False)
             raise StaleMove("The table moved on before your move arrived; it now shows the latest position.")
-        state = selectors.deal_state(deal_row)
+        state = selectors.current_state(deal_row)
         phase = apply_move(state, seat, token)
         try:
             Action.objects.create(
@@ -263,6 +263,7 @@ def do_act(match_id: int, seat: str, token: str, version: int, actor: Actor) -> 
             _finish_deal(match, deal_row, state)
         match.version += 1
         match.save()
+        transaction.on_commit(partial(selectors.remember_state, deal_row, state), robust=True)
         _after_commit(match)
     return Outcome(match, applied=True)
 
@@ -291,7 +292,8 @@ def _cache_state(deal_row: Deal, state: engine.Deal) -> None:
     deal_row.pitcher = state.pitcher or ""
     deal_row.bid = state.bid
     deal_row.trump = state.trump or ""
-    deal_row.save(update_fields=["phase", "to_act", "pitcher", "bid", "trump"])
+    deal_row.steps = state.version
+    deal_row.save(update_fields=["phase", "to_act", "pitcher", "bid", "trump", "steps"])
 
 
 def _finish_deal(match: Match, deal_row: Deal, state: engine.Deal) -> None:
@@ -306,7 +308,7 @@ def _finish_deal(match: Match, deal_row: Deal, state: engine.Deal) -> None:
         match.finished_at = timezone.now()
         return
     stats_services.record_deal(deal_row, deal_row.result)
-    standing = selectors.match_standing(match, through=deal_row)
+    standing = selectors.standing_after(match, deal_row, result)
     match.totals = dict(standing.totals)
     if standing.over:
         match.status = Match.Status.FINISHED

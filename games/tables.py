@@ -82,7 +82,9 @@ def _announce_listing(match: Match, started: bool = False) -> None:
 
 
 def announce_seen(match_id: int, version: int) -> None:
-    realtime.group_send(selectors.table_group(match_id), {"type": "table.changed", "version": version})
+    # `same_version`: the screens change although the version may not (chat, presence, settings).
+    realtime.group_send(selectors.table_group(match_id),
+                        {"type": "table.changed", "version": version, "same_version": True})
 
 
 def _lock_forming(match_id: int) -> Match:

@@ -144,7 +144,9 @@ def act(request: HttpRequest, match_id: int) -> HttpResponse:
         return _move_refused(request, match.pk, seat.position, error)
     if not request.htmx:
         return redirect("table", match_id=match.pk)
-    return _table_fragment(request, match.pk, seat.position)
+    # The table's websocket brings the new table to every screen, the mover's too: rendering it
+    # here as well would cost a second render, and a slow response could replace a newer screen.
+    return HttpResponse(status=204)
 
 
 @login_required

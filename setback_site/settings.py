@@ -108,8 +108,20 @@ DATABASES = {
     "default": dj_database_url.config(
         default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}",
         conn_max_age=int(os.environ.get("CONN_MAX_AGE", "0")),
+        conn_health_checks=True,
     )
 }
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env_bool("DB_POOL", True):
+    # A new PostgreSQL connection costs about 7 ms, and Daphne runs each request and each
+    # consumer call on a thread of its own, where persistent connections would pile up: a small
+    # pool per process instead (health-checked on every checkout, as CONN_HEALTH_CHECKS asks).
+    # The cluster is shared, so each process holds at most DB_POOL_MAX connections.
+    DATABASES["default"]["CONN_MAX_AGE"] = 0
+    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+        "min_size": 1,
+        "max_size": int(os.environ.get("DB_POOL_MAX", "8")),
+        "timeout": 20,
+    }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"]["OPTIONS"] = {
         # Bot tasks write from threads while requests read: wait for the lock instead of

@@ -83,7 +83,7 @@ def coached_turn(match: Match) -> Turn | None:
     seat = match.seats.select_related("user").get(position=deal_row.to_act)
     if seat.user is None or not seat.user.coach_enabled:
         return None
-    state = tables.deal_state(deal_row)
+    state = tables.current_state(deal_row)
     return Turn(deal_row, state.version, match.version, seat.position,
                 len(state.observation(seat.position).legal_actions()))
 
@@ -196,13 +196,17 @@ def bid_grid(options: list[Option], obs) -> list[BidRow]:
     return rows
 
 
-def coach_panel(match: Match, position: str) -> CoachPanel:
-    """What the coach shows the seat `position` now."""
-    seat = match.seats.select_related("user").get(position=position)
-    deal_row = tables.current_deal(match)
+def coach_panel(match: Match, position: str, *, seats: list | None = None,
+                deal_row: Deal | None = None) -> CoachPanel:
+    """What the coach shows the seat `position` now (`seats`, `deal_row`: already read)."""
+    if seats is not None:
+        seat = next(s for s in seats if s.position == position)
+    else:
+        seat = match.seats.select_related("user").get(position=position)
+    deal_row = deal_row or tables.current_deal(match)
     panel = CoachPanel(
         match_id=match.pk, deal_id=deal_row.pk, deal_number=deal_row.number,
-        step=deal_row.actions.count(), version=match.version,
+        step=deal_row.steps, version=match.version,
         enabled=bool(seat.user and seat.user.coach_enabled), state="off", phase=deal_row.phase,
     )
     if deal_row.is_over:
@@ -219,7 +223,7 @@ def coach_panel(match: Match, position: str) -> CoachPanel:
     if deal_row.to_act != position or match.status != Match.Status.PLAYING:
         panel.state = "waiting"
         return panel
-    state = tables.deal_state(deal_row)
+    state = tables.current_state(deal_row)
     obs = state.observation(position, match_totals=dict(match.totals))
     legal = obs.legal_actions()
     if len(legal) == 1:

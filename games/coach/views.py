@@ -16,9 +16,10 @@ from setback_site.limits import limited
 from . import selectors, services
 
 
-def panel_html(match: Match, position: str) -> str:
-    """The panel for one seat (also what the table's websocket consumer sends)."""
-    panel = selectors.coach_panel(match, position)
+def panel_html(match: Match, position: str, **already_read) -> str:
+    """The panel for one seat (also what the table's websocket consumer sends, passing the
+    seats and deal it has already read)."""
+    panel = selectors.coach_panel(match, position, **already_read)
     return render_to_string("coach/_panel.html", {"panel": panel})
 
 

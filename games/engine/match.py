@@ -99,6 +99,17 @@ class MatchState:
         self.played_deals: list[Any] = []  # the Deal objects, when add() was given them
         self.current: Any = None  # from a match record: its last deal, if still in progress
 
+    @classmethod
+    def resume(cls, rules: Rules | str | dict, first_dealer: str, totals: Mapping[str, int],
+               dealer: str) -> MatchState:
+        """A match under way, from its running totals and the dealer of its next deal: the end
+        rule needs only those, so the earlier deals need not be replayed (their ``history`` is
+        left empty)."""
+        state = cls(rules, first_dealer)
+        state.totals.update(totals)
+        state.dealer = dealer
+        return state
+
     @property
     def over(self) -> bool:
         return self.winner is not None

@@ -136,7 +136,7 @@ async def test_the_table_plays_on_while_the_coach_thinks_and_late_advice_is_drop
     assert page.status_code == 200
     version = await database_sync_to_async(lambda: Match.objects.get(pk=match.pk).version)()
     moved = await database_sync_to_async(person_turn_move)(client, match)
-    assert 'id="table"' in moved
+    assert moved == ""  # answered at once, with no content: the new table comes over the socket
     made = await database_sync_to_async(
         lambda: Action.objects.filter(deal__match=match, seat="S", user__isnull=False).count())()
     assert made >= 1 and not release.is_set()

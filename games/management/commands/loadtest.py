@@ -1,0 +1,431 @@
+"""Play K tables against a running site the way the browser does: `python manage.py loadtest`.
+
+Each table is one person (a user `<prefix>-<n>`, signed up through the form the first time):
+log in through the real login form, "Deal me in" from the home page's form, load the table
+page, hold the table's websocket, and on their turn post the move to `/matches/<id>/act/`
+with the version on screen, as htmx does. "Next deal" and "Play again" are clicked like the
+page's buttons. A websocket that closes is reopened after a jittered pause, like htmx's ws
+extension; a screen that stops changing for `--stall` seconds is reloaded (a full GET).
+
+It measures what the person would notice, from the client side:
+  move -> update      the move's POST until a websocket screen newer than the move's version
+  last bot -> turn    the screen before "your turn" until the screen showing "your turn"
+                      (the last bot's whole cycle: queue, decide, commit, push, render)
+  wait for own turn   the move's POST until the screen shows "your turn" again
+and moves per second (the person's, and the bots' as counted from the deal's step numbers),
+errors and reloads. It ends with one summary line. It sends traffic only to a loopback address
+and stops after `--seconds` (plus a short grace for logins and closing).
+"""
+
+import asyncio
+import ipaddress
+import random
+import re
+import socket
+import time
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit
+
+from django.core.management.base import BaseCommand, CommandError
+
+TABLE_RE = re.compile(r'<div id="table" class="table( table-my-turn)?" data-version="(\d+)" '
+                      r'data-deal="(\d+)" data-step="(\d+)" data-phase="(\w+)"')
+CSRF_RE = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
+BUTTON_RE = re.compile(r'<button class="(?:button bid-button|card card-legal)" type="submit" '
+                       r'name="action" value="([^"]+)"')
+DISCARD_RE = re.compile(r'<input type="checkbox" name="cards" value="(\w\w)"')
+NEXT_DEAL = "data-next-deal"
+PLAY_AGAIN_RE = re.compile(r'hx-post="(/matches/\d+/rematch/)"')
+MATCH_URL_RE = re.compile(r"/matches/(\d+)/")
+
+
+def percentile(values: list[float], p: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    index = min(len(ordered) - 1, max(0, round(p / 100 * (len(ordered) - 1))))
+    return ordered[index]
+
+
+@dataclass
+class Screen:
+    my_turn: bool
+    version: int
+    deal: int
+    step: int
+    phase: str
+    html: str
+
+    @classmethod
+    def parse(cls, html: str) -> "Screen | None":
+        found = TABLE_RE.search(html)
+        if not found:
+            return None
+        return cls(bool(found.group(1)), int(found.group(2)), int(found.group(3)),
+                   int(found.group(4)), found.group(5), html)
+
+
+@dataclass
+class Figures:
+    move_to_update: list = field(default_factory=list)
+    bot_to_turn: list = field(default_factory=list)
+    own_turn_wait: list = field(default_factory=list)
+    post_seconds: list = field(default_factory=list)
+    person_moves: int = 0
+    actions_seen: int = 0
+    errors: dict = field(default_factory=dict)
+    reloads: int = 0
+    reconnects: int = 0
+    matches_started: int = 0
+
+    def error(self, kind: str) -> None:
+        self.errors[kind] = self.errors.get(kind, 0) + 1
+
+
+def loopback_only(url: str) -> str:
+    parts = urlsplit(url)
+    if parts.scheme != "http" or not parts.hostname:
+        raise CommandError("--url must be an http:// address, e.g. http://127.0.0.1:8000")
+    for info in socket.getaddrinfo(parts.hostname, parts.port or 80):
+        if not ipaddress.ip_address(info[4][0]).is_loopback:
+            raise CommandError(f"{parts.hostname} is not a loopback address: the load test only "
+                               "sends traffic to this machine.")
+    return url.rstrip("/")
+
+
+class Table:
+    """One person at one table, driving it as the page and its scripts do."""
+
+    def __init__(self, number: int, base: str, options, figures: Figures, stop_at: float):
+        import aiohttp
+
+        self.aiohttp = aiohttp
+        self.username = f"{options['prefix']}-{number}"
+        self.password = options["password"]
+        self.base = base
+        self.bot_level = options["bot_level"]
+        self.preset = options["preset"]
+        self.stall = options["stall"]
+        self.figures = figures
+        self.stop_at = stop_at
+        self.rng = random.Random(number)
+        self.session = aiohttp.ClientSession(
+            cookie_jar=aiohttp.CookieJar(unsafe=True),  # cookies for 127.0.0.1
+            timeout=aiohttp.ClientTimeout(total=60),
+        )
+        self.match_id: int | None = None
+        self.csrf = ""
+        self.screen: Screen | None = None
+        self.screen_at = 0.0
+        self.previous_at = 0.0
+        self.changed = asyncio.Event()
+        self.pending_move: tuple[int, float] | None = None  # (version moved on, when)
+        self.moved_at: float | None = None  # the person's last move, until their next turn
+        self.socket = None
+        self.last_deal_step: tuple[int, int] = (0, 0)
+
+    # --- The pages -------------------------------------------------------------------------
+
+    async def _form_token(self, path: str) -> str:
+        async with self.session.get(self.base + path) as response:
+            html = await response.text()
+        found = CSRF_RE.search(html)
+        if not found:
+            raise RuntimeError(f"no form on {path} (status {response.status})")
+        return found.group(1)
+
+    async def log_in(self) -> None:
+        token = await self._form_token("/accounts/login/")
+        data = {"csrfmiddlewaretoken": token, "username": self.username,
+                "password": self.password, "next": "/"}
+        async with self.session.post(self.base + "/accounts/login/", data=data,
+                                     headers={"Referer": self.base + "/accounts/login/"},
+                                     allow_redirects=False) as response:
+            if response.status == 302:
+                return
+        # First run with this name: sign up through the form (which logs in too).
+        token = await self._form_token("/accounts/signup/")
+        data = {"csrfmiddlewaretoken": token, "username": self.username,
+                "password1": self.password, "password2": self.password}
+        async with self.session.post(self.base + "/accounts/signup/", data=data,
+                                     headers={"Referer": self.base + "/accounts/signup/"},
+                                     allow_redirects=False) as response:
+            if response.status != 302:
+                raise CommandError(f"could not log in or sign up {self.username}: wrong --password?")
+
+    async def deal_me_in(self) -> None:
+        token = await self._form_token("/")
+        data = {"csrfmiddlewaretoken": token, "preset": self.preset, "bot_level": self.bot_level}
+        async with self.session.post(self.base + "/matches/new/", data=data,
+                                     headers={"Referer": self.base + "/"},
+                                     allow_redirects=False) as response:
+            location = response.headers.get("Location", "")
+        found = MATCH_URL_RE.search(location)
+        if not found:
+            raise RuntimeError(f"Deal me in did not lead to a table ({response.status})")
+        self.figures.matches_started += 1
+        await self.load_table(int(found.group(1)))
+
+    async def load_table(self, match_id: int) -> None:
+        """The table page, as a browser loads it (and as a reload does)."""
+        self.match_id = match_id
+        async with self.session.get(f"{self.base}/matches/{match_id}/") as response:
+            html = await response.text()
+        found = CSRF_RE.search(html)
+        if found:
+            self.csrf = found.group(1)
+        self.show(Screen.parse(html))
+
+    def _headers(self) -> dict:
+        # What htmx sends with a post from the table: its header, and the page's CSRF token.
+        return {"HX-Request": "true", "X-CSRFToken": self.csrf,
+                "Referer": f"{self.base}/matches/{self.match_id}/"}
+
+    # --- The screen --------------------------------------------------------------------------
+
+    def show(self, screen: Screen | None) -> None:
+        if screen is None:
+            return
+        if self.screen is not None and screen.version <= self.screen.version:
+            return  # the socket's copy of a screen already shown (or an older one)
+        now = time.monotonic()
+        self._count_actions(screen)
+        if self.pending_move and screen.version > self.pending_move[0]:
+            self.figures.move_to_update.append(now - self.pending_move[1])
+        if screen.my_turn and not (self.screen and self.screen.my_turn):
+            if self.moved_at is not None:
+                self.figures.own_turn_wait.append(now - self.moved_at)
+            if self.screen is not None and self.pending_move is None:
+                self.figures.bot_to_turn.append(now - self.screen_at)
+            self.moved_at = None
+        if self.pending_move and screen.version > self.pending_move[0]:
+            self.pending_move = None
+        self.previous_at, self.screen_at, self.screen = self.screen_at, now, screen
+        self.changed.set()
+
+    def _count_actions(self, screen: Screen) -> None:
+        deal, step = self.last_deal_step
+        if screen.deal == deal:
+            self.figures.actions_seen += max(0, screen.step - step)
+        elif screen.deal > deal and deal:
+            self.figures.actions_seen += screen.step  # a new deal (the last one was seen over)
+        self.last_deal_step = (screen.deal, screen.step)
+
+    async def hold_socket(self) -> None:
+        """The page's websocket: reopened after a jittered pause whenever it closes."""
+        delay = 0.5
+        while time.monotonic() < self.stop_at:
+            match_id = self.match_id
+            url = self.base.replace("http://", "ws://") + f"/ws/table/{match_id}/"
+            try:
+                async with self.session.ws_connect(url, origin=self.base, heartbeat=None,
+                                                   autoping=True) as socket_:
+                    self.socket = socket_
+                    delay = 0.5
+                    async for message in socket_:
+                        if message.type != self.aiohttp.WSMsgType.TEXT:
+                            break
+                        self.show(Screen.parse(message.data))
+                        if self.match_id != match_id:
+                            break  # a new match: the new page opens its own socket
+            except (TimeoutError, self.aiohttp.ClientError) as error:
+                status = getattr(error, "status", "")
+                self.figures.error(f"websocket {type(error).__name__} {status}".strip())
+            if time.monotonic() >= self.stop_at:
+                return
+            if self.match_id == match_id:
+                self.figures.reconnects += 1
+                await asyncio.sleep(self.rng.uniform(0, delay))
+                delay = min(delay * 2, 8)
+
+    # --- The person --------------------------------------------------------------------------
+
+    async def play(self) -> None:
+        socket_task = asyncio.create_task(self.hold_socket())
+        try:
+            while time.monotonic() < self.stop_at:
+                screen = self.screen
+                if screen is not None and self.pending_move is None:
+                    if screen.my_turn:
+                        await self.move(screen)
+                        continue
+                    if screen.phase == "over" and NEXT_DEAL in screen.html:
+                        await self.next_deal(screen)
+                        continue
+                    if screen.phase == "over" and (again := PLAY_AGAIN_RE.search(screen.html)):
+                        await self.play_again(again.group(1))
+                        continue
+                self.changed.clear()
+                try:
+                    remaining = max(0.01, min(self.stall, self.stop_at - time.monotonic()))
+                    await asyncio.wait_for(self.changed.wait(), remaining)
+                except TimeoutError:
+                    if time.monotonic() < self.stop_at:
+                        self.figures.reloads += 1
+                        self.pending_move = self.moved_at = None
+                        await self.load_table(self.match_id)
+        finally:
+            socket_task.cancel()
+            await asyncio.gather(socket_task, return_exceptions=True)
+
+    async def move(self, screen: Screen) -> None:
+        tokens = BUTTON_RE.findall(screen.html)
+        data = {"version": str(screen.version)}
+        if tokens:
+            data["action"] = self.rng.choice(tokens)
+        else:
+            cards = DISCARD_RE.findall(screen.html)
+            data["discard"] = "1"
+            data["cards"] = cards[:0]  # keep every card: a legal discard under every option
+        started = time.monotonic()
+        self.pending_move = (screen.version, started)
+        self.moved_at = started
+        async with self.session.post(f"{self.base}/matches/{self.match_id}/act/", data=data,
+                                     headers=self._headers()) as response:
+            await response.read()
+            status = response.status
+        self.figures.post_seconds.append(time.monotonic() - started)
+        if status >= 400:
+            self.figures.error(f"act {status}")
+            self.pending_move = self.moved_at = None
+            self.figures.reloads += 1
+            await self.load_table(self.match_id)
+            return
+        # The screen measured is the websocket's push (what every screen at the table gets);
+        # a fragment in the response, which htmx would swap in, is not counted as an update.
+        self.figures.person_moves += 1
+
+    async def next_deal(self, screen: Screen) -> None:
+        async with self.session.post(f"{self.base}/matches/{self.match_id}/next/",
+                                     data={"version": str(screen.version)},
+                                     headers=self._headers()) as response:
+            await response.read()
+            if response.status >= 400:
+                self.figures.error(f"next {response.status}")
+        await self._await_change(screen.version)
+
+    async def play_again(self, path: str) -> None:
+        async with self.session.post(self.base + path, headers=self._headers(),
+                                     allow_redirects=False) as response:
+            location = response.headers.get("HX-Redirect", "")
+        found = MATCH_URL_RE.search(location)
+        if not found:
+            self.figures.error("play again")
+            await asyncio.sleep(1)
+            return
+        self.figures.matches_started += 1
+        self.screen = None
+        self.last_deal_step = (0, 0)
+        await self.load_table(int(found.group(1)))
+        if self.socket is not None:
+            await self.socket.close()  # the new page opens the new table's socket
+
+    async def _await_change(self, version: int) -> None:
+        deadline = time.monotonic() + self.stall
+        while self.screen is not None and self.screen.version <= version:
+            self.changed.clear()
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or time.monotonic() >= self.stop_at:
+                return
+            try:
+                await asyncio.wait_for(self.changed.wait(), remaining)
+            except TimeoutError:
+                return
+
+    async def close(self) -> None:
+        await self.session.close()
+
+
+async def run(bases: list[str], options) -> tuple[Figures, float]:
+    figures = Figures()
+    tables_count = options["tables"]
+    # Log everyone in first (password hashing is deliberately slow); the clock starts after.
+    stop_far = time.monotonic() + 10 ** 6
+    # Several processes: each table talks to one of them, as a load balancer would send it.
+    tables = [Table(n, bases[(n - 1) % len(bases)], options, figures, stop_far)
+              for n in range(1, tables_count + 1)]
+    gate = asyncio.Semaphore(8)
+
+    async def log_in(table):
+        async with gate:
+            await table.log_in()
+
+    try:
+        await asyncio.gather(*(log_in(t) for t in tables))
+    except BaseException:
+        await asyncio.gather(*(t.close() for t in tables), return_exceptions=True)
+        raise
+    print(f"logged in {tables_count} users; playing for {options['seconds']:.0f} s", flush=True)
+    started = time.monotonic()
+    stop_at = started + options["seconds"]
+    for table in tables:
+        table.stop_at = stop_at
+
+    async def one(table):
+        try:
+            await table.deal_me_in()  # all at once: the start-up burst is measured too
+            await table.play()
+        except Exception as error:  # noqa: BLE001 - counted and shown; one table's failure
+            figures.error(type(error).__name__)   # must not stop the others' measurements
+
+    try:
+        await asyncio.wait_for(asyncio.gather(*(one(t) for t in tables)),
+                               options["seconds"] + 30)
+    except TimeoutError:
+        figures.error("overran")
+    elapsed = time.monotonic() - started
+    await asyncio.gather(*(t.close() for t in tables), return_exceptions=True)
+    return figures, elapsed
+
+
+def _ms(values: list[float]) -> str:
+    return " / ".join(f"{percentile(values, p) * 1000:,.0f}" for p in (50, 95, 99)) + " ms"
+
+
+class Command(BaseCommand):
+    help = "Play K tables against a running site over HTTP and websockets; print latencies."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--url", default="http://127.0.0.1:8000",
+                            help="the site (loopback only); several, comma-separated, are "
+                                 "shared round-robin among the tables (one per Daphne process)")
+        parser.add_argument("--tables", type=int, default=10)
+        parser.add_argument("--seconds", type=float, default=60)
+        parser.add_argument("--bot-level", default="easy", choices=["easy", "medium", "hard"])
+        parser.add_argument("--preset", default="house")
+        parser.add_argument("--prefix", default="loadtest")
+        parser.add_argument("--password", default="Quiet-harbor-58213")
+        parser.add_argument("--stall", type=float, default=10,
+                            help="reload a table whose screen has not changed for this long")
+
+    def handle(self, *args, url, **options):
+        bases = [loopback_only(u) for u in url.split(",")]
+        figures, elapsed = asyncio.run(run(bases, options))
+        self._report(figures, elapsed, options, bases)
+
+    def _report(self, figures: Figures, elapsed: float, options, bases) -> None:
+        out = self.stdout.write
+        bot_moves = max(0, figures.actions_seen - figures.person_moves)
+        out(f"tables {options['tables']}, bots {options['bot_level']}, {elapsed:.0f} s against "
+            f"{', '.join(bases)}; {figures.matches_started} matches started")
+        out(f"move -> update        p50/p95/p99 {_ms(figures.move_to_update)}"
+            f"  (n={len(figures.move_to_update)})")
+        out(f"last bot -> your turn p50/p95/p99 {_ms(figures.bot_to_turn)}"
+            f"  (n={len(figures.bot_to_turn)})")
+        out(f"wait for own turn     p50/p95/p99 {_ms(figures.own_turn_wait)}"
+            f"  (n={len(figures.own_turn_wait)})")
+        out(f"move POST response    p50/p95/p99 {_ms(figures.post_seconds)}")
+        out(f"moves/s: people {figures.person_moves / elapsed:.1f}, bots {bot_moves / elapsed:.1f}, "
+            f"all {figures.actions_seen / elapsed:.1f}")
+        out(f"errors {sum(figures.errors.values())} {figures.errors or ''}, reloads "
+            f"{figures.reloads}, socket reconnects {figures.reconnects}")
+        out(
+            f"SUMMARY tables={options['tables']} bots={options['bot_level']} "
+            f"update_p50={percentile(figures.move_to_update, 50) * 1000:.0f}ms "
+            f"update_p95={percentile(figures.move_to_update, 95) * 1000:.0f}ms "
+            f"update_p99={percentile(figures.move_to_update, 99) * 1000:.0f}ms "
+            f"turn_wait_p50={percentile(figures.own_turn_wait, 50):.2f}s "
+            f"turn_wait_p95={percentile(figures.own_turn_wait, 95):.2f}s "
+            f"moves_per_s={figures.actions_seen / elapsed:.1f} "
+            f"errors={sum(figures.errors.values())} reloads={figures.reloads}"
+        )

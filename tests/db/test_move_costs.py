@@ -1,0 +1,107 @@
+"""What one move costs the database, and the engine state kept between moves.
+
+The query counts are ceilings a regression would cross (a query per seat, a replay of the
+deal's rows): the whole path of a move is counted, its on-commit work (the table's event, the
+next turn's wake-up, the coach's check) included.
+"""
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from games import dispatch, selectors, services, tasks
+from games.models import Match
+from tests.db.play import play_until
+
+# Counted on this code (SQLite and PostgreSQL alike; the test's transaction adds a savepoint
+# pair): a person's move over HTTP 15 (session and user included; its deal state rebuilt once,
+# as a process that never saw the deal must), a bot's move 13, its on-commit work included.
+PERSON_MOVE_QUERIES = 15
+BOT_MOVE_QUERIES = 13
+
+
+@pytest.fixture
+def wakes(monkeypatch):
+    """The background work a move asks for, recorded instead of run."""
+    asked = []
+    monkeypatch.setattr(dispatch, "enqueue", lambda task, *args, **kw: asked.append((task.name, args)))
+    return asked
+
+
+def at_turn(match, kind):
+    return play_until(match, stop=lambda m: selectors.waiting_on(m.pk).kind == kind)
+
+
+def test_a_persons_move_costs_a_bounded_number_of_queries(
+    logged_in_client, user, wakes, django_capture_on_commit_callbacks
+):
+    match = at_turn(services.do_start_match(user, "house", "easy"), "person")
+    turn = selectors.waiting_on(match.pk)
+    # A bid, never a pass: a pass could throw the hand in, and a deal's last move does more
+    # (its result, the statistics rows, perhaps the match's end).
+    token = selectors.deal_state(selectors.current_deal(match)).observation("S").legal_actions()[-1]
+    assert token != "pass"
+    with CaptureQueriesContext(connection) as queries:
+        with django_capture_on_commit_callbacks(execute=True):
+            response = logged_in_client.post(
+                reverse("act", args=[match.pk]), {"action": token, "version": turn.version},
+                HTTP_HX_REQUEST="true",
+            )
+    assert response.status_code == 204
+    assert len(queries) <= PERSON_MOVE_QUERIES, "\n".join(q["sql"][:120] for q in queries.captured_queries)
+
+
+def test_a_bots_move_costs_a_bounded_number_of_queries(user, wakes, django_capture_on_commit_callbacks):
+    match = at_turn(services.do_start_match(user, "house", "easy"), "bot")
+    turn = selectors.waiting_on(match.pk)
+    with CaptureQueriesContext(connection) as queries:
+        with django_capture_on_commit_callbacks(execute=True):
+            played = tasks.play_bot_turn(match.pk, turn.version)
+    assert played != "stale"
+    assert len(queries) <= BOT_MOVE_QUERIES, "\n".join(q["sql"][:120] for q in queries.captured_queries)
+
+
+def test_a_move_does_not_replay_the_deal_once_its_state_is_kept(user, wakes, monkeypatch,
+                                                                django_capture_on_commit_callbacks):
+    match = services.do_start_match(user, "house", "easy")
+    with django_capture_on_commit_callbacks(execute=True):
+        match = at_turn(match, "bot")
+    selectors.current_state(selectors.current_deal(match))  # this process now holds the state
+    monkeypatch.setattr(selectors, "deal_state", lambda *a, **k: pytest.fail("replayed the deal"))
+    monkeypatch.setattr(selectors, "match_standing", lambda *a, **k: pytest.fail("replayed the match"))
+    for _ in range(3):  # a few moves in a row, each starting from the state the last one kept
+        turn = selectors.waiting_on(match.pk)
+        if turn is None or turn.kind != "bot":
+            break
+        with django_capture_on_commit_callbacks(execute=True):
+            assert tasks.play_bot_turn(match.pk, turn.version) != "stale"
+
+
+@pytest.mark.django_db(transaction=True)  # so each move's on-commit work runs, keeping its state
+def test_the_kept_state_and_the_standing_agree_with_a_rebuild_from_the_rows(user, wakes):
+    """A whole match to its end: at every step the state a process keeps (or rebuilds when it
+    has none) is the one replayed from the action rows, and the standing worked out deal by
+    deal from the stored totals is the one replayed from every deal."""
+    match = services.do_start_match(user, "house", "easy")
+    steps = 0
+
+    def compare(m):
+        nonlocal steps
+        deal_row = selectors.current_deal(m)
+        if deal_row.steps and steps % 7 != 1:  # the last move kept its state (unless forgotten)
+            assert selectors._state_key(deal_row, deal_row.steps) in selectors._states
+        rebuilt = selectors.deal_state(deal_row)
+        kept = selectors.current_state(deal_row)
+        assert kept.to_record() == rebuilt.to_record()
+        assert (kept.phase, kept.to_act, kept.version) == (rebuilt.phase, rebuilt.to_act, rebuilt.version)
+        if steps % 7 == 0:
+            selectors.forget_states()  # now and then a process that never saw the deal
+        steps += 1
+        return False
+
+    match = play_until(match, stop=compare)
+    assert match.status == Match.Status.FINISHED and steps > 20
+    replayed = selectors.match_standing(match)
+    assert replayed.over and replayed.winner == match.winner
+    assert replayed.totals == match.totals

@@ -1,0 +1,48 @@
+"""Each screen is rendered once per version: an event for the version already on screen sends
+nothing, unless it says the screen changed without a new version (chat, presence, settings)."""
+
+import re
+
+import pytest
+from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
+
+from games import selectors
+
+from .test_table_socket import connect, drain, start
+
+pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
+
+VERSION = re.compile(r'id="table"[^>]*data-version="(\d+)"')
+
+
+async def settled(match, socket):
+    """The version on screen once the bots have stopped: the person (or a click) is awaited."""
+    seen = []
+    for _ in range(100):
+        seen += await drain(socket, 0.2)
+        turn = await database_sync_to_async(selectors.waiting_on)(match.pk)
+        if turn.kind == "person" or (turn.kind == "next_deal" and not turn.automatic):
+            seen += await drain(socket, 0.3)
+            versions = [int(VERSION.search(html).group(1)) for html in seen if VERSION.search(html)]
+            assert versions[-1] == turn.version
+            return turn.version
+    raise AssertionError("the bots never stopped")
+
+
+async def test_an_event_for_the_version_on_screen_renders_nothing_but_a_same_version_change_does():
+    match, client, cookie = await start()
+    socket = await connect(match, cookie)
+    version = await settled(match, socket)
+    layer = get_channel_layer()
+    group = selectors.table_group(match.pk)
+
+    await layer.group_send(group, {"type": "table.changed", "version": version})
+    await layer.group_send(group, {"type": "table.changed", "version": version - 1})
+    assert await socket.receive_nothing(timeout=0.5)  # already on screen, or older: no render
+
+    await layer.group_send(group, {"type": "table.changed", "version": version, "same_version": True})
+    html = await socket.receive_from(timeout=10)
+    assert int(VERSION.search(html).group(1)) == version
+    assert await socket.receive_nothing(timeout=0.3)
+    await socket.disconnect()
