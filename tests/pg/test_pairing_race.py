@@ -2,10 +2,8 @@
 ones: truly parallel requests (each on its own connection, as on two web processes), on
 PostgreSQL where the queue row's lock really holds."""
 
-import threading
 
 import pytest
-from django.db import connection
 from django.utils import timezone
 
 from games import engine
@@ -13,30 +11,13 @@ from games.lobby import services as lobby
 from games.lobby.models import PairingQueue, PairingTicket
 from games.models import Match
 
+from .concurrency import in_parallel
+
 pytestmark = [pytest.mark.pg, pytest.mark.django_db(transaction=True)]
 
 TWO_HANDED = {"preset": "family", "cutthroat": True, "players": 2}
 
 
-def at_once(*calls):
-    barrier = threading.Barrier(len(calls))
-    results = [None] * len(calls)
-
-    def run(i, call):
-        try:
-            barrier.wait(timeout=10)
-            results[i] = call()
-        except Exception as error:  # noqa: BLE001 - the test looks at what each call did
-            results[i] = error
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run, args=(i, c)) for i, c in enumerate(calls)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=30)
-    return results
 
 
 @pytest.mark.parametrize("queue_exists", [True, False], ids=["queue-exists", "first-ever"])
@@ -45,7 +26,7 @@ def test_two_people_asking_at_once_sit_at_one_table(make_user, round_, queue_exi
     alice, bob = make_user(f"alice{round_}"), make_user(f"bob{round_}")
     if queue_exists:  # people asked for these rules before: only the row lock keeps them apart
         PairingQueue.objects.create(rules_key=lobby.rules_key(engine.Rules.from_spec(TWO_HANDED)))
-    results = at_once(
+    results = in_parallel(
         lambda: lobby.do_find_players(alice, TWO_HANDED, "easy", 30),
         lambda: lobby.do_find_players(bob, TWO_HANDED, "easy", 30),
     )
@@ -56,12 +37,12 @@ def test_two_people_asking_at_once_sit_at_one_table(make_user, round_, queue_exi
     assert set(PairingTicket.objects.values_list("status", "match_id")) == {("seated", match.pk)}
 
 
-def test_two_waiting_people_sit_together_when_both_waits_end_at_once(make_user):
+def test_two_waiting_people_sit_together_when_both_waits_end_in_parallel(make_user):
     alice, bob = make_user("alice"), make_user("bob")
     first = lobby.do_find_players(alice, "house", "easy", 30)
     second = lobby.do_find_players(bob, "house", "medium", 30)
     PairingTicket.objects.update(due_at=timezone.now())
-    results = at_once(lambda: lobby.do_pairing_due(first.pk), lambda: lobby.do_pairing_due(second.pk))
+    results = in_parallel(lambda: lobby.do_pairing_due(first.pk), lambda: lobby.do_pairing_due(second.pk))
     assert not any(isinstance(r, Exception) for r in results), results
     assert Match.objects.count() == 1
     assert results[0] == results[1] == Match.objects.get()
@@ -71,7 +52,7 @@ def test_two_waiting_people_sit_together_when_both_waits_end_at_once(make_user):
 
 def test_asking_twice_at_once_leaves_one_request(make_user):
     alice = make_user("alice")
-    results = at_once(
+    results = in_parallel(
         lambda: lobby.do_find_players(alice, "house", "easy", 30),
         lambda: lobby.do_find_players(alice, "classic", "easy", 30),
     )

@@ -2,38 +2,18 @@
 racing the stand-in bot, two people racing for one seat. Truly parallel, on PostgreSQL, where
 `select_for_update` really locks (SQLite would serialise the threads anyway)."""
 
-import threading
 
 import pytest
-from django.db import connection
 from django.test import Client
 
 from games import selectors, tables, tasks
 from games.models import Action, Match
 
+from .concurrency import in_parallel
+
 pytestmark = [pytest.mark.pg, pytest.mark.django_db(transaction=True)]
 
 
-def in_parallel(*calls):
-    """Run the calls at the same moment on threads of their own (each its own connection)."""
-    barrier = threading.Barrier(len(calls))
-    results = [None] * len(calls)
-
-    def run(i, call):
-        try:
-            barrier.wait(timeout=10)
-            results[i] = call()
-        except Exception as error:  # noqa: BLE001 - the test looks at what each call did
-            results[i] = error
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run, args=(i, c)) for i, c in enumerate(calls)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=30)
-    return results
 
 
 @pytest.fixture
