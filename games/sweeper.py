@@ -22,7 +22,7 @@ from django.conf import settings
 from django.db import close_old_connections
 from django.utils import timezone
 
-from . import services
+from . import services, signals
 from .dispatch import TRANSIENT
 from .models import Match
 from .tables import MAX_TIMEOUT
@@ -83,6 +83,9 @@ def _run(interval: float) -> None:
         try:
             close_old_connections()  # a connection broken by a database restart is replaced
             sweep()
+            for receiver, error in signals.sweeping.send_robust(sender=None):
+                if isinstance(error, Exception):
+                    log.warning("sweeper: %s failed: %r", getattr(receiver, "__name__", receiver), error)
         except Exception:
             log.warning("sweeper: sweep failed; trying again in %.0f s", interval, exc_info=True)
         finally:

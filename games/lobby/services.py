@@ -15,7 +15,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from games import engine, tables
-from games.dispatch import enqueue
+from games.dispatch import LONGEST_COUNTDOWN, enqueue
 from games.models import BotLevel, Match
 from games.services import GameError, NotFound
 
@@ -104,7 +104,22 @@ def _waiting(queue: PairingQueue, limit: int) -> list[PairingTicket]:
 def _schedule(ticket_id: int, wait: int) -> None:
     from .tasks import pairing_due
 
-    enqueue(pairing_due, ticket_id, countdown=wait)
+    # A short wait is a timer; a longer one only its ticket's due time, which the sweeper acts on
+    # (sweep_overdue): a broker may deliver a long countdown twice, or late after a restart.
+    if wait <= LONGEST_COUNTDOWN:
+        enqueue(pairing_due, ticket_id, countdown=wait)
+
+
+def sweep_overdue(**_signal) -> int:
+    """Seat every waiting ticket whose wait is over (the sweeper calls this on each tick)."""
+    due = PairingTicket.objects.filter(
+        status=PairingTicket.Status.WAITING, due_at__lte=timezone.now()
+    ).values_list("pk", flat=True)
+    seated = 0
+    for ticket_id in list(due):
+        if do_pairing_due(ticket_id) is not None:
+            seated += 1
+    return seated
 
 
 def _seat(tickets: list[PairingTicket], rules: engine.Rules, bot_level: str) -> Match:

@@ -145,22 +145,23 @@ def claim_faceup(row_id: int) -> FaceUpAnalysis | None:
 
 def store_faceup(row: FaceUpAnalysis, analysis, seconds: float) -> None:
     """Keep a solved step: every legal card's exact value."""
-    row.seat = analysis.seat
-    row.lines = [
-        {"card": line.card, "points": line.points, "takers": line.takers, "score": line.score,
-         "made": line.made, "best": line.best}
-        for line in analysis.lines
-    ]
-    row.nodes = analysis.nodes
-    row.seconds = seconds
-    row.status = FaceUpAnalysis.Status.READY
-    row.save(update_fields=["seat", "lines", "nodes", "seconds", "status"])
+    # An update, not a save: a deal removed while its step was being solved leaves nothing to keep.
+    FaceUpAnalysis.objects.filter(pk=row.pk).update(
+        seat=analysis.seat,
+        lines=[
+            {"card": line.card, "points": line.points, "takers": line.takers, "score": line.score,
+             "made": line.made, "best": line.best}
+            for line in analysis.lines
+        ],
+        nodes=analysis.nodes,
+        seconds=seconds,
+        status=FaceUpAnalysis.Status.READY,
+    )
 
 
 def store_faceup_too_large(row: FaceUpAnalysis, seat: str, exact_from_trick: int | None, seconds: float) -> None:
     """Keep that a step is too large to solve exactly, and from which trick on it is."""
-    row.seat = seat
-    row.exact_from_trick = exact_from_trick
-    row.seconds = seconds
-    row.status = FaceUpAnalysis.Status.TOO_LARGE
-    row.save(update_fields=["seat", "exact_from_trick", "seconds", "status"])
+    FaceUpAnalysis.objects.filter(pk=row.pk).update(
+        seat=seat, exact_from_trick=exact_from_trick, seconds=seconds,
+        status=FaceUpAnalysis.Status.TOO_LARGE,
+    )

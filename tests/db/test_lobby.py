@@ -213,6 +213,20 @@ def test_after_the_wait_bots_of_the_chosen_level_fill_the_empty_seats(user, bob)
     assert Match.objects.count() == 1
 
 
+def test_a_long_wait_is_a_due_time_the_sweepers_tick_acts_on(user, bob):
+    """Two minutes is longer than a broker timer may safely be: no timer, the sweeper seats it."""
+    from games import signals
+
+    ticket = lobby.do_find_players(user, "house", "easy", 120)
+    signals.sweeping.send(sender=None)
+    assert PairingTicket.objects.get(pk=ticket.pk).status == "waiting"  # not due yet
+    PairingTicket.objects.filter(pk=ticket.pk).update(due_at=timezone.now() - timedelta(seconds=1))
+    signals.sweeping.send(sender=None)
+    seated = PairingTicket.objects.get(pk=ticket.pk)
+    assert seated.status == "seated" and seated.match is not None
+    assert Match.objects.count() == 1
+
+
 def test_cancelling_leaves_the_queue_and_later_askers_do_not_meet_the_canceller(user, bob):
     client = client_for(user)
     response = client.post(reverse("lobby:find_players"), {
