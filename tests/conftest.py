@@ -79,7 +79,9 @@ def celery_worker_process(django_db_setup, django_db_blocker):
     # from the environment: they must enqueue onto these queues too, or no worker hears them.
     os.environ["SETBACK_QUEUE_PREFIX"] = f"{prefix}-"
     app.conf.task_default_queue = queues["bots"]
-    app.conf.task_routes = {"games.coach.tasks.*": {"queue": queues["coach"]}}
+    app.conf.task_routes = {
+        pattern: {"queue": queues["coach"]} for pattern in ("games.coach.tasks.*", "games.replay.tasks.*")
+    }
     hostname = f"{prefix}@localhost"
     env = {
         **os.environ,

@@ -2,7 +2,7 @@
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
 from games import selectors as game_selectors
@@ -27,6 +27,8 @@ def my_stats(request: HttpRequest) -> HttpResponse:
 
 def player(request: HttpRequest, name: str) -> HttpResponse:
     """A player's public page: ratings between people per preset, record, recent matches."""
+    if "\x00" in name:  # no user name holds one, and PostgreSQL refuses it in a query
+        raise Http404("No such player.")
     person = get_object_or_404(get_user_model(), username=name)
     page = players.player_page(person, request.user)
     drawn = {

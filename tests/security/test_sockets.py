@@ -35,7 +35,7 @@ def logged_in(username, create=True):
 
 async def open_socket(match_id, client):
     socket = WebsocketCommunicator(application, f"/ws/table/{match_id}/", headers=ORIGIN + cookie_of(client))
-    connected, code = await socket.connect()
+    connected, code = await socket.connect(timeout=30)
     return socket if connected else code
 
 
@@ -63,7 +63,7 @@ async def test_a_forming_table_s_socket_needs_the_invite():
     assert refused == nowhere and isinstance(refused, int)  # the same refusal as no table at all
     await database_sync_to_async(mallory.get)(f"/t/{match.invite_code}/")
     socket = await open_socket(match.pk, mallory)
-    first = await socket.receive_from()
+    first = await socket.receive_from(timeout=30)
     assert "Choose a free seat" in first and match.invite_code in first
     await socket.disconnect()
     seated = await open_socket(match.pk, alice)
@@ -90,7 +90,7 @@ async def test_logging_out_closes_every_tab_of_that_login_and_says_so():
     second_tab = await open_socket(match.pk, tab_browser)
     phone = await open_socket(match.pk, other_device)
     for socket in (first_tab, second_tab, phone):
-        assert 'id="table"' in await socket.receive_from()
+        assert 'id="table"' in await socket.receive_from(timeout=30)
     await database_sync_to_async(tab_browser.post)("/accounts/logout/")
     for socket in (first_tab, second_tab):
         texts, code = await frames_until_closed(socket)
@@ -107,7 +107,7 @@ async def test_a_password_change_closes_the_sockets_of_every_session():
     user, match = await started_solo(here, "alice")
     sockets = [await open_socket(match.pk, here), await open_socket(match.pk, elsewhere)]
     for socket in sockets:
-        await socket.receive_from()
+        await socket.receive_from(timeout=30)
     changed = await database_sync_to_async(here.post)("/accounts/password/", {
         "old_password": PASSWORD, "new_password1": "another-long-secret-77", "new_password2": "another-long-secret-77",
     })
@@ -123,7 +123,7 @@ async def test_no_hand_is_sent_on_a_session_that_ended_without_a_word():
     browser = await logged_in("alice")
     user, match = await started_solo(browser, "alice")
     socket = await open_socket(match.pk, browser)
-    assert HAND in await socket.receive_from()  # the hand, while logged in
+    assert HAND in await socket.receive_from(timeout=30)  # the hand, while logged in
     await database_sync_to_async(Session.objects.all().delete)()
     from games.tables import announce_seen
 
@@ -139,5 +139,5 @@ async def test_a_socket_of_a_logged_out_browser_cannot_reconnect():
     old_cookie = cookie_of(browser)
     await database_sync_to_async(browser.post)("/accounts/logout/")
     socket = WebsocketCommunicator(application, f"/ws/table/{match.pk}/", headers=ORIGIN + old_cookie)
-    connected, code = await socket.connect()
+    connected, code = await socket.connect(timeout=30)
     assert not connected

@@ -325,7 +325,7 @@ async def test_twin_deals_send_the_same_websocket_frames(people, no_background_w
             communicator = WebsocketCommunicator(
                 application, f"/ws/table/{match.pk}/", headers=[(b"origin", b"http://127.0.0.1"), cookie]
             )
-            connected, _ = await communicator.connect()
+            connected, _ = await communicator.connect(timeout=30)
             assert connected
             frames.append(blank(await communicator.receive_from(timeout=10)))
             await communicator.disconnect()

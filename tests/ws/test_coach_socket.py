@@ -44,7 +44,7 @@ async def until_advice(socket, client, match, seconds=60):
     messages = []
     for _ in range(int(seconds / 0.2)):
         while not await socket.receive_nothing(timeout=0.2):
-            html = await socket.receive_from()
+            html = await socket.receive_from(timeout=30)
             messages.append(html)
             if ADVICE in html:
                 return messages
@@ -79,7 +79,7 @@ async def test_a_coach_event_for_another_seat_or_an_old_moment_sends_nothing():
     socket = await connect(match, cookie)
     await until_advice(socket, client, match)
     while not await socket.receive_nothing(timeout=1):  # anything still on its way
-        await socket.receive_from()
+        await socket.receive_from(timeout=30)
     version = await database_sync_to_async(lambda: Match.objects.get(pk=match.pk).version)()
     layer = get_channel_layer()
     group = selectors.table_group(match.pk)
@@ -89,7 +89,7 @@ async def test_a_coach_event_for_another_seat_or_an_old_moment_sends_nothing():
     assert await socket.receive_nothing(timeout=0.5)
     await layer.group_send(group, {"type": "coach.ready", "version": version, "seat": "S"})
     assert not await socket.receive_nothing(timeout=5)
-    html = await socket.receive_from()
+    html = await socket.receive_from(timeout=30)
     assert html.lstrip().startswith('<section id="coach-panel"') and 'id="table"' not in html
     await socket.disconnect()
 
@@ -101,7 +101,7 @@ async def test_with_the_coach_off_no_advice_is_computed_or_sent():
     assert 'id="coach-panel"' in html and "Switch the coach on" in html
     for _ in range(10):
         while not await socket.receive_nothing(timeout=0.2):
-            assert ADVICE not in await socket.receive_from()
+            assert ADVICE not in await socket.receive_from(timeout=30)
     assert not await sync_to_async(Advice.objects.exists)()
     await socket.disconnect()
 
@@ -126,7 +126,7 @@ async def test_the_table_plays_on_while_the_coach_thinks_and_late_advice_is_drop
         if thinking.is_set():
             break
         while not await socket.receive_nothing(timeout=0.1):
-            await socket.receive_from()
+            await socket.receive_from(timeout=30)
         if await single_choice_turn(match):
             await database_sync_to_async(person_turn_move)(client, match)
     assert thinking.is_set(), "the coach never started"
@@ -145,7 +145,7 @@ async def test_the_table_plays_on_while_the_coach_thinks_and_late_advice_is_drop
     messages = []
     for _ in range(40):
         while not await socket.receive_nothing(timeout=0.1):
-            messages.append(await socket.receive_from())
+            messages.append(await socket.receive_from(timeout=30))
     old = await database_sync_to_async(lambda: Advice.objects.get(deal__match=match, version=version))()
     assert old.status == Work.READY  # computed and kept (the review will use it) ...
     for html in messages:  # ... but never shown: the table had moved on

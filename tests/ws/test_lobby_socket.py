@@ -25,7 +25,7 @@ def open_table(host):
 
 async def connect(path, cookie):
     socket = WebsocketCommunicator(application, path, headers=ORIGIN + cookie)
-    connected, code = await socket.connect()
+    connected, code = await socket.connect(timeout=30)
     assert connected, code
     return socket
 
@@ -81,5 +81,5 @@ async def test_a_waiting_persons_screen_learns_of_their_table():
 @pytest.mark.parametrize("path", ["/ws/lobby/", "/ws/pairing/"])
 async def test_the_lobby_sockets_refuse_anonymous_visitors(path):
     socket = WebsocketCommunicator(application, path, headers=ORIGIN)
-    connected, code = await socket.connect()
+    connected, code = await socket.connect(timeout=30)
     assert not connected and code == 4401

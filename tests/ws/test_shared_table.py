@@ -49,7 +49,7 @@ def follow_invite(client, match):
 
 async def connect(match, cookie):
     socket = WebsocketCommunicator(application, f"/ws/table/{match.pk}/", headers=ORIGIN + cookie)
-    connected, code = await socket.connect()
+    connected, code = await socket.connect(timeout=30)
     return socket if connected else code
 
 

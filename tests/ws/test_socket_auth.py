@@ -35,21 +35,21 @@ async def test_a_seated_user_connects_and_others_are_refused():
     path = f"/ws/table/{match.pk}/"
 
     anonymous = WebsocketCommunicator(application, path, headers=ORIGIN)
-    connected, _ = await anonymous.connect()
+    connected, _ = await anonymous.connect(timeout=30)
     assert not connected
 
     stranger = WebsocketCommunicator(application, path, headers=ORIGIN + mallory_cookie)
-    connected, _ = await stranger.connect()
+    connected, _ = await stranger.connect(timeout=30)
     assert not connected
 
     foreign_origin = WebsocketCommunicator(
         application, path, headers=[(b"origin", b"http://evil.example")] + alice_cookie
     )
-    connected, _ = await foreign_origin.connect()
+    connected, _ = await foreign_origin.connect(timeout=30)
     assert not connected
 
     player = WebsocketCommunicator(application, path, headers=ORIGIN + alice_cookie)
-    connected, _ = await player.connect()
+    connected, _ = await player.connect(timeout=30)
     assert connected
     assert 'id="table"' in await player.receive_from(timeout=10)
     await player.disconnect()

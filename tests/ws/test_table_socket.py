@@ -32,7 +32,7 @@ def start(rules="house", username="alice"):
 
 async def connect(match, cookie):
     socket = WebsocketCommunicator(application, f"/ws/table/{match.pk}/", headers=ORIGIN + cookie)
-    connected, _ = await socket.connect()
+    connected, _ = await socket.connect(timeout=30)
     assert connected
     return socket
 
@@ -41,7 +41,7 @@ async def drain(socket, quiet=0.3):
     """Everything the socket receives until it has been quiet for `quiet` seconds."""
     messages = []
     while not await socket.receive_nothing(timeout=quiet):
-        messages.append(await socket.receive_from())
+        messages.append(await socket.receive_from(timeout=30))
     return messages
 
 
@@ -124,7 +124,7 @@ async def test_whole_matches_never_show_a_seat_another_seats_cards(rules):
             pages.append(page)
         # A timed-out receive would cancel the consumer: ask whether anything came first.
         while not await socket.receive_nothing(timeout=0.05 if page else 0.3):
-            messages.append(await socket.receive_from())
+            messages.append(await socket.receive_from(timeout=30))
     else:
         raise AssertionError("the match did not finish")
     if not messages or "the match!" not in messages[-1]:  # the last screen is on its way
