@@ -97,7 +97,7 @@ ACTION_KINDS = {
 
 
 def human_seat(rules: engine.Rules) -> str:
-    """Where the one person sits at a table against bots (RULES.md: S at a partnership table)."""
+    """Where the one person sits at a table against bots (docs/rules.md: S at a partnership table)."""
     return "S" if "S" in rules.seats else rules.seats[0]
 
 

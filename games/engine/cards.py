@@ -14,7 +14,7 @@ RANKS = "23456789TJQKA"  # weakest first: the rank number is the position here
 SUITS = "SHDC"
 SUIT_NAMES = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
 
-# Game points: every captured card counts, whatever its suit (RULES.md section 1).
+# Game points: every captured card counts, whatever its suit (docs/rules.md section 1).
 GAME_POINT_BY_RANK = {"T": 10, "A": 4, "K": 3, "Q": 2, "J": 1}
 
 CODES: tuple[str, ...] = tuple(r + s for s in SUITS for r in RANKS)  # index -> code

@@ -116,7 +116,7 @@ def legal_command(args: argparse.Namespace) -> int:
     deal = deal_from_record(read_json(args.file))
     seat = deal.to_act
     if deal.phase == "discard":
-        legal: list[str] = deal.discardable(seat)  # RULES.md: the cards it may discard
+        legal: list[str] = deal.discardable(seat)  # docs/rules.md: the cards it may discard
     else:
         legal = deal.legal_actions()
     print_json({"to_act": seat, "phase": deal.phase, "legal": legal})

@@ -188,7 +188,7 @@ class Deal:
         return playable(self.rules, self._hands[seat], self.current_trick, self.trump, len(self.tricks))
 
     def discardable(self, seat: str) -> list[str]:
-        """The cards ``seat`` may discard now (RULES.md: the ``legal`` command's discard list)."""
+        """The cards ``seat`` may discard now (docs/rules.md: the ``legal`` command's discard list)."""
         if self._phase != DISCARD or seat in self.discards:
             return []
         hand = sort_cards(self._hands[seat])

@@ -1,6 +1,6 @@
 """A match: deals in a row, the dealer passing to the left, running totals, and how it ends.
 
-Each preset's end-of-match rule is exactly RULES.md section 2 ("Ending the match"), checked
+Each preset's end-of-match rule is exactly docs/rules.md section 2 ("Ending the match"), checked
 after each deal's score is added:
 
 - house (partnerships): the pitcher's side wins if it made its bid and has the target (11) or
@@ -142,7 +142,7 @@ class MatchState:
         return {"deals": [dict(d) for d in self.history], "totals": dict(self.totals), "winner": self.winner}
 
     def to_record(self) -> dict[str, Any]:
-        """The match record (RULES.md section 4) of the deals added as ``Deal`` objects."""
+        """The match record (docs/rules.md section 4) of the deals added as ``Deal`` objects."""
         from .records import match_record_json
 
         return match_record_json(self.rules, self.played_deals)

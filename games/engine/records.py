@@ -1,4 +1,4 @@
-"""Reading and writing the deal record and the match record (RULES.md section 4).
+"""Reading and writing the deal record and the match record (docs/rules.md section 4).
 
 ``deal_from_record`` replays a record through a ``Deal``, so a record is legal exactly when the
 engine accepts each of its actions; the first item that breaks a rule raises

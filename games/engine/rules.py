@@ -1,4 +1,4 @@
-"""Rules as a value: the four presets of RULES.md section 2 and the options of section 3.
+"""Rules as a value: the four presets of docs/rules.md section 2 and the options of section 3.
 
 ``Rules.from_spec("classic")`` or ``Rules.from_spec({"preset": "auction", "players": 3})``
 builds an immutable, hashable rules object; ``rules.to_spec()`` gives back the shortest spec.
@@ -28,7 +28,7 @@ OPTION_NAMES = (
 TARGETS = (7, 11, 21)
 LOW_TO = ("taker", "holder")
 
-# How a suit must be followed (RULES.md section 2, "when a suit is led, you may").
+# How a suit must be followed (docs/rules.md section 2, "when a suit is led, you may").
 FOLLOW_OR_TRUMP = "follow_or_trump"  # follow or trump; if void, anything
 FOLLOW_ELSE_TRUMP = "follow_else_trump"  # follow if you can; else trump if you can; else anything
 
@@ -43,7 +43,7 @@ SMUDGE = 5
 
 @dataclass(frozen=True)
 class Preset:
-    """The fixed character of a preset (the table in RULES.md section 2)."""
+    """The fixed character of a preset (the table in docs/rules.md section 2)."""
 
     name: str
     title: str
@@ -64,7 +64,7 @@ PRESETS: dict[str, Preset] = {
         title="House rules",
         calls=("pass", "2", "3", "4"),
         four_ends_auction=True,
-        # (decided by RULES.md: seed 000 says every bid must be higher, so no steal)
+        # (decided by docs/rules.md: seed 000 says every bid must be higher, so no steal)
         dealer_steal=False,
         dealer_must_bid=False,
         follow=FOLLOW_OR_TRUMP,
@@ -129,7 +129,7 @@ def _check_bool(name: str, value: Any) -> bool:
 class Rules:
     """One table's rules. Build it with :meth:`from_spec`; it is immutable and hashable.
 
-    The fields are the preset's name and every option of RULES.md by its name; ``players`` is
+    The fields are the preset's name and every option of docs/rules.md by its name; ``players`` is
     the number of seats at the table (4 or 6 in partnerships, 2..7 in cutthroat).
     """
 

@@ -1,6 +1,6 @@
 """Scoring one deal: the four points (High, Low, Jack, Game) and the deal's score.
 
-Kept apart from the ``Deal`` so the rules of RULES.md section 1 read in one place.
+Kept apart from the ``Deal`` so the rules of docs/rules.md section 1 read in one place.
 """
 
 from __future__ import annotations
@@ -115,7 +115,7 @@ def score_deal(
     pitcher_side = side_of(pitcher)
     if bid == SMUDGE:
         # A smudge is made only by taking all six tricks, and with them all four points
-        # (decided: RULES.md names the tricks, seed 004 both).
+        # (decided: docs/rules.md names the tricks, seed 004 both).
         all_tricks = all(side_of(t.winner) == pitcher_side for t in tricks)
         made = all_tricks and taken[pitcher_side] == 4
     else:

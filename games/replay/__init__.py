@@ -1,4 +1,4 @@
-"""History and replay: every finished deal, move by move; records out and in (RULES.md section 4).
+"""History and replay: every finished deal, move by move; records out and in (docs/rules.md section 4).
 
 `frames` turns an engine `Deal` into the moment-by-moment view a replay shows; `selectors`
 finds what a person may watch (their matches, a shared link, their own imports); `services`

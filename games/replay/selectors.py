@@ -338,7 +338,7 @@ def _meta(match: Match, names: Mapping[str, str], number: int | None = None) -> 
 
 
 def deal_record(match: Match, deal_row: Deal) -> dict:
-    """The finished deal's record (RULES.md section 4), with who sat where in `meta`."""
+    """The finished deal's record (docs/rules.md section 4), with who sat where in `meta`."""
     record = game_selectors.deal_state(deal_row).to_record()
     record["meta"] = _meta(match, seat_names(match), deal_row.number)
     return record

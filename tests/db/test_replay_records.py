@@ -1,4 +1,4 @@
-"""Records out and in (RULES.md section 4): exports the engine reads, imports that replay the
+"""Records out and in (docs/rules.md section 4): exports the engine reads, imports that replay the
 same, and bad records refused with the engine's own message, storing nothing."""
 
 import html
