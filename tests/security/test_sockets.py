@@ -53,6 +53,13 @@ async def frames_until_closed(socket, timeout=10):
         texts.append(message.get("text", ""))
 
 
+async def until_quiet(socket, quiet=0.5):
+    """Take every frame on its way until the socket has been quiet for `quiet` seconds: the
+    bots of a solo match move at once until it is the person's turn, then wait for them."""
+    while not await socket.receive_nothing(timeout=quiet):
+        await socket.receive_from(timeout=30)
+
+
 async def test_a_forming_table_s_socket_needs_the_invite():
     alice = await logged_in("alice")
     mallory = await logged_in("mallory")
@@ -91,6 +98,8 @@ async def test_logging_out_closes_every_tab_of_that_login_and_says_so():
     phone = await open_socket(match.pk, other_device)
     for socket in (first_tab, second_tab, phone):
         assert 'id="table"' in await socket.receive_from(timeout=30)
+    for socket in (first_tab, second_tab, phone):
+        await until_quiet(socket)  # the bots have moved on to the person's turn
     await database_sync_to_async(tab_browser.post)("/accounts/logout/")
     for socket in (first_tab, second_tab):
         texts, code = await frames_until_closed(socket)
@@ -124,6 +133,7 @@ async def test_no_hand_is_sent_on_a_session_that_ended_without_a_word():
     user, match = await started_solo(browser, "alice")
     socket = await open_socket(match.pk, browser)
     assert HAND in await socket.receive_from(timeout=30)  # the hand, while logged in
+    await until_quiet(socket)  # every screen rendered while logged in has arrived
     await database_sync_to_async(Session.objects.all().delete)()
     from games.tables import announce_seen
 
