@@ -52,10 +52,12 @@ def play_until_a_deal_is_scored(page: Page, act, deadline_seconds=120):
     """Act whenever it is the player's turn; move past thrown-in hands; stop at a scored deal."""
     deadline = time.monotonic() + deadline_seconds
     while time.monotonic() < deadline:
+        # The version is read before the screen is looked at: a table that arrives in between
+        # then ends the wait below at once, instead of being taken for the one already seen.
+        version = table_version(page)
         result = page.locator(".deal-result")
         if result.count() and result.get_by_text(re.compile(r"made it|set back")).count():
             return result
-        version = table_version(page)
         if result.count() and page.get_by_text("Everyone passed").count():
             act("next")
         elif page.locator("#table.table-my-turn [data-action]").count():
