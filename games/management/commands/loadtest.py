@@ -100,7 +100,8 @@ class Table:
         import aiohttp
 
         self.aiohttp = aiohttp
-        self.username = f"{options['prefix']}-{number}"
+        self.prefix = options["prefix"]
+        self.username = f"{self.prefix}-{number}"
         self.password = options["password"]
         self.base = base
         self.bot_level = options["bot_level"]
@@ -151,7 +152,10 @@ class Table:
                                      headers={"Referer": self.base + "/accounts/signup/"},
                                      allow_redirects=False) as response:
             if response.status != 302:
-                raise CommandError(f"could not log in or sign up {self.username}: wrong --password?")
+                raise CommandError(
+                    f"could not log in or sign up {self.username}: create the users first with "
+                    f"`manage.py loadtest_users N --prefix {self.prefix}` (sign-ups are limited per address)"
+                )
 
     async def deal_me_in(self) -> None:
         token = await self._form_token("/")
