@@ -39,6 +39,12 @@ def start_worker(prefix: str, name: str) -> subprocess.Popen:
     raise RuntimeError("worker did not start")
 
 
+def holds_a_task(name: str) -> bool:
+    """Whether the worker has taken a task from the queue (waiting for its countdown)."""
+    scheduled = app.control.inspect(destination=[name], timeout=1.0).scheduled() or {}
+    return bool(scheduled.get(name))
+
+
 def test_a_bot_turn_survives_its_worker_being_killed(user, monkeypatch):
     prefix = f"dying{os.getpid()}-"
     with monkeypatch.context() as quiet:  # no task from creating the match: we send our own
@@ -47,13 +53,15 @@ def test_a_bot_turn_survives_its_worker_being_killed(user, monkeypatch):
             match = services.do_start_match(user, "house", "easy")
             if selectors.waiting_on(match.pk).kind == "bot":
                 break
-    doomed = start_worker(prefix, f"doomed{os.getpid()}@localhost")
+    doomed_name = f"doomed{os.getpid()}@localhost"
+    doomed = start_worker(prefix, doomed_name)
     # The worker takes the move (held until its countdown ends), then dies without a word.
     play_bot_turn.apply_async((match.pk, 0), queue=f"{prefix}bots", countdown=4)
-    time.sleep(2)
+    deadline = time.monotonic() + 30
+    while not holds_a_task(doomed_name):
+        assert time.monotonic() < deadline, "the worker never took the move"
     doomed.send_signal(signal.SIGKILL)
     doomed.wait(timeout=10)
-    time.sleep(3)
     assert Match.objects.get(pk=match.pk).version == 0  # the move died with the worker
 
     heir = start_worker(prefix, f"heir{os.getpid()}@localhost")
