@@ -132,7 +132,7 @@ class TableConsumer(AsyncWebsocketConsumer):
         # sent on a session that has ended, whether or not the event that says so arrived.
         if not session_still_valid(self.session_key, self.user.pk):
             return LOGGED_OUT
-        match = Match.objects.get(pk=self.match_id)
+        match, deal_row = selectors.match_and_current_deal(self.match_id)
         seats = selectors.seats_of(match)  # read once for the table, the coach and the role
         seat, allowed = selectors.viewer_role(match, self.user, self._invited(), seats=seats)
         if not allowed:
@@ -151,7 +151,6 @@ class TableConsumer(AsyncWebsocketConsumer):
                 "games/_chat_log.html", {"lines": selectors.chat_lines(match, self.user)}
             )
             return view.version, html
-        deal_row = selectors.current_deal(match)
         view = selectors.table_view(match, seat, seats=seats, deal_row=deal_row)
         html = render_to_string("games/_table.html", {"view": view})
         if seat:

@@ -3,9 +3,21 @@
 import os
 
 from celery import Celery
+from celery.signals import task_postrun
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "setback_site.settings")
 
 app = Celery("setback_site")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+
+@task_postrun.connect
+def give_connections_back(task=None, **kwargs) -> None:
+    """After a task in a worker, as after a request: its database connection goes back to the pool
+    (the pool checks it before the next task takes it), or is closed if it broke."""
+    if getattr(task.request, "is_eager", False):
+        return  # run inside the caller (a test's transaction): its connection is not ours to end
+    from django.db import close_old_connections
+
+    close_old_connections()

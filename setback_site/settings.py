@@ -220,7 +220,15 @@ CELERY_BROKER_URL = REDIS_URL or None
 # Redis, with a worker that survives losing it (setback_site/broker.py).
 CELERY_BROKER_TRANSPORT = "setback_site.broker:Transport" if REDIS_URL else None
 CELERY_RESULT_BACKEND = REDIS_URL or None
+# One result backend per process, not one per thread: Daphne runs every request on a thread of
+# its own, and each new thread built a backend (its Redis client and pool) to send one bot task.
+CELERY_RESULT_BACKEND_THREAD_SAFE = True
 CELERY_TASK_ACKS_LATE = True
+# Celery's Django fixup closes the database connections around every task, and in a prefork
+# child it closes the whole connection pool: each bot move paid a new pool, a new PostgreSQL
+# connection and its pool's threads. Only every this many tasks now; after each task the
+# connection goes back to the pool instead (setback_site/celery.py), as after a request.
+CELERY_DB_REUSE_MAX = 500
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # A task whose worker vanished without a goodbye is handed out again after this long.
