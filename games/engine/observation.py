@@ -12,13 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from itertools import combinations
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from .auction import Auction
-from .cards import DISPLAY_ORDER, SUITS, sort_cards, suit_of
-from .deal import discard_token
+from .cards import DISPLAY_ORDER, SUITS, sort_cards
+from .discards import discard_tokens
 from .play import playable
 from .rules import Rules
 from .scoring import Trick
@@ -121,11 +120,7 @@ class Observation:
         if self.phase == "trump":
             return list(SUITS)
         if self.phase == "discard":
-            if rules.discard_kind == "two":
-                return [discard_token(p) for p in combinations(self.hand, 2)]
-            cards = [c for c in self.hand if suit_of(c) != self.trump] if self.stock_size else []
-            limit = min(len(cards), self.stock_size)
-            return [discard_token(s) for k in range(limit + 1) for s in combinations(cards, k)]
+            return discard_tokens(rules.discard_kind, self.hand, self.trump, self.stock_size)
         if self.phase == "play":
             return playable(rules, self.hand, self.current_trick, self.trump, len(self.tricks))
         return []

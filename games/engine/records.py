@@ -12,7 +12,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .auction import PITCH_PREFIX
+from .actions import PITCH_PREFIX
 from .deal import AUCTION, DISCARD, OVER, TRUMP, Deal
 from .errors import IllegalAction, RecordError, RulesError
 from .match import MatchState
