@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from .cards import CODES
 from .fast import GAME_POINTS_13, JACKS, SUIT_MASK, Position, legal_bits
 from .rules import SMUDGE
+from .scoring import POINT_NAMES
 
-POINT_NAMES = ("high", "low", "jack", "game")
 DEFAULT_MAX_NODES = 400_000
 _GP = tuple(GAME_POINTS_13[1 << (c % 13)] for c in range(52))
 _INF = 10**6

@@ -20,6 +20,7 @@ import math
 import random
 from dataclasses import dataclass
 
+from ..actions import PASS, pitched_card
 from ..cards import INDEX, SUITS
 from ..fast import PITCH, SUIT_MASK, Position, kernel_for, legal_bits
 from ..observation import Observation
@@ -71,9 +72,10 @@ class Info:
             self.played |= m
         known = [0] * n
         for seat, token in obs.calls:
-            if token.startswith("pitch:"):
+            card = pitched_card(token)
+            if card is not None:
                 i = self.seat_index[seat]
-                bit = 1 << INDEX[token[6:]]
+                bit = 1 << INDEX[card]
                 if i != self.me and not bit & self.played:
                     known[i] |= bit
         self.known = known
@@ -338,10 +340,11 @@ def _partial_shuffle(cards: list[int], k: int, getrandbits) -> None:
 
 def call_code(token: str) -> int:
     """The fast kernel's call code of an auction token (0 pass, 1..5 bids, PITCH + card)."""
-    if token == "pass":
+    if token == PASS:
         return 0
     if token == "smudge":
         return 5
-    if token.startswith("pitch:"):
-        return PITCH + INDEX[token[6:]]
+    card = pitched_card(token)
+    if card is not None:
+        return PITCH + INDEX[card]
     return int(token)
