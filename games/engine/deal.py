@@ -17,12 +17,10 @@ from .auction import Auction, call_value
 from .cards import CODES, DISPLAY_ORDER, SUITS, is_card, sort_cards, suit_of
 from .discards import discard_tokens, discardable
 from .errors import IllegalAction, RecordError
+from .phases import AUCTION, DISCARD, OVER, PHASES, PLAY, TRUMP
 from .play import play_problem, playable, proven_voids, trick_winner
 from .rules import Rules
 from .scoring import DealResult, Trick, score_deal, thrown_in_result
-
-AUCTION, TRUMP, DISCARD, PLAY, OVER = "auction", "trump", "discard", "play", "over"
-PHASES = (AUCTION, TRUMP, DISCARD, PLAY, OVER)
 
 
 class Deal:

@@ -45,6 +45,7 @@ from itertools import combinations
 from typing import Any
 
 from .cards import GAME_POINT_BY_RANK, INDEX, RANKS, SUITS
+from .phases import OVER, PLAY
 from .rules import FOLLOW_ELSE_TRUMP, SMUDGE, Rules
 
 SUIT_INDEX = {suit: i for i, suit in enumerate(SUITS)}
@@ -208,7 +209,7 @@ class Position:
         """The position of a readable ``Deal`` in its play phase."""
         rules = deal.rules
         kernel = kernel_for(rules)
-        if deal.phase not in ("play", "over"):
+        if deal.phase not in (PLAY, OVER):
             raise ValueError(f"the deal is in its {deal.phase} phase, not play")
         seat_i = {s: i for i, s in enumerate(rules.seats)}
         side_i = {s: i for i, s in enumerate(rules.sides)}

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from .auction import Auction
 from .cards import DISPLAY_ORDER, SUITS, sort_cards
 from .discards import discard_tokens
+from .phases import AUCTION, DISCARD, PLAY, TRUMP
 from .play import playable
 from .rules import Rules
 from .scoring import Trick
@@ -115,13 +116,13 @@ class Observation:
         if not self.is_my_turn:
             return []
         rules = self.rules
-        if self.phase == "auction":
+        if self.phase == AUCTION:
             return Auction.replay(rules, self.dealer, self.calls).legal_calls(self.hand)
-        if self.phase == "trump":
+        if self.phase == TRUMP:
             return list(SUITS)
-        if self.phase == "discard":
+        if self.phase == DISCARD:
             return discard_tokens(rules.discard_kind, self.hand, self.trump, self.stock_size)
-        if self.phase == "play":
+        if self.phase == PLAY:
             return playable(rules, self.hand, self.current_trick, self.trump, len(self.tricks))
         return []
 

@@ -13,6 +13,7 @@ import random
 from ..actions import PASS, pitch_token, pitched_card
 from ..cards import RANKS, SUITS, game_points, rank_of, suit_of
 from ..observation import Observation
+from ..phases import AUCTION, DISCARD, TRUMP
 
 
 def suit_strength(hand, suit: str) -> float:
@@ -41,11 +42,11 @@ def choose(obs: Observation, rng: random.Random) -> str:
     legal = obs.legal_actions()
     if len(legal) == 1:
         return legal[0]
-    if obs.phase == "auction":
+    if obs.phase == AUCTION:
         return _call(obs, legal)
-    if obs.phase == "trump":
+    if obs.phase == TRUMP:
         return best_suit(obs.hand)[0]
-    if obs.phase == "discard":
+    if obs.phase == DISCARD:
         return _discard(obs, legal)
     return _play(obs, legal, rng)
 

@@ -25,6 +25,7 @@ from ..actions import PASS, discard_token, parse_discard_token, pitch_token, pit
 from ..cards import CODES, INDEX, SUIT_NAMES, SUITS
 from ..fast import PITCH, SUIT_MASK, Position, legal_mask, outcome, play_card, random_policy
 from ..observation import Observation
+from ..phases import AUCTION, DISCARD, PLAY, TRUMP
 from . import auction_model, endgame
 from .core import GP, TENS, best_suit, bits, heuristic_discard, play_out, suit_strength
 from .estimate import Acc, OptionEstimate
@@ -72,11 +73,11 @@ class Search:
         if not legal:
             raise ValueError(f"{obs.seat} has no legal action (phase {obs.phase})")
         phase = obs.phase
-        if phase == "auction":
+        if phase == AUCTION:
             results = self._auction(legal)
-        elif phase == "trump":
+        elif phase == TRUMP:
             results = self._trump(legal)
-        elif phase == "discard":
+        elif phase == DISCARD:
             results = self._discard(legal)
         else:
             results = self._play(legal)
@@ -108,7 +109,7 @@ class Search:
         world = self.info.sample(self.rng)
         if self.config.inference > 0:
             world.weight = self.info.auction_weight(world, self.config.inference)
-        if self.config.play_inference > 0 and self.info.phase == "play":
+        if self.config.play_inference > 0 and self.info.phase == PLAY:
             world.weight *= self.info.play_weight(world, self.config.play_inference)
         return world
 
