@@ -24,7 +24,7 @@ from . import wording
 from .advice import Option
 from .models import Advice, ExerciseAttempt, Review, Work
 
-POINT_NAMES = ("High", "Low", "Jack", "Game")
+POINT_NAMES = tuple(name.title() for name in engine.scoring.POINT_NAMES)  # "High", "Low", ...
 
 
 def replay_url(match_id: int, deal_number: int, step: int) -> str:

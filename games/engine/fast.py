@@ -244,7 +244,7 @@ class Position:
         """
         rules = obs.rules
         kernel = kernel_for(rules)
-        if obs.phase != "play":
+        if obs.phase != PLAY:
             raise ValueError(f"the observation is in its {obs.phase} phase, not play")
         if isinstance(hands, Mapping):
             hands = [hands[seat] for seat in rules.seats]

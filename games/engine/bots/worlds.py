@@ -24,6 +24,7 @@ from ..actions import PASS, pitched_card
 from ..cards import INDEX, SUITS
 from ..fast import PITCH, SUIT_MASK, Position, kernel_for, legal_bits
 from ..observation import Observation
+from ..phases import PLAY
 from . import auction_model
 from .core import FULL, bits, policy_card, step
 
@@ -96,7 +97,7 @@ class Info:
         self.calls = [(self.seat_index[s], t) for s, t in obs.calls]
         # The discards of the others cannot be trumps under draw.
         # The order of the undrawn stock matters only while discards (draw) are to come.
-        self.stock_order = rules.discard_kind == "draw" and obs.phase != "play"
+        self.stock_order = rules.discard_kind == "draw" and obs.phase != PLAY
         self.discard_forbid = SUIT_MASK[self.trump] if (rules.discard_kind == "draw" and self.trump >= 0) else 0
         total = self.unseen.bit_count()
         out_size = total - sum(self.need)
