@@ -7,20 +7,18 @@ and discards, the public history, the size of the stock. A refused token is neve
 as typed: a card is named ("the 10 of spades"), anything else is called what it is not.
 """
 
-from .engine import Observation
-from .engine.auction import PITCH_PREFIX, Auction
+from .engine import AUCTION, DISCARD, OVER, TRUMP, Observation
+from .engine.actions import PASS, parse_discard_token, pitched_card
+from .engine.auction import Auction
 from .engine.cards import SUITS, is_card, suit_of
-from .engine.deal import parse_discard_token
 from .engine.play import play_problem
 from .engine.rules import BID_VALUES
-
-SUIT_NAMES = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
-RANK_NAMES = {"A": "ace", "K": "king", "Q": "queen", "J": "jack", "T": "10"}
+from .wording import card_words
 
 
 def card_name(card: str) -> str:
     """"the 10 of spades", "the ace of hearts"."""
-    return f"the {RANK_NAMES.get(card[0], card[0])} of {SUIT_NAMES[card[1]]}"
+    return card_words(card)
 
 
 def _sentence(problem: str) -> str:
@@ -36,15 +34,15 @@ def refusal(obs: Observation, token: str) -> str:
 
     Only `obs` is read, so two deals a seat cannot tell apart get the same answer for every token.
     """
-    if obs.phase == "over":
+    if obs.phase == OVER:
         return "This deal is over; start the next one."
     if not obs.is_my_turn:
         return "It is not your turn."
-    if obs.phase == "auction":
+    if obs.phase == AUCTION:
         return _call_refusal(obs, token)
-    if obs.phase == "trump":
+    if obs.phase == TRUMP:
         return "Name trump: spades, hearts, diamonds or clubs."
-    if obs.phase == "discard":
+    if obs.phase == DISCARD:
         return _discard_refusal(obs, token)
     return _play_refusal(obs, token)
 
@@ -52,8 +50,8 @@ def refusal(obs: Observation, token: str) -> str:
 def _call_refusal(obs: Observation, token: str) -> str:
     rules = obs.rules
     choices = "bid, pitch a card or pass" if rules.pitch_to_bid else "bid or pass"
-    if token.startswith(PITCH_PREFIX):
-        card = token[len(PITCH_PREFIX):]
+    card = pitched_card(token)
+    if card is not None:
         if not rules.pitch_to_bid:
             return "These rules do not allow pitching a card as a bid."
         if not is_card(card):
@@ -93,7 +91,7 @@ def _discard_refusal(obs: Observation, token: str) -> str:
 
 def _play_refusal(obs: Observation, token: str) -> str:
     if not is_card(token):
-        if token == "pass" or token in obs.rules.calls or token.startswith(PITCH_PREFIX):
+        if token == PASS or token in obs.rules.calls or pitched_card(token) is not None:
             return "The auction is over: play a card."
         if token in SUITS:
             return "Trump is already named: play a card."

@@ -13,17 +13,9 @@ from functools import lru_cache
 from django.conf import settings
 
 from . import engine
+from .engine.actions import PITCH, Action, pitch_token
 from .models import Deal, Match, PersonalBlock, Seat
-
-SUIT_NAMES = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
-SUIT_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
-RANK_NAMES = {
-    "A": "ace", "K": "king", "Q": "queen", "J": "jack", "T": "ten",
-    "9": "nine", "8": "eight", "7": "seven", "6": "six", "5": "five",
-    "4": "four", "3": "three", "2": "two",
-}
-CALL_NAMES = {"pass": "Pass", "smudge": "Smudge"}
-POINT_NAMES = ("high", "low", "jack", "game")
+from .wording import POINT_NAMES, SUIT_NAMES, SUIT_SYMBOLS, call_label, card_name, rank_label
 
 
 def table_group(match_id: int) -> str:
@@ -117,17 +109,14 @@ class Standing:
     winner: str | None
 
 
-def match_standing(match: Match, through: Deal | None = None) -> Standing:
-    """The running totals and the winner, by the engine's end rule, over the finished deals."""
-    rules = rules_of(match)
-    standing = engine.MatchState(rules, match.first_dealer)
-    deals = match.deals.filter(finished_at__isnull=False).order_by("number")
-    finished = list(deals)
-    if through is not None and through not in finished:
-        finished.append(through)
-    for deal_row in finished:
-        if deal_row.result is None and deal_row is not through:
-            continue
+def match_standing(match: Match, before: int | None = None) -> Standing:
+    """The running totals and the winner, by the engine's end rule, over the finished deals
+    (those numbered below `before`, if given), each replayed by the engine."""
+    standing = engine.MatchState(rules_of(match), match.first_dealer)
+    deals = match.deals.filter(finished_at__isnull=False, result__isnull=False)
+    if before is not None:
+        deals = deals.filter(number__lt=before)
+    for deal_row in deals.order_by("number"):
         standing.add(deal_state(deal_row).result())
     return Standing(dict(standing.totals), standing.over, standing.winner)
 
@@ -175,7 +164,7 @@ def waiting_on(match_id: int) -> Waiting | None:
     if deal_row is None:
         return None
     match = deal_row.match
-    if deal_row.phase == "over":
+    if deal_row.phase == engine.OVER:
         thrown_in = bool(deal_row.result and deal_row.result.get("thrown_in"))
         everyone_bot = not match.seats.filter(user__isnull=False).exists()
         return Waiting(
@@ -219,7 +208,7 @@ def bot_turn(match_id: int, version: int, stand_in_level: str = "") -> BotTurn |
     # lands after the version was read, the bot's move made on `version` is refused by
     # `do_act`'s version check under the lock. One locking transaction per bot move, not two.
     deal_row = _playing_deal(match_id)
-    if deal_row is None or deal_row.match.version != version or deal_row.phase == "over":
+    if deal_row is None or deal_row.match.version != version or deal_row.phase == engine.OVER:
         return None
     match = deal_row.match
     seat = match.seats.get(position=deal_row.to_act)
@@ -243,6 +232,7 @@ class CardView:
     rank: str
     suit: str
     legal: bool = False
+    action: str = ""  # the token a click on this card sends, when it is not the card itself
 
     @property
     def symbol(self) -> str:
@@ -254,15 +244,15 @@ class CardView:
 
     @property
     def rank_label(self) -> str:
-        return "10" if self.rank == "T" else self.rank
+        return rank_label(self.rank)
 
     @property
     def name(self) -> str:
-        return f"{RANK_NAMES[self.rank]} of {SUIT_NAMES[self.suit]}"
+        return card_name(self.code)
 
 
-def card_view(code: str, legal: bool = False) -> CardView:
-    return CardView(code=code, rank=code[0], suit=code[1], legal=legal)
+def card_view(code: str, legal: bool = False, action: str = "") -> CardView:
+    return CardView(code=code, rank=code[0], suit=code[1], legal=legal, action=action)
 
 
 RANK_ORDER = "AKQJT98765432"
@@ -379,13 +369,6 @@ class TableView:
     practice: PracticeNote | None = None  # a practice deal ("play from here")
 
 
-def call_label(token: str) -> str:
-    if token.startswith("pitch:"):
-        card = card_view(token.split(":", 1)[1])
-        return f"Pitch {card.rank_label}{card.symbol}"
-    return CALL_NAMES.get(token, token)
-
-
 def side_label(rules: engine.Rules, side: str, seats_by_position: dict, me: str | None = None) -> str:
     """A side as people read it: "You & North", "East & West", or a cutthroat player's name."""
     members = [position for position in rules.seats if rules.side_of(position) == side]
@@ -452,7 +435,7 @@ def table_view(match: Match, me: str | None, *, seats: list | None = None,
     deal_row = deal_row or current_deal(match)
     state = current_state(deal_row)
     seats = {seat.position: seat for seat in (seats if seats is not None else seats_of(match))}
-    over = state.phase == "over"
+    over = state.phase == engine.OVER
     observer = me if me in seats else None
     observation = state.observation(observer) if observer else None
     places = screen_places(rules.seats, observer)
@@ -464,7 +447,7 @@ def table_view(match: Match, me: str | None, *, seats: list | None = None,
 
     hand = []
     if observer:
-        playable = legal if state.phase == "play" else set()
+        playable = legal if state.phase == engine.PLAY else set()
         hand = [card_view(code, code in playable) for code in in_hand_order(observation.hand, state.trump)]
 
     calls = {seat: token for seat, token in state.calls}
@@ -503,15 +486,15 @@ def table_view(match: Match, me: str | None, *, seats: list | None = None,
         )
 
     bids, discard_choices = [], []
-    if my_turn and state.phase == "auction":
+    if my_turn and state.phase == engine.AUCTION:
         bids = [ActionButton(token, call_label(token)) for token in observation.legal_actions()
-                if not token.startswith("pitch:")]
-        if any(t.startswith("pitch:") for t in legal):
-            hand = [card_view(c.code, f"pitch:{c.code}" in legal) for c in hand]
-    elif my_turn and state.phase == "trump":
+                if Action.parse(token).kind != PITCH]
+        if any(Action.parse(t).kind == PITCH for t in legal):
+            hand = [card_view(c.code, pitch_token(c.code) in legal, action=pitch_token(c.code)) for c in hand]
+    elif my_turn and state.phase == engine.TRUMP:
         bids = [ActionButton(token, f"{SUIT_SYMBOLS[token]} {SUIT_NAMES[token].title()}")
                 for token in observation.legal_actions()]
-    elif my_turn and state.phase == "discard":
+    elif my_turn and state.phase == engine.DISCARD:
         discardable = set(state.discardable(observer))
         discard_choices = [
             card_view(code, code in discardable)
@@ -656,15 +639,15 @@ def _going_out_note(rules: engine.Rules, match: Match, totals: list) -> str:
 
 
 def _status_line(state: engine.Deal, me, seats: dict, my_turn: bool) -> str:
-    if state.phase == "over":
+    if state.phase == engine.OVER:
         return "The deal is over."
     if not my_turn:
         return f"Waiting for {seats[state.to_act].display_name}."
     return {
-        "auction": "Your call: bid or pass.",
-        "trump": "You won the bid: name trump.",
-        "discard": "Choose the cards to discard.",
-        "play": "Your lead." if not state.current_trick else "Your turn to play.",
+        engine.AUCTION: "Your call: bid or pass.",
+        engine.TRUMP: "You won the bid: name trump.",
+        engine.DISCARD: "Choose the cards to discard.",
+        engine.PLAY: "Your lead." if not state.current_trick else "Your turn to play.",
     }[state.phase]
 
 

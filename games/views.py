@@ -11,6 +11,7 @@ from django_htmx.http import HttpResponseClientRedirect
 from setback_site.limits import limited
 
 from . import invites, selectors, services, tables
+from .engine.actions import Action
 from .forms import NewMatchForm, NewTableForm, TableSettingsForm
 from .models import Match
 
@@ -135,7 +136,7 @@ def act(request: HttpRequest, match_id: int) -> HttpResponse:
     version = _integer(request.POST.get("version"))
     token = request.POST.get("action", "").strip()
     if token == "discard" or "discard" in request.POST:
-        token = "discard:" + ",".join(request.POST.getlist("cards"))
+        token = str(Action.discard(request.POST.getlist("cards")))
     try:
         if version is None or not token:
             raise services.GameError("The move was incomplete; please try again.")

@@ -23,7 +23,7 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..engine import Deal, Rules
+from ..engine import AUCTION, Deal, Rules
 from .advice import advise
 
 KINDS = ("make", "high", "low", "jack", "game")
@@ -118,7 +118,7 @@ def run(rules: Rules | str, deals: int, seed: int = 1, budget: int | None = None
             options = advise(obs, seed=rng.getrandbits(32), budget=budget)
             chosen = options[0]
             cal.decisions += 1
-            if obs.phase == "auction":
+            if obs.phase == AUCTION:
                 cal.bid_decisions += 1
                 cal.contradictions += [
                     {"deal": cal.deals, "seat": seat, "lower": low, "higher": high}

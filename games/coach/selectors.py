@@ -15,13 +15,16 @@ from django.urls import reverse
 
 from games import engine
 from games import selectors as tables
+from games.engine import actions
+from games.engine.cards import suit_of
 from games.models import Action, Deal, Match, Seat
+from games.wording import SUIT_NAMES, SUIT_SYMBOLS, call_label
 
 from . import wording
 from .advice import Option
 from .models import Advice, ExerciseAttempt, Review, Work
 
-POINT_NAMES = ("High", "Low", "Jack", "Game")
+POINT_NAMES = tuple(name.title() for name in engine.scoring.POINT_NAMES)  # "High", "Low", ...
 
 
 def replay_url(match_id: int, deal_number: int, step: int) -> str:
@@ -34,13 +37,9 @@ def replay_url(match_id: int, deal_number: int, step: int) -> str:
 
 def totals_before(deal_row: Deal) -> dict:
     """The match totals as they stood when the deal was dealt (what its seats decided with)."""
-    match = deal_row.match
     if deal_row.result is None:
-        return dict(match.totals)
-    standing = engine.MatchState(tables.rules_of(match), match.first_dealer)
-    for earlier in match.deals.filter(number__lt=deal_row.number).order_by("number"):
-        standing.add(tables.deal_state(earlier).result())
-    return dict(standing.totals)
+        return dict(deal_row.match.totals)
+    return tables.match_standing(deal_row.match, before=deal_row.number).totals
 
 
 def version_at(deal_row: Deal, step: int) -> int:
@@ -156,7 +155,7 @@ def option_view(rank: int, option: Option, obs) -> OptionView:
     f = option.figures
     mine_has_contract = obs.pitcher is not None and obs.rules.side_of(obs.pitcher) == obs.side
     contract = None
-    if obs.phase == "auction":
+    if obs.phase == engine.AUCTION:
         if f["p_contract"] >= 0.5 and f["p_make"] is not None:
             contract = ("Make", _percent(f["p_make"]))
         elif f["p_set"] is not None:
@@ -170,7 +169,7 @@ def option_view(rank: int, option: Option, obs) -> OptionView:
         action=option.action,
         label=option.label,
         reason=option.reason,
-        card=tables.card_view(option.action) if obs.phase == "play" else None,
+        card=tables.card_view(option.action) if obs.phase == engine.PLAY else None,
         points=f["expected_points"],
         stderr=f["stderr"],
         theirs=f["expected_points"] - f["expected_margin"],
@@ -186,12 +185,13 @@ def bid_grid(options: list[Option], obs) -> list[BidRow]:
     order = {token: i for i, token in enumerate(obs.legal_actions())}
     rows = []
     for option in sorted(options, key=lambda o: order.get(o.action, 99)):
-        if option.action == "pass":
+        action = actions.Action.parse(option.action)
+        if action.is_pass:
             continue
         suit = option.figures.get("suit") or ""
-        if option.action.startswith("pitch:"):
-            suit = option.action[-1]
-        rows.append(BidRow(option.label, wording.SUIT_NAMES.get(suit, ""), wording.SUIT_SYMBOLS.get(suit, ""),
+        if action.kind == actions.PITCH:
+            suit = suit_of(action.word)
+        rows.append(BidRow(option.label, SUIT_NAMES.get(suit, ""), SUIT_SYMBOLS.get(suit, ""),
                            _percent(option.figures["p_make"])))
     return rows
 
@@ -239,7 +239,7 @@ def coach_panel(match: Match, position: str, *, seats: list | None = None,
     panel.options = [option_view(i, o, obs) for i, o in enumerate(options, start=1)]
     panel.samples = options[0].figures["samples"]
     panel.ranking = options[0].figures["ranking"]
-    if obs.phase == "auction":
+    if obs.phase == engine.AUCTION:
         panel.bid_grid = bid_grid(options, obs)
     return panel
 
@@ -493,8 +493,8 @@ def exercise_view(user, deal_row: Deal, step: int, answered: bool) -> Exercise |
         return "You" if position == seat else seats[position].display_name
 
     legal = obs.legal_actions()
-    hand = [tables.card_view(c, obs.phase == "play" and c in legal) for c in tables.in_hand_order(obs.hand, obs.trump)]
-    calls = [] if obs.phase == "play" else [(t, wording.action_label(obs, t)) for t in legal]
+    hand = [tables.card_view(c, obs.phase == engine.PLAY and c in legal) for c in tables.in_hand_order(obs.hand, obs.trump)]
+    calls = [] if obs.phase == engine.PLAY else [(t, wording.action_label(obs, t)) for t in legal]
     attempt = None
     options = []
     if answered:
@@ -509,8 +509,8 @@ def exercise_view(user, deal_row: Deal, step: int, answered: bool) -> Exercise |
     return Exercise(
         deal_id=deal_row.pk, match_id=deal_row.match_id, deal_number=deal_row.number, step=step, seat=seat,
         phase=obs.phase, moment=entry["moment"], hand=hand, calls=calls,
-        auction=[(who(s), tables.call_label(t)) for s, t in obs.calls],
-        trump_symbol=tables.SUIT_SYMBOLS.get(obs.trump or "", ""), trump_red=(obs.trump or "") in "HD" and bool(obs.trump),
+        auction=[(who(s), call_label(t)) for s, t in obs.calls],
+        trump_symbol=SUIT_SYMBOLS.get(obs.trump or "", ""), trump_red=(obs.trump or "") in "HD" and bool(obs.trump),
         contract=f"{who(obs.pitcher)} bid {'Smudge' if obs.bid == 5 else obs.bid}" if obs.pitcher else "",
         trick=[(who(s), tables.card_view(c)) for s, c in obs.current_trick],
         tricks_taken=[(tables.side_label(rules, side, seats, seat), n) for side, n in taken.items()],

@@ -7,15 +7,14 @@ never a card the seat has not seen.
 
 from __future__ import annotations
 
+from ..engine import AUCTION, DISCARD, TRUMP
+from ..engine.actions import PITCH, Action
 from ..engine.bots import OptionEstimate
 from ..engine.cards import game_points, suit_of
-from ..engine.deal import parse_discard_token
 from ..engine.observation import Observation
 from ..engine.play import trick_winner
+from ..wording import SUIT_NAMES, SUIT_SYMBOLS, card_words, short_card
 
-SUIT_NAMES = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
-SUIT_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
-RANK_WORDS = {"A": "ace", "K": "king", "Q": "queen", "J": "jack", "T": "10"}
 POINTS = (("High", "p_high"), ("Low", "p_low"), ("Jack", "p_jack"), ("Game", "p_game"))
 # A change of chance smaller than this is not worth a word.
 NOTABLE = 0.1
@@ -26,34 +25,23 @@ SURE = 0.97
 DANGER_MARGIN = 4
 
 
-def card_words(card: str, trump: str | None = None, article: str = "the ") -> str:
-    """"the 2 of trump", "the 10 of hearts", "the ace of spades" (`article=""`: "ace of spades")."""
-    rank = RANK_WORDS.get(card[0], card[0])
-    suit = "trump" if trump and suit_of(card) == trump else SUIT_NAMES[suit_of(card)]
-    return f"{article}{rank} of {suit}"
-
-
-def short_card(card: str) -> str:
-    """"10♥", "2♠": for lists where the words would be too long."""
-    return f"{'10' if card[0] == 'T' else card[0]}{SUIT_SYMBOLS[suit_of(card)]}"
-
-
 def action_label(obs: Observation, token: str) -> str:
     """What the option is, in a few words: "Pass", "Bid 3", "Name spades", "Throw 5♣ 7♦", or
     the card in words."""
     phase = obs.phase
-    if phase == "auction":
-        if token == "pass":
+    action = Action.parse(token)
+    if phase == AUCTION:
+        if action.is_pass:
             return "Pass"
         if token == "smudge":
             return "Smudge"
-        if token.startswith("pitch:"):
-            return f"Pitch {card_words(token[6:])}"
+        if action.kind == PITCH:
+            return f"Pitch {card_words(action.word)}"
         return f"Bid {token}"
-    if phase == "trump":
+    if phase == TRUMP:
         return f"Name {SUIT_NAMES[token]} {SUIT_SYMBOLS[token]}"
-    if phase == "discard":
-        cards = parse_discard_token(token) or []
+    if phase == DISCARD:
+        cards = action.cards
         return "Keep every card" if not cards else "Throw " + " ".join(short_card(c) for c in cards)
     return card_words(token, obs.trump)
 
@@ -74,13 +62,13 @@ def reasons(obs: Observation, estimates: list[OptionEstimate]) -> list[str]:
 
 
 def _reason(obs: Observation, est: OptionEstimate, ref: OptionEstimate | None, is_best: bool) -> str:
-    if obs.phase == "auction":
+    if obs.phase == AUCTION:
         act, effect = _call_words(obs, est, ref, is_best)
-    elif obs.phase == "trump":
+    elif obs.phase == TRUMP:
         act = f"Name {SUIT_NAMES[est.action]} trump"
         effect = _effect(est, ref, is_best) or _likely_points(est)
-    elif obs.phase == "discard":
-        cards = parse_discard_token(est.action) or []
+    elif obs.phase == DISCARD:
+        cards = Action.parse(est.action).cards
         act = "Keep every card" if not cards else "Throw " + _and([card_words(c, obs.trump) for c in cards])
         effect = _effect(est, ref, is_best)
     else:
@@ -267,7 +255,8 @@ def _call_words(obs: Observation, est: OptionEstimate, ref: OptionEstimate | Non
     suit = est.detail.get("suit")
     parts = []
     danger = _danger(obs)
-    if token == "pass":
+    action = Action.parse(token)
+    if action.is_pass:
         act = "Pass"
         others = 1 - est.p_contract - est.p_thrown_in
         if est.p_thrown_in >= 0.5:
@@ -279,8 +268,8 @@ def _call_words(obs: Observation, est: OptionEstimate, ref: OptionEstimate | Non
         if danger and others >= 0.5:
             parts.append(f"leaves the contract to {danger[0]} at {danger[1]} points")
     else:
-        if token.startswith("pitch:"):
-            act = f"Pitch {card_words(token[6:])}, a bid of 4 in {SUIT_NAMES[suit_of(token[6:])]}"
+        if action.kind == PITCH:
+            act = f"Pitch {card_words(action.word)}, a bid of 4 in {SUIT_NAMES[suit_of(action.word)]}"
         elif token == "smudge":
             act = "Smudge: take all six tricks"
         else:

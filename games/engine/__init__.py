@@ -5,17 +5,20 @@ Everything other code needs is importable from here::
     from games.engine import Rules, Deal, MatchState, IllegalAction
 """
 
+from .actions import Action, discard_token
 from .cards import CODES, SUITS, sort_cards
-from .deal import AUCTION, DISCARD, OVER, PHASES, PLAY, TRUMP, Deal, discard_token
+from .deal import Deal
 from .errors import EngineError, IllegalAction, RecordError, RulesError
 from .match import MatchState
 from .observation import Observation
+from .phases import AUCTION, DISCARD, OVER, PHASES, PLAY, TRUMP
 from .records import deal_from_record, deal_to_record, match_from_record, match_record_json
 from .rules import OPTION_NAMES, PRESET_NAMES, Rules
 from .scoring import DealResult, Trick
 
 __all__ = [
     "AUCTION",
+    "Action",
     "CODES",
     "DISCARD",
     "Deal",

@@ -8,11 +8,9 @@ object replays calls and says what may be called next and why a call is illegal;
 
 from __future__ import annotations
 
+from .actions import PASS, PITCH_PREFIX, pitch_token, pitched_card
 from .cards import is_card, sort_cards
 from .rules import BID_VALUES, SMUDGE, Rules
-
-PASS = "pass"
-PITCH_PREFIX = "pitch:"
 
 
 def call_value(token: str) -> int:
@@ -22,10 +20,6 @@ def call_value(token: str) -> int:
     if token.startswith(PITCH_PREFIX):
         return 4
     return BID_VALUES[token]
-
-
-def pitched_card(token: str) -> str | None:
-    return token[len(PITCH_PREFIX):] if token.startswith(PITCH_PREFIX) else None
 
 
 class Auction:
@@ -90,7 +84,7 @@ class Auction:
     def _candidates(self, hand) -> list[str]:
         tokens = list(self.rules.calls)
         if self.rules.pitch_to_bid:
-            tokens += [PITCH_PREFIX + card for card in sort_cards(hand)]
+            tokens += [pitch_token(card) for card in sort_cards(hand)]
         return tokens
 
     def problem(self, seat: str, token: str, hand) -> str | None:

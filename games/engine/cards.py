@@ -13,6 +13,7 @@ from collections.abc import Iterable
 RANKS = "23456789TJQKA"  # weakest first: the rank number is the position here
 SUITS = "SHDC"
 SUIT_NAMES = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
+SUIT_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 
 # Game points: every captured card counts, whatever its suit (docs/rules.md section 1).
 GAME_POINT_BY_RANK = {"T": 10, "A": 4, "K": 3, "Q": 2, "J": 1}

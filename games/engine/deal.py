@@ -9,33 +9,18 @@ raises), ``result()`` and a per-seat ``observation()``. Actions are the record's
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Mapping, Sequence
-from itertools import combinations
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .auction import PITCH_PREFIX, Auction, call_value
+from .actions import PASS, PITCH_PREFIX, Action, discard_token, parse_discard_token
+from .auction import Auction, call_value
 from .cards import CODES, DISPLAY_ORDER, SUITS, is_card, sort_cards, suit_of
+from .discards import discard_tokens, discardable
 from .errors import IllegalAction, RecordError
+from .phases import AUCTION, DISCARD, OVER, PHASES, PLAY, TRUMP
 from .play import play_problem, playable, proven_voids, trick_winner
 from .rules import Rules
 from .scoring import DealResult, Trick, score_deal, thrown_in_result
-
-AUCTION, TRUMP, DISCARD, PLAY, OVER = "auction", "trump", "discard", "play", "over"
-PHASES = (AUCTION, TRUMP, DISCARD, PLAY, OVER)
-DISCARD_PREFIX = "discard:"
-
-
-def discard_token(cards: Iterable[str]) -> str:
-    """``discard:`` + the cards comma-joined in display order (``discard:`` for none)."""
-    return DISCARD_PREFIX + ",".join(sort_cards(cards))
-
-
-def parse_discard_token(token: str) -> list[str] | None:
-    """The cards of a discard token in the order written, or None if it is not one."""
-    if not token.startswith(DISCARD_PREFIX):
-        return None
-    body = token[len(DISCARD_PREFIX):]
-    return body.split(",") if body else []
 
 
 class Deal:
@@ -191,12 +176,7 @@ class Deal:
         """The cards ``seat`` may discard now (docs/rules.md: the ``legal`` command's discard list)."""
         if self._phase != DISCARD or seat in self.discards:
             return []
-        hand = sort_cards(self._hands[seat])
-        if self.rules.discard_kind == "two":
-            return hand
-        if self._draw_limit() == 0:
-            return []
-        return [card for card in hand if suit_of(card) != self.trump]
+        return discardable(self.rules.discard_kind, self._hands[seat], self.trump, self._draw_limit())
 
     def _draw_limit(self) -> int:
         # Decided: a player may discard only as many as the stock can still replace, so every
@@ -204,11 +184,7 @@ class Deal:
         return len(self.stock) - self._stock_next
 
     def _discard_tokens(self, seat: str) -> list[str]:
-        cards = self.discardable(seat)
-        if self.rules.discard_kind == "two":
-            return [discard_token(pair) for pair in combinations(cards, 2)]
-        limit = min(len(cards), self._draw_limit())
-        return [discard_token(subset) for k in range(limit + 1) for subset in combinations(cards, k)]
+        return discard_tokens(self.rules.discard_kind, self._hands[seat], self.trump, self._draw_limit())
 
     # ------------------------------------------------------------------ applying actions
     def apply(self, token: str, seat: str | None = None) -> None:
@@ -275,7 +251,7 @@ class Deal:
 
     def discard(self, seat: str, cards: Sequence[str], token: str | None = None) -> None:
         """Discard ``cards`` for ``seat`` (the seat to act); ``apply("discard:...")`` calls this."""
-        token = token if token is not None else DISCARD_PREFIX + ",".join(cards)
+        token = token if token is not None else str(Action.discard(cards))
         if self._phase != DISCARD or seat != self.to_act:
             raise IllegalAction(token, seat, f"not your turn ({self.to_act} is to act)")
         problem = self._discard_problem(seat, cards)
@@ -335,7 +311,7 @@ class Deal:
 
     def _play_problem(self, seat: str, card: str) -> str | None:
         if not is_card(card):
-            if card.startswith(PITCH_PREFIX) or card == "pass":
+            if card.startswith(PITCH_PREFIX) or card == PASS:
                 return "the auction is over"
             return "unknown card"
         if card not in self._hands[seat]:

@@ -44,7 +44,8 @@ from functools import lru_cache
 from itertools import combinations
 from typing import Any
 
-from .cards import INDEX, SUITS
+from .cards import GAME_POINT_BY_RANK, INDEX, RANKS, SUITS
+from .phases import OVER, PLAY
 from .rules import FOLLOW_ELSE_TRUMP, SMUDGE, Rules
 
 SUIT_INDEX = {suit: i for i, suit in enumerate(SUITS)}
@@ -52,7 +53,7 @@ SUIT_MASK = tuple(0x1FFF << (13 * s) for s in range(4))
 # The suit mask of a one-card mask ``b``, looked up by ``b.bit_length()`` (1..52).
 SUIT_MASK_BY_LENGTH = (0,) + tuple(SUIT_MASK[i // 13] for i in range(52))
 JACKS = sum(1 << (13 * s + 9) for s in range(4))
-_RANK_POINTS = {8: 10, 12: 4, 11: 3, 10: 2, 9: 1}  # T A K Q J (rank numbers) -> game points
+_RANK_POINTS = {RANKS.index(rank): points for rank, points in GAME_POINT_BY_RANK.items()}  # by rank number
 # Game points of every 13-bit suit mask, so a hand's total is four table look-ups.
 GAME_POINTS_13 = tuple(sum(v for r, v in _RANK_POINTS.items() if m >> r & 1) for m in range(8192))
 
@@ -208,7 +209,7 @@ class Position:
         """The position of a readable ``Deal`` in its play phase."""
         rules = deal.rules
         kernel = kernel_for(rules)
-        if deal.phase not in ("play", "over"):
+        if deal.phase not in (PLAY, OVER):
             raise ValueError(f"the deal is in its {deal.phase} phase, not play")
         seat_i = {s: i for i, s in enumerate(rules.seats)}
         side_i = {s: i for i, s in enumerate(rules.sides)}
@@ -243,7 +244,7 @@ class Position:
         """
         rules = obs.rules
         kernel = kernel_for(rules)
-        if obs.phase != "play":
+        if obs.phase != PLAY:
             raise ValueError(f"the observation is in its {obs.phase} phase, not play")
         if isinstance(hands, Mapping):
             hands = [hands[seat] for seat in rules.seats]

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from itertools import combinations
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from .auction import Auction
-from .cards import DISPLAY_ORDER, SUITS, sort_cards, suit_of
-from .deal import discard_token
+from .cards import DISPLAY_ORDER, SUITS, sort_cards
+from .discards import discard_tokens
+from .phases import AUCTION, DISCARD, PLAY, TRUMP
 from .play import playable
 from .rules import Rules
 from .scoring import Trick
@@ -116,17 +116,13 @@ class Observation:
         if not self.is_my_turn:
             return []
         rules = self.rules
-        if self.phase == "auction":
+        if self.phase == AUCTION:
             return Auction.replay(rules, self.dealer, self.calls).legal_calls(self.hand)
-        if self.phase == "trump":
+        if self.phase == TRUMP:
             return list(SUITS)
-        if self.phase == "discard":
-            if rules.discard_kind == "two":
-                return [discard_token(p) for p in combinations(self.hand, 2)]
-            cards = [c for c in self.hand if suit_of(c) != self.trump] if self.stock_size else []
-            limit = min(len(cards), self.stock_size)
-            return [discard_token(s) for k in range(limit + 1) for s in combinations(cards, k)]
-        if self.phase == "play":
+        if self.phase == DISCARD:
+            return discard_tokens(rules.discard_kind, self.hand, self.trump, self.stock_size)
+        if self.phase == PLAY:
             return playable(rules, self.hand, self.current_trick, self.trump, len(self.tricks))
         return []
 

@@ -12,10 +12,11 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .auction import PITCH_PREFIX
-from .deal import AUCTION, DISCARD, OVER, TRUMP, Deal
+from .actions import PITCH_PREFIX
+from .deal import Deal
 from .errors import IllegalAction, RecordError, RulesError
 from .match import MatchState
+from .phases import AUCTION, DISCARD, OVER, PLAY, TRUMP
 from .rules import Rules
 
 DEAL_FORMAT = "setback-deal/1"
@@ -166,7 +167,7 @@ def deal_from_record(
             if card != pitch:
                 raise RecordError(f"plays[0] {card}: the winning pitch {pitch} is the opening lead")
             continue  # already on the table
-        if deal.phase != "play":
+        if deal.phase != PLAY:
             if deal.phase == OVER and not deal.thrown_in:
                 raise RecordError(f"plays[{i}] {card}: too many plays (the deal is over after {len(deal.plays)} cards)")
             raise RecordError(f"plays[{i}] {card}: {_not_yet(deal)}")

@@ -26,9 +26,10 @@ from dataclasses import dataclass
 
 from .cards import CODES
 from .fast import GAME_POINTS_13, JACKS, SUIT_MASK, Position, legal_bits
+from .phases import PLAY
 from .rules import SMUDGE
+from .scoring import POINT_NAMES
 
-POINT_NAMES = ("high", "low", "jack", "game")
 DEFAULT_MAX_NODES = 400_000
 _GP = tuple(GAME_POINTS_13[1 << (c % 13)] for c in range(52))
 _INF = 10**6
@@ -66,7 +67,7 @@ def analyse(deal, max_nodes: int = DEFAULT_MAX_NODES) -> Analysis:
     """Value every legal card of the seat to act in ``deal`` (play phase). Raises
     :class:`TooLarge` if the search would visit more than ``max_nodes`` positions and
     ``ValueError`` if the deal is not in its play phase."""
-    if deal.phase != "play":
+    if deal.phase != PLAY:
         raise ValueError(f"the deal is in its {deal.phase} phase, not play")
     pos = Position.from_deal(deal)
     rules = deal.rules

@@ -16,6 +16,7 @@ from typing import Any
 
 from .cli import command
 from .deal import Deal
+from .phases import PLAY
 from .rules import Rules
 from .solver import DEFAULT_MAX_NODES, TooLarge, analyse
 
@@ -34,7 +35,7 @@ def run(rules: Rules, deals: int, seed: int, max_nodes: int) -> dict[str, Any]:
     done = 0
     while done < deals:
         deal = Deal.new(rules, rng.choice(rules.seats), rng)
-        while not deal.is_over and deal.phase != "play":
+        while not deal.is_over and deal.phase != PLAY:
             deal.apply(rng.choice(deal.legal_actions()))
         if deal.is_over:
             continue

@@ -21,17 +21,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from games import engine
+from games.engine.actions import PITCH, Action
 from games.engine.cards import game_points
 from games.models import seat_name
-from games.selectors import (
-    POINT_NAMES,
-    SUIT_NAMES,
-    SUIT_SYMBOLS,
-    CardView,
-    call_label,
-    card_view,
-    screen_places,
-)
+from games.selectors import CardView, card_view, screen_places
+from games.wording import POINT_NAMES, SUIT_NAMES, SUIT_SYMBOLS, call_label, short_card
 
 from .marks import Mark
 
@@ -41,7 +35,6 @@ PHASE_KIND = {
     engine.DISCARD: "discard",
     engine.PLAY: "play",
 }
-PITCH = "pitch:"
 
 
 class NoSuchStep(LookupError):
@@ -223,11 +216,6 @@ def side_name(rules: engine.Rules, side: str, names: Mapping[str, str]) -> str:
     return " & ".join(names[seat] for seat in rules.seats_of(side))
 
 
-def card_label(code: str) -> str:
-    card = card_view(code)
-    return f"{card.rank_label}{card.symbol}"
-
-
 def token_label(token: str, kind: str) -> str:
     """An action as the move list writes it."""
     if kind == "call":
@@ -235,9 +223,9 @@ def token_label(token: str, kind: str) -> str:
     if kind == "trump":
         return f"{SUIT_SYMBOLS[token]} trump"
     if kind == "discard":
-        cards = [c for c in token.split(":", 1)[1].split(",") if c]
-        return " ".join(card_label(c) for c in cards) if cards else "none"
-    return card_label(token)
+        cards = Action.parse(token).cards
+        return " ".join(short_card(c) for c in cards) if cards else "none"
+    return short_card(token)
 
 
 def _caption(timeline: Timeline, step: int, names: Mapping[str, str]) -> str:
@@ -246,11 +234,12 @@ def _caption(timeline: Timeline, step: int, names: Mapping[str, str]) -> str:
     seat, token = timeline.history[step - 1]
     kind = timeline.kinds[step - 1]
     who = names[seat]
+    action = Action.parse(token)
     if kind == "call":
-        if token == "pass":
+        if action.is_pass:
             text = f"{who} passes"
-        elif token.startswith(PITCH):
-            text = f"{who} pitches {card_label(token[len(PITCH):])}"
+        elif action.kind == PITCH:
+            text = f"{who} pitches {short_card(action.word)}"
         else:
             text = f"{who} bids {call_label(token).lower()}"
     elif kind == "trump":
@@ -259,7 +248,7 @@ def _caption(timeline: Timeline, step: int, names: Mapping[str, str]) -> str:
         cards = token_label(token, kind)
         text = f"{who} discards {cards}" if cards != "none" else f"{who} discards nothing"
     else:
-        text = f"{who} plays {card_label(token)}"
+        text = f"{who} plays {short_card(token)}"
     state = timeline.states[step]
     if step in timeline.trick_taken_at:
         text += f"; {names[state.tricks[-1].winner]} takes the trick"
@@ -419,10 +408,9 @@ def _moves(timeline: Timeline, names, marks: Mapping[int, Mark], viewer, url_of)
     for sequence, ((seat, token), kind) in enumerate(zip(timeline.history, timeline.kinds, strict=True)):
         mark = marks.get(sequence) if seat == viewer else None  # only the viewer's own decisions
         card = None
-        if kind == "play":
-            card = card_view(token)
-        elif token.startswith(PITCH):
-            card = card_view(token[len(PITCH):])
+        action = Action.parse(token)
+        if kind == "play" or action.kind == PITCH:
+            card = card_view(action.word)
         moves.append(Move(
             step=sequence + 1,
             seat=seat,
@@ -454,7 +442,7 @@ def _groups(timeline: Timeline, moves: list[Move], names) -> list[MoveGroup]:
     if timeline.winning_pitch:
         # The winning pitch is also the first trick's lead: show it there too.
         pitch = next(m for m in moves if m.kind == "call" and m.card and m.card.code == timeline.winning_pitch)
-        lead = Move(pitch.step, pitch.seat, pitch.who, "play", card_label(pitch.card.code), pitch.card,
+        lead = Move(pitch.step, pitch.seat, pitch.who, "play", short_card(pitch.card.code), pitch.card,
                     url=pitch.url)
         if "Trick 1" in by_title:
             by_title["Trick 1"].insert(0, lead)

@@ -293,9 +293,9 @@ def match_summary(
     names = seat_names(match)
     rows = match.deals.order_by("number").values_list("number", "dealer", "phase", "result")
     deals = [
-        (number, dealer, result if phase == "over" else None)
+        (number, dealer, result if phase == engine.OVER else None)
         for number, dealer, phase, result in rows
-        if phase == "over" or not finished_only
+        if phase == engine.OVER or not finished_only
     ]
     lines = deal_lines(rules, deals, names, viewer, url_of)
     # The totals change only when a deal ends, so they never tell anything about the deal in play.

@@ -175,3 +175,22 @@ def test_play_again_works_from_the_end_screen_that_the_socket_sends(user, passwo
     again = Match.objects.exclude(pk=finished.pk).get()
     assert response.status_code == 200 and response["HX-Redirect"] == reverse("table", args=[again.pk])
     assert again.rules == "classic" and again.status == Match.Status.PLAYING
+
+
+def test_with_pitching_allowed_each_card_in_the_auction_sends_its_pitch(logged_in_client, user):
+    """The table's card buttons send `pitch:<card>` in the auction (the engine's spelling)."""
+    for _ in range(10):  # until the player has a call to make (a pitch can end the auction first)
+        match = services.do_start_match(user, {"preset": "classic", "pitch_to_bid": True}, "easy")
+        match = play_until(match, stop=lambda m: selectors.waiting_on(m.pk).kind != "bot")
+        state = selectors.deal_state(selectors.current_deal(match))
+        if state.to_act == "S" and state.phase == "auction":
+            break
+    else:
+        pytest.fail("the player never had a call to make in ten deals")
+    page = logged_in_client.get(reverse("table", args=[match.pk])).content.decode()
+    pitches = [t for t in state.legal_actions() if t.startswith("pitch:")]
+    assert pitches
+    for token in pitches:
+        assert f'value="{token}"' in page
+    assert post_move(logged_in_client, match, pitches[0]).status_code == 204
+    assert selectors.deal_state(selectors.current_deal(match)).calls[-1] == ("S", pitches[0])

@@ -4,6 +4,8 @@ The engine's ``Auction`` is the one source of truth for who speaks and which cal
 The search bots keep two faster copies on the kernel's call codes: ``AuctionState`` (the
 bidding model that predicts and infers calls) and ``fast._random_auction`` (random auctions in
 simulations). Each is checked here against ``Auction`` call by call, for every preset and option.
+``fast._random_discards`` (random discards on bitmasks) is checked against the engine's
+``discards.discard_tokens``, the rule the ``Deal`` and the ``Observation`` both use.
 """
 
 from __future__ import annotations
@@ -12,12 +14,16 @@ import random
 import zlib
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from games.engine import Rules, fast
+from games.engine.actions import discard_token
 from games.engine.auction import Auction
 from games.engine.bots.auction_model import AuctionState
 from games.engine.bots.worlds import call_code
-from games.engine.cards import INDEX
+from games.engine.cards import CODES, INDEX, SUITS, codes_of
+from games.engine.discards import discard_tokens
 
 from .helpers import ALL_SPECS
 
@@ -84,3 +90,34 @@ def test_random_auctions_are_legal_auctions(spec):
         assert bid == (0 if auction.high_seat is None else auction.high)
         winning = auction.winning_pitch
         assert pitch == (-1 if winning is None else INDEX[winning])
+
+
+DISCARD_SPECS = [spec for spec in ALL_SPECS if Rules.from_spec(spec).discard_kind]
+
+
+@settings(max_examples=300, deadline=None)
+@given(spec=st.sampled_from(DISCARD_SPECS), seed=st.integers(0, 2**32 - 1), trump=st.integers(0, 3),
+       dealer=st.integers(0, 6))
+def test_random_discards_are_legal_discards(spec, seed, trump, dealer):
+    """Every seat's random discard is one of the engine's legal discard tokens, and the seat
+    draws its replacements from the top of the stock, in turn from the dealer's left."""
+    rules = Rules.from_spec(spec)
+    kernel = fast.kernel_for(rules)
+    dealer %= len(rules.seats)
+    rng = random.Random(seed)
+    dealt, stock = kernel.deal_masks(rng.getrandbits)
+    hands = list(dealt)
+    if kernel.discard_kind == "draw":
+        rng.shuffle(stock)
+    record = {"discards": {}}
+    fast._random_discards(kernel, hands, list(stock), dealer, trump, rng.random, record)
+    stock_cards = [CODES[card.bit_length() - 1] for card in stock]
+    drawn_so_far = 0
+    for seat in kernel.order_from[dealer]:
+        hand = codes_of(dealt[seat])
+        chosen = codes_of(record["discards"][seat])
+        legal = discard_tokens(rules.discard_kind, hand, SUITS[trump], len(stock_cards) - drawn_so_far)
+        assert discard_token(chosen) in legal
+        drawn = stock_cards[drawn_so_far:drawn_so_far + len(chosen)] if rules.discard_kind == "draw" else []
+        drawn_so_far += len(drawn)
+        assert set(codes_of(hands[seat])) == (set(hand) - set(chosen)) | set(drawn)

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import math
 
+from ..actions import PASS, pitched_card
+from ..cards import INDEX
 from ..fast import PITCH, SUIT_MASK, Kernel
 from ..rules import SMUDGE
 from .core import best_suit, suit_strength
@@ -152,13 +154,11 @@ def call_log_likelihood(state: AuctionState, seat: int, hand: int, token: str, t
     calls, pitch_ok = state.options(seat)
     if trump >= 0:
         strength = suit_strength(hand, trump)
-    elif token.startswith("pitch:"):
-        from ..cards import INDEX
-
-        strength = suit_strength(hand, INDEX[token[6:]] // 13)
+    elif pitched_card(token) is not None:
+        strength = suit_strength(hand, INDEX[pitched_card(token)] // 13)
     else:
         strength = best_suit(hand)[1]
-    if token == "pass":
+    if token == PASS:
         if state.pending or calls[0] != 0:
             return 0.0
         low = min((c for c in calls if c), default=0)
@@ -169,7 +169,7 @@ def call_log_likelihood(state: AuctionState, seat: int, hand: int, token: str, t
         return math.log(max(p, 0.25 if partner_has_it else 0.05))
     if token == "smudge":
         value = 5
-    elif token.startswith("pitch:"):
+    elif pitched_card(token) is not None:
         value = 4
     else:
         value = int(token)

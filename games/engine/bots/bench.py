@@ -14,6 +14,7 @@ import sys
 import time
 
 from ..deal import Deal
+from ..phases import PLAY
 from ..rules import Rules
 from . import LEVELS, choose
 from .arena import _seed, random_totals
@@ -40,7 +41,7 @@ def bench_level(rules: Rules, level: str, deals: int, seed: int, budget: int | N
         while not deal.is_over:
             seat = deal.to_act
             obs = deal.observation(seat, match_totals=totals)
-            kind = "card" if deal.phase == "play" else "bid"
+            kind = "card" if deal.phase == PLAY else "bid"
             many = len(obs.legal_actions()) > 1
             c0 = time.process_time()
             w0 = time.perf_counter()

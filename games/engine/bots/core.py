@@ -20,6 +20,7 @@ value a move in a sampled world:
 
 from __future__ import annotations
 
+from ..cards import CODES, game_points
 from ..fast import JACKS, SUIT_MASK, Position, legal_bits
 
 FULL = (1 << 52) - 1
@@ -29,9 +30,7 @@ ACES = RANK_BITS(12)
 KINGS = RANK_BITS(11)
 QUEENS = RANK_BITS(10)
 POINT_CARDS = TENS | ACES | KINGS | QUEENS | JACKS
-GP = [0] * 52  # game points per card index
-for _c in range(52):
-    GP[_c] = {8: 10, 12: 4, 11: 3, 10: 2, 9: 1}.get(_c % 13, 0)
+GP = [game_points(code) for code in CODES]  # game points per card index
 SUIT_OF_BIT_LENGTH = (-1,) + tuple(i // 13 for i in range(52))
 
 

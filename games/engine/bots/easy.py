@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import random
 
+from ..actions import PASS, pitch_token, pitched_card
 from ..cards import RANKS, SUITS, game_points, rank_of, suit_of
 from ..observation import Observation
+from ..phases import AUCTION, DISCARD, TRUMP
 
 
 def suit_strength(hand, suit: str) -> float:
@@ -40,11 +42,11 @@ def choose(obs: Observation, rng: random.Random) -> str:
     legal = obs.legal_actions()
     if len(legal) == 1:
         return legal[0]
-    if obs.phase == "auction":
+    if obs.phase == AUCTION:
         return _call(obs, legal)
-    if obs.phase == "trump":
+    if obs.phase == TRUMP:
         return best_suit(obs.hand)[0]
-    if obs.phase == "discard":
+    if obs.phase == DISCARD:
         return _discard(obs, legal)
     return _play(obs, legal, rng)
 
@@ -59,11 +61,11 @@ def _call(obs: Observation, legal: list[str]) -> str:
         theirs = max((v for s, v in obs.match_totals.items() if s != obs.side), default=0)
         if theirs >= obs.rules.target - 3 and theirs > mine and strength >= 1.6:
             wanted = max(wanted, 2)
-    pitches = [t for t in legal if t.startswith("pitch:")]
+    pitches = [t for t in legal if pitched_card(t) is not None]
     if pitches and strength >= 3.4:
         high = max((c for c in obs.hand if suit_of(c) == suit), key=rank_of)
-        if f"pitch:{high}" in pitches:
-            return f"pitch:{high}"
+        if pitch_token(high) in pitches:
+            return pitch_token(high)
     bids = [b for b in range(1, min(wanted, 4) + 1) if str(b) in legal]
     # A four needs all four points: only with the ace and the jack.
     if 4 in bids and not ({f"A{suit}", f"J{suit}"} <= set(obs.hand)):
@@ -72,8 +74,8 @@ def _call(obs: Observation, legal: list[str]) -> str:
         # The dealer takes the contract as cheaply as the rules allow (equalling, where the
         # dealer may steal); the others bid what the hand is worth.
         return str(bids[0] if obs.seat == obs.dealer else bids[-1])
-    if "pass" in legal:
-        return "pass"
+    if PASS in legal:
+        return PASS
     return str(numeric[0]) if numeric else legal[0]  # a dealer forced to bid bids the least
 
 

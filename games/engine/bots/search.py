@@ -21,10 +21,11 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from ..cards import CODES, INDEX, SUITS
-from ..deal import discard_token, parse_discard_token
+from ..actions import PASS, discard_token, parse_discard_token, pitch_token, pitched_card
+from ..cards import CODES, INDEX, SUIT_NAMES, SUITS
 from ..fast import PITCH, SUIT_MASK, Position, legal_mask, outcome, play_card, random_policy
 from ..observation import Observation
+from ..phases import AUCTION, DISCARD, PLAY, TRUMP
 from . import auction_model, endgame
 from .core import GP, TENS, best_suit, bits, heuristic_discard, play_out, suit_strength
 from .estimate import Acc, OptionEstimate
@@ -33,7 +34,6 @@ from .worlds import Info, World, call_code
 
 PLAYOUT_OVERHEAD = 8  # sampling a world and copying a position, in simulated card plays
 STANDARD_DEAL = 24  # the cards played in a four-player deal: what a budget's playouts are
-SUIT_NAMES = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
 
 
 @dataclass(frozen=True)
@@ -73,11 +73,11 @@ class Search:
         if not legal:
             raise ValueError(f"{obs.seat} has no legal action (phase {obs.phase})")
         phase = obs.phase
-        if phase == "auction":
+        if phase == AUCTION:
             results = self._auction(legal)
-        elif phase == "trump":
+        elif phase == TRUMP:
             results = self._trump(legal)
-        elif phase == "discard":
+        elif phase == DISCARD:
             results = self._discard(legal)
         else:
             results = self._play(legal)
@@ -109,7 +109,7 @@ class Search:
         world = self.info.sample(self.rng)
         if self.config.inference > 0:
             world.weight = self.info.auction_weight(world, self.config.inference)
-        if self.config.play_inference > 0 and self.info.phase == "play":
+        if self.config.play_inference > 0 and self.info.phase == PLAY:
             world.weight *= self.info.play_weight(world, self.config.play_inference)
         return world
 
@@ -219,8 +219,9 @@ class Search:
         token = discard_token([CODES[c] for c in bits(heur)])
         if token in legal and token not in keep:
             keep.append(token)
-        if "discard:" in legal and "discard:" not in keep:
-            keep.append("discard:")
+        keep_all = discard_token([])
+        if keep_all in legal and keep_all not in keep:
+            keep.append(keep_all)
         return keep
 
     def _discard(self, legal: list[str]) -> list[OptionEstimate]:
@@ -252,11 +253,11 @@ class Search:
         my_suits = [s for s in sorted(range(4), key=lambda s: -suit_strength(hand, s)) if hand & SUIT_MASK[s]]
         my_suits = my_suits[: self.config.suits_considered]
         options = list(legal)
-        pitches = [t for t in options if t.startswith("pitch:")]
+        pitches = [t for t in options if pitched_card(t) is not None]
         if pitches:
             # Only the top card of each candidate suit is worth pitching.
-            tops = {f"pitch:{CODES[(hand & SUIT_MASK[s]).bit_length() - 1]}" for s in my_suits}
-            options = [t for t in options if not t.startswith("pitch:") or t in tops or t in self.include]
+            tops = {pitch_token(CODES[(hand & SUIT_MASK[s]).bit_length() - 1]) for s in my_suits}
+            options = [t for t in options if pitched_card(t) is None or t in tops or t in self.include]
         codes = {t: call_code(t) for t in options}
         # One accumulator per (option, suit) for the worlds where the seat ends up pitching.
         accs: dict[tuple[str, int], Acc] = {}
@@ -310,17 +311,18 @@ class Search:
         kept = {}
         for t in options:
             suits = my_suits
-            if t.startswith("pitch:"):
-                suits = [INDEX[t[6:]] // 13]
+            pitched = pitched_card(t)
+            if pitched is not None:
+                suits = [INDEX[pitched] // 13]
             candidates = [(accs[(t, s)], s) for s in suits if accs[(t, s)].n]
             if not candidates:
                 candidates = [(accs[(t, my_suits[0])], my_suits[0])]
             kept[t] = max(candidates, key=lambda a: (a[0].estimate(t, ranking).value))
-        monotone_make_chances([(codes[t], acc, s) for t, (acc, s) in kept.items() if not t.startswith("pitch:")])
+        monotone_make_chances([(codes[t], acc, s) for t, (acc, s) in kept.items() if pitched_card(t) is None])
         for t in options:
             best_acc, best_s = kept[t]
             words = []
-            if best_acc.mine > 0 and t != "pass":
+            if best_acc.mine > 0 and t != PASS:
                 words.append(f"plans {SUIT_NAMES[SUITS[best_s]]} as trump")
             results.append(best_acc.estimate(t, ranking, lambda e, words=words: _summary(e, list(words)),
                                              detail={"suit": SUITS[best_s]}))

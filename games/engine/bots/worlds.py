@@ -20,9 +20,11 @@ import math
 import random
 from dataclasses import dataclass
 
+from ..actions import PASS, pitched_card
 from ..cards import INDEX, SUITS
 from ..fast import PITCH, SUIT_MASK, Position, kernel_for, legal_bits
 from ..observation import Observation
+from ..phases import PLAY
 from . import auction_model
 from .core import FULL, bits, policy_card, step
 
@@ -71,9 +73,10 @@ class Info:
             self.played |= m
         known = [0] * n
         for seat, token in obs.calls:
-            if token.startswith("pitch:"):
+            card = pitched_card(token)
+            if card is not None:
                 i = self.seat_index[seat]
-                bit = 1 << INDEX[token[6:]]
+                bit = 1 << INDEX[card]
                 if i != self.me and not bit & self.played:
                     known[i] |= bit
         self.known = known
@@ -94,7 +97,7 @@ class Info:
         self.calls = [(self.seat_index[s], t) for s, t in obs.calls]
         # The discards of the others cannot be trumps under draw.
         # The order of the undrawn stock matters only while discards (draw) are to come.
-        self.stock_order = rules.discard_kind == "draw" and obs.phase != "play"
+        self.stock_order = rules.discard_kind == "draw" and obs.phase != PLAY
         self.discard_forbid = SUIT_MASK[self.trump] if (rules.discard_kind == "draw" and self.trump >= 0) else 0
         total = self.unseen.bit_count()
         out_size = total - sum(self.need)
@@ -338,10 +341,11 @@ def _partial_shuffle(cards: list[int], k: int, getrandbits) -> None:
 
 def call_code(token: str) -> int:
     """The fast kernel's call code of an auction token (0 pass, 1..5 bids, PITCH + card)."""
-    if token == "pass":
+    if token == PASS:
         return 0
     if token == "smudge":
         return 5
-    if token.startswith("pitch:"):
-        return PITCH + INDEX[token[6:]]
+    card = pitched_card(token)
+    if card is not None:
+        return PITCH + INDEX[card]
     return int(token)

@@ -1,0 +1,66 @@
+"""The words every page uses for cards, calls, suits and points: one place for each spelling.
+
+The engine keeps the symbols (card codes, suit letters and symbols, suit names in its own
+messages, the point names of a result); this module turns them into what people read, for the
+table, the replay, the coach and refusals alike. Pure Python over the engine (no Django), so the
+coach's wording can use it too.
+"""
+
+from __future__ import annotations
+
+from .engine.actions import PASS, PITCH, Action
+from .engine.cards import SUIT_NAMES, SUIT_SYMBOLS, suit_of
+from .engine.scoring import POINT_NAMES
+
+RANK_NAMES = {
+    "A": "ace", "K": "king", "Q": "queen", "J": "jack", "T": "ten",
+    "9": "nine", "8": "eight", "7": "seven", "6": "six", "5": "five",
+    "4": "four", "3": "three", "2": "two",
+}
+FACE_NAMES = {rank: RANK_NAMES[rank] for rank in "AKQJ"}
+CALL_NAMES = {PASS: "Pass", "smudge": "Smudge"}
+
+
+def rank_label(rank: str) -> str:
+    """A rank as a card shows it: "10", "K", "2"."""
+    return "10" if rank == "T" else rank
+
+
+def card_name(card: str) -> str:
+    """"ten of hearts", "ace of spades": a card spelled out (labels for screen readers)."""
+    return f"{RANK_NAMES[card[0]]} of {SUIT_NAMES[suit_of(card)]}"
+
+
+def card_words(card: str, trump: str | None = None, article: str = "the ") -> str:
+    """"the 2 of trump", "the 10 of hearts", "the ace of spades" (`article=""`: "ace of spades")."""
+    rank = FACE_NAMES.get(card[0], rank_label(card[0]))
+    suit = "trump" if trump and suit_of(card) == trump else SUIT_NAMES[suit_of(card)]
+    return f"{article}{rank} of {suit}"
+
+
+def short_card(card: str) -> str:
+    """"10♥", "2♠": for lists where the words would be too long."""
+    return f"{rank_label(card[0])}{SUIT_SYMBOLS[suit_of(card)]}"
+
+
+def call_label(token: str) -> str:
+    """An auction call as the table shows it: "Pass", "3", "Smudge", "Pitch K♠"."""
+    action = Action.parse(token)
+    if action.kind == PITCH:
+        return f"Pitch {short_card(action.word)}"
+    return CALL_NAMES.get(token, token)
+
+
+__all__ = [
+    "CALL_NAMES",
+    "FACE_NAMES",
+    "POINT_NAMES",
+    "RANK_NAMES",
+    "SUIT_NAMES",
+    "SUIT_SYMBOLS",
+    "call_label",
+    "card_name",
+    "card_words",
+    "rank_label",
+    "short_card",
+]
