@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from ..engine.bots import evaluate
 from ..engine.observation import Observation
 from . import wording
+from .chances import honest_estimate
 
 LEVEL = "hard"
 
@@ -36,10 +37,13 @@ class Option:
         return cls(data["action"], data["label"], data["reason"], data["figures"])
 
 
-def advise(obs: Observation, seed: int, budget: int | None = None) -> list[Option]:
+def advise(obs: Observation, seed: int, budget: int | None = None, raw: bool = False) -> list[Option]:
     """Every option the search values for the seat to act, best first (at least two legal
-    actions; a forced move needs no advice)."""
+    actions; a forced move needs no advice). Its chances are made honest (``chances``) unless
+    ``raw``: the search's own, which the calibration map is fitted on."""
     estimates = evaluate(obs, seed=seed, budget=budget, level=LEVEL)
+    if not raw:
+        estimates = [honest_estimate(est) for est in estimates]
     lines = wording.reasons(obs, estimates)
     options = []
     for est, line in zip(estimates, lines, strict=True):

@@ -14,11 +14,16 @@ frequency that happened; the expected calibration error (ECE) is the mean gap we
 share of decisions in each tenth. Each decision is also checked for a contradiction: a higher
 bid planning the same trump said to be more likely made than a lower one.
 
+The stated chances are the coach's, mapped by ``chances`` (honest chances); with ``raw`` they
+are the search's own, and ``fit_knots`` fits that map on them. ``ece_interval`` resamples whole
+deals to show how much of an ECE is sampling noise.
+
 Pure Python (no Django): the management command ``coach_calibration`` prints it.
 """
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -29,6 +34,9 @@ from .advice import advise
 KINDS = ("make", "high", "low", "jack", "game")
 POINTS = ("high", "low", "jack", "game")
 BINS = 10
+# A tenth's frequency is pulled toward its stated mean by this many decisions when a map is
+# fitted, so a thin tenth barely moves the map.
+PRIOR = 20
 
 
 @dataclass
@@ -53,19 +61,72 @@ class Calibration:
     bid_decisions: int = 0
     contradictions: list = field(default_factory=list)
     deals: int = 0
+    records: list = field(default_factory=list)  # (deal, kind, stated, happened)
 
     def add(self, kind: str, stated: float, happened: bool) -> None:
-        b = self.bins[kind][min(BINS - 1, int(stated * BINS))]
-        b.count += 1
-        b.stated += stated
-        b.happened += int(happened)
+        self.records.append((self.deals, kind, stated, bool(happened)))
+        _put(self.bins[kind], stated, happened)
 
     def ece(self, kind: str) -> float | None:
-        bins = self.bins[kind]
-        total = sum(b.count for b in bins)
-        if not total:
+        return _ece(self.bins[kind])
+
+    def ece_interval(self, kind: str, draws: int = 200, seed: int = 0) -> tuple[float, float] | None:
+        """A 90% interval of the ECE over resampled deals (each deal drawn whole, since the
+        chances of one deal's decisions rise and fall together)."""
+        by_deal: dict[int, list] = {}
+        for deal, k, stated, happened in self.records:
+            if k == kind:
+                by_deal.setdefault(deal, []).append((stated, happened))
+        groups = list(by_deal.values())
+        if not groups:
             return None
-        return sum(abs(b.stated / b.count - b.happened / b.count) * b.count for b in bins if b.count) / total
+        rng = random.Random(seed)
+        values = []
+        for _ in range(draws):
+            bins = [Bin() for _ in range(BINS)]
+            for _ in groups:
+                for stated, happened in rng.choice(groups):
+                    _put(bins, stated, happened)
+            values.append(_ece(bins))
+        values.sort()
+        return values[int(0.05 * draws)], values[min(draws - 1, math.ceil(0.95 * draws))]
+
+    def noise_floor(self, kind: str, draws: int = 200, seed: int = 0) -> float | None:
+        """The mean ECE if every stated chance were exactly right: what this sample's size alone
+        gives."""
+        stated = [s for _, k, s, _ in self.records if k == kind]
+        if not stated:
+            return None
+        rng = random.Random(seed)
+        total = 0.0
+        for _ in range(draws):
+            bins = [Bin() for _ in range(BINS)]
+            for s in stated:
+                _put(bins, s, rng.random() < s)
+            total += _ece(bins)
+        return total / draws
+
+    def fit_knots(self, kind: str) -> tuple[tuple[float, float], ...]:
+        """Knots (stated, happened) of a non-decreasing map, for ``chances.KNOTS``: per tenth
+        of the stated chances strictly between 0 and 1 (0 and 1 stay put), the frequency pulled
+        toward the stated mean by ``PRIOR`` decisions, then adjacent tenths that fall pooled."""
+        bins = [Bin() for _ in range(BINS)]
+        for _, k, stated, happened in self.records:
+            if k == kind and 0.0 < stated < 1.0:
+                _put(bins, stated, happened)
+        blocks = []  # [count, sum of stated, sum of shrunk frequency * count]
+        for b in bins:
+            if not b.count:
+                continue
+            mean = b.stated / b.count
+            shrunk = (b.happened + PRIOR * mean) / (b.count + PRIOR)
+            blocks.append([b.count, b.stated, shrunk * b.count])
+            while len(blocks) > 1 and blocks[-2][2] / blocks[-2][0] > blocks[-1][2] / blocks[-1][0]:
+                count, stated_sum, happened_sum = blocks.pop()
+                blocks[-1][0] += count
+                blocks[-1][1] += stated_sum
+                blocks[-1][2] += happened_sum
+        return tuple((round(s / n, 3), round(h / n, 3)) for n, s, h in blocks)
 
     def report(self) -> dict:
         return {
@@ -77,11 +138,35 @@ class Calibration:
                 kind: {
                     "n": sum(b.count for b in self.bins[kind]),
                     "ece": None if self.ece(kind) is None else round(self.ece(kind), 4),
+                    "ece_90": _rounded(self.ece_interval(kind)),
+                    "noise_floor": _rounded(self.noise_floor(kind)),
                     "tenths": [b.row(i / BINS) for i, b in enumerate(self.bins[kind])],
                 }
                 for kind in KINDS
             },
         }
+
+
+def _put(bins: list[Bin], stated: float, happened: bool) -> None:
+    b = bins[min(BINS - 1, int(stated * BINS))]
+    b.count += 1
+    b.stated += stated
+    b.happened += int(happened)
+
+
+def _ece(bins: list[Bin]) -> float | None:
+    total = sum(b.count for b in bins)
+    if not total:
+        return None
+    return sum(abs(b.stated - b.happened) for b in bins if b.count) / total
+
+
+def _rounded(value):
+    if value is None:
+        return None
+    if isinstance(value, tuple):
+        return tuple(round(v, 4) for v in value)
+    return round(value, 4)
 
 
 def contradictions(options) -> list[tuple[str, str]]:
@@ -101,7 +186,7 @@ def contradictions(options) -> list[tuple[str, str]]:
 
 
 def run(rules: Rules | str, deals: int, seed: int = 1, budget: int | None = None,
-        progress: Callable[[int], None] | None = None) -> Calibration:
+        progress: Callable[[int], None] | None = None, raw: bool = False) -> Calibration:
     rules = Rules.from_spec(rules)
     rng = random.Random(seed)
     cal = Calibration()
@@ -115,7 +200,7 @@ def run(rules: Rules | str, deals: int, seed: int = 1, budget: int | None = None
             if len(legal) == 1:
                 deal.apply(legal[0], seat)
                 continue
-            options = advise(obs, seed=rng.getrandbits(32), budget=budget)
+            options = advise(obs, seed=rng.getrandbits(32), budget=budget, raw=raw)
             chosen = options[0]
             cal.decisions += 1
             if obs.phase == AUCTION:

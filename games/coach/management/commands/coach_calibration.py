@@ -3,7 +3,8 @@
 Self-play deals at the hard level; per tenth of stated chance, the mean stated beside what
 happened, and the expected calibration error, for making the chosen bid and for each point;
 plus any decision whose chances contradict (a higher bid in the same suit said to be more
-likely made than a lower one). See games/coach/calibration.py.
+likely made than a lower one). With ``--raw`` it measures the search's own chances and prints the
+map fitted on them (for games/coach/chances.py). See games/coach/calibration.py.
 """
 
 import json as json_module
@@ -24,15 +25,20 @@ class Command(BaseCommand):
         parser.add_argument("--budget", type=int, default=None, help="override the search budget (simulated deals)")
         parser.add_argument("--json", action="store_true", help="print the whole report as JSON")
         parser.add_argument("--progress", action="store_true")
+        parser.add_argument("--raw", action="store_true",
+                            help="measure the search's own chances (before the honest-chances map) and fit that map")
 
-    def handle(self, *args, rules, deals, seed, budget, json: bool, progress: bool, **options):
+    def handle(self, *args, rules, deals, seed, budget, json: bool, progress: bool, raw: bool, **options):
         spec = json_module.loads(rules) if rules.strip().startswith("{") else rules
 
         def tell(done: int) -> None:
             if progress and done % 10 == 0:
                 print(f"{done} deals", file=sys.stderr, flush=True)
 
-        report = run(spec, deals, seed=seed, budget=budget, progress=tell).report()
+        cal = run(spec, deals, seed=seed, budget=budget, progress=tell, raw=raw)
+        report = cal.report()
+        if raw:
+            report["fitted_knots"] = {kind: cal.fit_knots(kind) for kind in KINDS}
         if json:
             self.stdout.write(json_module.dumps(report, indent=2))
             return
@@ -40,11 +46,16 @@ class Command(BaseCommand):
                           f"({report['bid_decisions']} in the auction)")
         for kind in KINDS:
             data = report["kinds"][kind]
-            self.stdout.write(f"\n{kind}: n={data['n']} ECE={data['ece']}")
+            self.stdout.write(f"\n{kind}: n={data['n']} ECE={data['ece']} (90% over resampled deals: "
+                              f"{data['ece_90']}; if every chance were right: {data['noise_floor']})")
             self.stdout.write("  tenth      n   stated  happened")
             for row in data["tenths"]:
                 if row["n"]:
                     self.stdout.write(f"  {row['tenth']}  {row['n']:5d}  {row['stated']:.3f}   {row['happened']:.3f}")
+        if raw:
+            self.stdout.write("\nfitted knots (stated, happened), for games/coach/chances.py:")
+            for kind in KINDS:
+                self.stdout.write(f"  {kind!r}: {report['fitted_knots'][kind]},")
         self.stdout.write(f"\ncontradictions: {len(report['contradictions'])}")
         for item in report["contradictions"][:10]:
             self.stdout.write(f"  deal {item['deal']} seat {item['seat']}: {item['higher']} said likelier made than {item['lower']}")

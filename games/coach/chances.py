@@ -1,0 +1,58 @@
+"""Honest chances: the search's chances mapped to how often such chances came true.
+
+Measured on self-play deals at the hard level (``coach_calibration --raw``, see docs/coach.md),
+the search's chance of High is too timid: who holds the top trump is mostly settled by the
+auction, yet the sampled worlds spread it too evenly (said 0.75, happened 0.87; said 0.14,
+happened 0.06). A kind of chance gets a non-decreasing piecewise-linear map through knots
+(said, happened) fitted on other self-play deals than the ones it is checked on, and only when
+its gap is well beyond what the sample's size alone gives: the chances of making the bid, Low,
+Jack and Game are not (maps fitted on them moved the test deals' figures only within noise,
+worse for making the bid and Low), so they have no knots and stay as searched.
+
+Non-decreasing, so an order between chances is kept (a higher bid in the same suit is still never
+likelier made than a lower one); 0 and 1 stay 0 and 1 (a point already decided stays certain).
+The ranking of options (by expected margin or chance of winning the match) is not touched.
+Pure Python (no Django).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from dataclasses import replace
+
+from ..engine.bots import OptionEstimate
+
+FIELDS = {"make": "p_make", "high": "p_high", "low": "p_low", "jack": "p_jack", "game": "p_game"}
+
+# Fitted by ``Calibration.fit_knots`` on the search's own chances (``coach_calibration --raw``):
+# High on 114 deals of seed 11 and the tenths 0.1-0.9 of the 120 documented deals of seeds 1-2,
+# checked on 116 deals of seed 12 (docs/coach.md).
+KNOTS: dict[str, tuple[tuple[float, float], ...]] = {
+    "make": (),
+    "high": ((0.072, 0.028), (0.134, 0.03), (0.242, 0.124), (0.349, 0.269), (0.44, 0.408), (0.549, 0.569),
+             (0.652, 0.805), (0.748, 0.887), (0.887, 0.984)),
+    "low": (),
+    "jack": (),
+    "game": (),
+}
+
+
+def honest(kind: str, chance: float, knots: dict | None = None) -> float:
+    """The chance of ``kind`` the search stated, mapped through that kind's knots."""
+    points = ((0.0, 0.0), *(knots or KNOTS)[kind], (1.0, 1.0))
+    if chance <= 0.0 or chance >= 1.0:
+        return chance
+    i = bisect_right([x for x, _ in points], chance)
+    (x0, y0), (x1, y1) = points[i - 1], points[i]
+    return y0 + (y1 - y0) * (chance - x0) / (x1 - x0) if x1 > x0 else y1
+
+
+def honest_estimate(est: OptionEstimate, knots: dict | None = None) -> OptionEstimate:
+    """The estimate with its chances of making the bid and of each point mapped (``p_set``,
+    the chance of setting another side's bid, is not measured yet, so it is left as searched)."""
+    changes = {}
+    for kind, name in FIELDS.items():
+        value = getattr(est, name)
+        if value is not None:
+            changes[name] = honest(kind, value, knots)
+    return replace(est, **changes)
