@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test test-fast faults worker bench loadtest lint clean
+.PHONY: run test test-fast faults worker bench loadtest lint lock clean
 
 # No key is committed and the site refuses to start without one: a run on this machine keeps a
 # generated key in var/ (git-ignored). SECRET_KEY set in the environment wins.
@@ -16,14 +16,33 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-# Reinstall only when the dependencies change.
-$(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/pip install --quiet -e .
+# The exact versions and their hashes come from the lock files, which `make lock` compiles from
+# the ranges in pyproject.toml: every install (run, test, CI, worker) gets the same packages.
+# Reinstall only when the lock changes.
+LOCK_RUN := requirements/run.txt
+LOCK_TEST := requirements/test.txt
+
+$(VENV)/.installed: $(LOCK_RUN) pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet --require-hashes -r $(LOCK_RUN)
+	$(BIN)/pip install --quiet --no-deps -e .
 	touch $@
 
-$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
-	$(BIN)/pip install --quiet -e '.[test]'
+$(VENV)/.installed-test: $(LOCK_TEST) pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet --require-hashes -r $(LOCK_TEST)
+	$(BIN)/pip install --quiet --no-deps -e .
 	touch $(VENV)/.installed $@
+
+# Recompiles both lock files from pyproject.toml, keeping every pin that still fits its range;
+# `make lock LOCK_ARGS=--upgrade` moves everything to the newest versions allowed. pip-tools lives
+# in a venv of its own so it never lands in the locks. The runtime lock starts from the test
+# lock's pins, so the packages both need are the same versions.
+LOCK_VENV := var/lock-venv
+LOCK_FLAGS := --quiet --strip-extras --generate-hashes --allow-unsafe --no-emit-index-url --no-emit-find-links
+lock:
+	test -x $(LOCK_VENV)/bin/pip-compile || ($(PYTHON) -m venv $(LOCK_VENV) && $(LOCK_VENV)/bin/pip install --quiet "pip-tools>=7.4,<8")
+	$(LOCK_VENV)/bin/pip-compile $(LOCK_FLAGS) $(LOCK_ARGS) --extra test --output-file $(LOCK_TEST) pyproject.toml
+	cp $(LOCK_TEST) $(LOCK_RUN)
+	$(LOCK_VENV)/bin/pip-compile $(LOCK_FLAGS) --output-file $(LOCK_RUN) pyproject.toml
 
 $(SECRET_KEY_FILE):
 	@mkdir -p $(dir $@)

@@ -14,8 +14,10 @@ import multiprocessing
 import os
 import threading
 import time
+import traceback
 from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 
+from celery.utils.time import get_exponential_backoff_interval
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, close_old_connections, connections
 from kombu.exceptions import OperationalError as BrokerError
@@ -80,19 +82,45 @@ def compute(function, *args, **kwargs):
     return pool.submit(function, *args, **kwargs).result()
 
 
-def _run_in_thread(task, args, kwargs, countdown: float):
+def _run_in_thread(task, args, kwargs, countdown: float, retries: int = 0):
     if countdown:
         time.sleep(countdown)
     close_old_connections()
     try:
-        result = task.apply(args=args, kwargs=kwargs)
-        if result.failed():
-            log.error("task %s failed: %r", task.name, result.result)
-            _record_failure(f"{task.name}{args!r} raised {result.result!r}\n{result.traceback or ''}")
-        return result.result
+        # The task's own body, without Celery's eager retry (`task.apply` runs a retry again at
+        # once, so a database restart would use up every retry in milliseconds): a transient
+        # error waits the same backoff as on a worker (tasks.RETRY), on a timer.
+        return getattr(task, "_orig_run", task.run)(*args, **kwargs)
+    except getattr(task, "autoretry_for", ()) as error:
+        if task.max_retries is None or retries < task.max_retries:
+            delay = retry_delay(task, retries)
+            log.warning("task %s%r: %r; retry %d in %.1f s", task.name, args, error, retries + 1, delay)
+            _submit(task, args, kwargs, delay, retries + 1)
+        else:
+            _fail(task, args, error)
+    except Exception as error:  # noqa: BLE001 - a failed task is logged and reported, as on a worker
+        _fail(task, args, error)
     finally:
         # Each pool thread holds its own connection; never leave it open between tasks.
         connections.close_all()
+
+
+def retry_delay(task, retries: int) -> float:
+    """The wait before retry number `retries + 1`, as Celery's autoretry computes it."""
+    if not task.retry_backoff:
+        return min(task.default_retry_delay, LONGEST_COUNTDOWN)
+    return get_exponential_backoff_interval(
+        factor=int(max(1.0, task.retry_backoff)),
+        retries=retries,
+        maximum=task.retry_backoff_max,
+        full_jitter=task.retry_jitter,
+    )
+
+
+def _fail(task, args, error: BaseException) -> None:
+    log.error("task %s%r failed", task.name, args, exc_info=error)
+    trace = "".join(traceback.format_exception(error))
+    _record_failure(f"{task.name}{args!r} raised {error!r}\n{trace}")
 
 
 def _record_failure(report: str) -> None:
@@ -135,24 +163,28 @@ def enqueue(task, *args, countdown: float = 0, **kwargs) -> Future | None:
         task.apply_async(args=args, kwargs=kwargs, countdown=countdown or None)
         return None
     start_in_process_sweeper()
+    return _submit(task, args, kwargs, countdown)
+
+
+def _submit(task, args, kwargs, countdown: float, retries: int = 0) -> Future | None:
     if countdown >= LONG_COUNTDOWN:
-        timer = threading.Timer(countdown, _fire, args=(task, args, kwargs))
+        timer = threading.Timer(countdown, _fire, args=(task, args, kwargs, retries))
         timer.daemon = True
         with _pool_lock:
             _timers.add(timer)
         timer.start()
         return None
-    future = _in_process_pool().submit(_run_in_thread, task, args, kwargs, countdown)
+    future = _in_process_pool().submit(_run_in_thread, task, args, kwargs, countdown, retries)
     with _pool_lock:
         _pending.add(future)
     future.add_done_callback(_forget)
     return future
 
 
-def _fire(task, args, kwargs) -> None:
+def _fire(task, args, kwargs, retries: int) -> None:
     with _pool_lock:
         _timers.discard(threading.current_thread())  # this timer has fired
-    enqueue(task, *args, **kwargs)
+    _submit(task, args, kwargs, 0, retries)
 
 
 def cancel_delayed_tasks() -> int:

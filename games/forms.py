@@ -1,3 +1,5 @@
+import dataclasses
+
 from django import forms
 
 from . import engine
@@ -17,12 +19,34 @@ SEATING = [
 ]
 
 
+# Every rules option has a field on the new-match and new-table forms, built from the engine's
+# Rules: the seating chooses cutthroat and six_players; the options with choices have a field of
+# their own below; every other option is a switch (a yes/no option of Rules), which needs only
+# its wording here. An option of Rules without its field here stops the site from starting.
+SEATING_OPTIONS = ("cutthroat", "six_players")
+OPTION_FIELDS = ("players", "target", "low_to")
+SWITCH_LABELS = {
+    "draw": "Draw: discard and refill after trump is named",
+    "pitch_to_bid": "Pitch instead of bidding",
+    "no_trump_first_trick": "No trumps on the first trick",
+}
+_DEFAULTS = {f.name: f.default for f in dataclasses.fields(engine.Rules)}
+SWITCHES = tuple(
+    name
+    for name in engine.OPTION_NAMES
+    if name not in SEATING_OPTIONS and name not in OPTION_FIELDS and _DEFAULTS[name] is False
+)
+_unlabelled = set(engine.OPTION_NAMES) - {*SEATING_OPTIONS, *OPTION_FIELDS, *SWITCH_LABELS}
+if _unlabelled:
+    raise ImportError(f"rules options with no field on the new-match form: {sorted(_unlabelled)}")
+
+
 class NewMatchForm(forms.Form):
     preset = forms.ChoiceField(choices=PRESETS, initial="house")
     bot_level = forms.ChoiceField(
         label="Computer players", choices=BotLevel.choices, initial=BotLevel.MEDIUM
     )
-    seating = forms.ChoiceField(choices=SEATING, required=False)
+    seating = forms.ChoiceField(label="Seating", choices=SEATING, required=False)
     players = forms.TypedChoiceField(
         label="Players (cutthroat)",
         choices=[("", "The preset's own")] + [(n, str(n)) for n in range(2, 8)],
@@ -31,6 +55,7 @@ class NewMatchForm(forms.Form):
         empty_value=None,
     )
     target = forms.TypedChoiceField(
+        label="Points to win",
         choices=[("", "The preset's own"), (7, "7"), (11, "11"), (21, "21")],
         coerce=int,
         required=False,
@@ -41,9 +66,16 @@ class NewMatchForm(forms.Form):
         choices=[("", "The preset's own"), ("taker", "who takes it"), ("holder", "who held it")],
         required=False,
     )
-    draw = forms.BooleanField(required=False, label="Draw: discard and refill after trump is named")
-    pitch_to_bid = forms.BooleanField(required=False, label="Pitch instead of bidding")
-    no_trump_first_trick = forms.BooleanField(required=False, label="No trumps on the first trick")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for option in SWITCHES:
+            self.fields[option] = forms.BooleanField(required=False, label=SWITCH_LABELS[option])
+
+    @property
+    def rules_fields(self):
+        """The rules options' fields, in the order the page shows them."""
+        return [self[name] for name in ("seating", *OPTION_FIELDS, *SWITCHES)]
 
     def clean(self):
         data = super().clean()
@@ -61,7 +93,7 @@ class NewMatchForm(forms.Form):
             spec["target"] = data["target"]
         if data.get("low_to"):
             spec["low_to"] = data["low_to"]
-        for option in ("draw", "pitch_to_bid", "no_trump_first_trick"):
+        for option in SWITCHES:
             if data.get(option):
                 spec[option] = True
         try:

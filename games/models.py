@@ -9,11 +9,17 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from games.engine.bots import SITE_LEVELS
 
-class BotLevel(models.TextChoices):
-    EASY = "easy", "Easy"
-    MEDIUM = "medium", "Medium"
-    HARD = "hard", "Hard"
+# The site's bot levels come from the engine's list: a new level is added there, not here.
+BotLevel = models.TextChoices("BotLevel", [(level.upper(), level) for level in SITE_LEVELS])
+
+
+def bot_level_field(**options) -> models.CharField:
+    """A column holding one of the site's bot levels, as wide as the longest."""
+    return models.CharField(
+        max_length=max(len(level) for level in SITE_LEVELS), choices=BotLevel.choices, **options
+    )
 
 
 class Match(models.Model):
@@ -100,7 +106,7 @@ class Seat(models.Model):
         on_delete=models.PROTECT,
         related_name="seats",
     )
-    bot_level = models.CharField(max_length=6, choices=BotLevel.choices, blank=True)
+    bot_level = bot_level_field(blank=True)
     # Presence: open websocket connections of the seat's user, and when they last acted or left.
     connections = models.PositiveSmallIntegerField(default=0)
     last_seen_at = models.DateTimeField(null=True, blank=True)
@@ -191,7 +197,7 @@ class Action(models.Model):
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
     )
-    bot_level = models.CharField(max_length=6, choices=BotLevel.choices, blank=True)
+    bot_level = bot_level_field(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

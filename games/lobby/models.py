@@ -9,7 +9,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-from games.models import BotLevel, Match
+from games.models import Match, bot_level_field
 
 
 class PairingQueue(models.Model):
@@ -32,7 +32,7 @@ class PairingTicket(models.Model):
     )
     queue = models.ForeignKey(PairingQueue, on_delete=models.CASCADE, related_name="tickets")
     rules = models.JSONField(help_text="The engine's rules spec.")
-    bot_level = models.CharField(max_length=6, choices=BotLevel.choices)
+    bot_level = bot_level_field()
     wait_seconds = models.PositiveSmallIntegerField()
     status = models.CharField(max_length=9, choices=Status.choices, default=Status.WAITING)
     match = models.ForeignKey(Match, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")

@@ -52,6 +52,8 @@ class ReplayPage:
     review_url: str = ""  # the coach's review of the viewer's own play in this deal
     faceup_url: str = ""  # the face-up analysis of this step (a player's own replay)
     practice_url: str = ""  # "play from here" (a player's own replay, before the last step)
+    practice_levels: tuple[str, ...] = tuple(BotLevel.values)
+    practice_level: str = BotLevel.HARD  # the one chosen at first
 
 
 def _json_download(record: dict, filename: str) -> HttpResponse:
@@ -190,7 +192,7 @@ def deal_step(request: HttpRequest, match_id: int, number: int, step: int) -> Ht
 @refusals_as_pages
 def practice(request: HttpRequest, match_id: int, number: int, step: int) -> HttpResponse:
     """Play on from this step of your own finished deal: a practice deal against bots."""
-    level = request.POST.get("bot_level", BotLevel.HARD)
+    level = request.POST.get("bot_level", ReplayPage.practice_level)
     practice_match = game_services.do_start_practice(request.user, match_id, number, step, level)
     return redirect("table", match_id=practice_match.pk)
 

@@ -9,7 +9,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-from games.models import BotLevel, Deal, Match
+from games.models import Deal, Match, bot_level_field
 
 # A rating is shown as 40 × μ (the skill estimate), so everyone starts at 1000 (μ = 25).
 RATING_SCALE = 40
@@ -46,9 +46,7 @@ class DealSummary(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE,
         related_name="deal_summaries",
     )
-    bot_level = models.CharField(
-        max_length=6, choices=BotLevel.choices, blank=True, help_text="Set for a bot's seat only."
-    )
+    bot_level = bot_level_field(blank=True, help_text="Set for a bot's seat only.")
     side = models.CharField(max_length=8)
     preset = models.CharField(max_length=10)
     cutthroat = models.BooleanField()
@@ -102,7 +100,7 @@ class Rating(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE,
         related_name="rating",
     )
-    bot_level = models.CharField(max_length=6, choices=BotLevel.choices, blank=True)
+    bot_level = bot_level_field(blank=True)
     mu = models.FloatField()
     sigma = models.FloatField()
     matches = models.PositiveIntegerField(default=0)
@@ -135,7 +133,7 @@ class MatchRecord(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE,
         related_name="match_records",
     )
-    bot_level = models.CharField(max_length=6, choices=BotLevel.choices, blank=True)
+    bot_level = bot_level_field(blank=True)
     side = models.CharField(max_length=8, help_text="The user's side; blank for a bot level.")
     preset = models.CharField(max_length=10)
     cutthroat = models.BooleanField()

@@ -5,7 +5,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from games import tables
+from games import engine, tables
 from games.models import ChatMessage, Match
 
 pytestmark = pytest.mark.django_db
@@ -45,6 +45,21 @@ def test_creating_a_table_from_the_home_page_shows_its_invite(logged_in_client):
     assert match.invite_code in page and f"/t/{match.invite_code}/" in page
     assert "Partners: North &amp; South" in page and "East &amp; West" in page
     assert "Start the match" in page
+
+
+@pytest.mark.parametrize("prefix", ["id_", "id_table_"])
+def test_both_forms_of_the_home_page_offer_every_rules_option(logged_in_client, prefix):
+    page = logged_in_client.get("/").content.decode()
+    seating = {"cutthroat", "six_players"}  # chosen together as the seating
+    for option in (set(engine.OPTION_NAMES) - seating) | {"seating"}:
+        assert f'id="{prefix}{option}"' in page, option
+
+
+def test_a_table_made_from_the_home_page_keeps_a_rules_option(logged_in_client):
+    logged_in_client.post(
+        reverse("new_table"), {"preset": "house", "turn_timeout_seconds": "20", "low_to": "holder"}
+    )
+    assert Match.objects.get().rules["low_to"] == "holder"
 
 
 def test_a_bad_timeout_on_the_form_is_shown(logged_in_client):

@@ -23,8 +23,10 @@ from . import easy
 from .estimate import OptionEstimate
 from .search import Config, Search
 
-LEVELS = ("random", "easy", "medium", "hard")
+# The one list of the levels the site offers: its BotLevel choices and the width of every
+# bot_level column are built from it (games/models.py). "random" is the arena's baseline only.
 SITE_LEVELS = ("easy", "medium", "hard")
+LEVELS = ("random", *SITE_LEVELS)
 
 # Budgets count simulated deals (playouts) per decision: ``budget`` for a card, ``bid_budget``
 # for a call, naming trump or discarding. Chosen so that one decision takes at most about
