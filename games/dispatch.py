@@ -22,6 +22,8 @@ from kombu.exceptions import OperationalError as BrokerError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from . import hooks
+
 log = logging.getLogger(__name__)
 
 # Errors that go away by themselves: the database or Redis restarting, a connection they cut.
@@ -122,9 +124,7 @@ def start_in_process_sweeper() -> None:
     """Without a broker there is no worker to sweep for lost turns: the web process does it,
     from the first table it serves or the first task it runs (games/sweeper.py)."""
     if not uses_workers():
-        from .sweeper import start_watchdog
-
-        start_watchdog()
+        hooks.in_process_tasks_started()  # games/apps.py: sweeper.start_watchdog
 
 
 def enqueue(task, *args, countdown: float = 0, **kwargs) -> Future | None:

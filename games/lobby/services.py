@@ -16,8 +16,8 @@ from django.utils import timezone
 
 from games import engine, tables
 from games.dispatch import LONGEST_COUNTDOWN, enqueue
+from games.errors import GameError, NotFound
 from games.models import BotLevel, Match
-from games.services import GameError, NotFound
 
 from . import realtime, selectors
 from .models import PairingQueue, PairingTicket

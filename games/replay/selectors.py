@@ -24,8 +24,8 @@ from django.db.models import Count, Prefetch, Q
 
 from games import engine
 from games import selectors as game_selectors
+from games.errors import Forbidden, NotFound
 from games.models import Deal, Match, Seat, seat_name
-from games.services import Forbidden, NotFound
 
 from .frames import Frame, SideLine, Timeline, build_frame, side_name
 from .marks import stored_marks

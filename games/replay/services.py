@@ -11,8 +11,8 @@ from django.utils import timezone
 
 from games import engine
 from games.engine.records import MATCH_FORMAT, load_json
+from games.errors import Forbidden, GameError, NotFound
 from games.models import Match
-from games.services import Forbidden, GameError, NotFound
 
 from .models import FaceUpAnalysis, ImportedDeal
 
