@@ -73,3 +73,20 @@ def codes_of(mask: int) -> list[str]:
 
 def suit_name(suit: str) -> str:
     return SUIT_NAMES[suit]
+
+
+# A discard as one action token (docs/rules.md): `discard:5C,7D`, `discard:` for none.
+DISCARD_PREFIX = "discard:"
+
+
+def discard_token(cards: Iterable[str]) -> str:
+    """``discard:`` + the cards comma-joined in display order (``discard:`` for none)."""
+    return DISCARD_PREFIX + ",".join(sort_cards(cards))
+
+
+def parse_discard_token(token: str) -> list[str] | None:
+    """The cards of a discard token in the order written, or None if it is not one."""
+    if not token.startswith(DISCARD_PREFIX):
+        return None
+    body = token[len(DISCARD_PREFIX):]
+    return body.split(",") if body else []

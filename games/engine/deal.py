@@ -9,33 +9,29 @@ raises), ``result()`` and a per-seat ``observation()``. Actions are the record's
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from itertools import combinations
-from typing import Any
 
 from .auction import PITCH_PREFIX, Auction, call_value
-from .cards import CODES, DISPLAY_ORDER, SUITS, is_card, sort_cards, suit_of
+from .cards import (
+    CODES,
+    DISCARD_PREFIX,
+    DISPLAY_ORDER,
+    SUITS,
+    discard_token,
+    is_card,
+    parse_discard_token,
+    sort_cards,
+    suit_of,
+)
 from .errors import IllegalAction, RecordError
+from .observation import Observation
 from .play import play_problem, playable, proven_voids, trick_winner
 from .rules import Rules
 from .scoring import DealResult, Trick, score_deal, thrown_in_result
 
 AUCTION, TRUMP, DISCARD, PLAY, OVER = "auction", "trump", "discard", "play", "over"
 PHASES = (AUCTION, TRUMP, DISCARD, PLAY, OVER)
-DISCARD_PREFIX = "discard:"
-
-
-def discard_token(cards: Iterable[str]) -> str:
-    """``discard:`` + the cards comma-joined in display order (``discard:`` for none)."""
-    return DISCARD_PREFIX + ",".join(sort_cards(cards))
-
-
-def parse_discard_token(token: str) -> list[str] | None:
-    """The cards of a discard token in the order written, or None if it is not one."""
-    if not token.startswith(DISCARD_PREFIX):
-        return None
-    body = token[len(DISCARD_PREFIX):]
-    return body.split(",") if body else []
 
 
 class Deal:
@@ -366,20 +362,7 @@ class Deal:
 
     def observation(self, seat: str, match_totals: Mapping[str, int] | None = None):
         """What ``seat`` may know now, and nothing else (see observation.py)."""
-        from .observation import Observation
-
         return Observation.of(self, seat, match_totals)
-
-    def to_record(self) -> dict[str, Any]:
-        from .records import deal_to_record
-
-        return deal_to_record(self)
-
-    @classmethod
-    def from_record(cls, record: Mapping[str, Any]) -> Deal:
-        from .records import deal_from_record
-
-        return deal_from_record(record)
 
     def __repr__(self) -> str:
         return f"<Deal {self.rules.preset} dealer={self.dealer} phase={self._phase} to_act={self.to_act} v{self.version}>"

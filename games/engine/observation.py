@@ -17,8 +17,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from .auction import Auction
-from .cards import DISPLAY_ORDER, SUITS, sort_cards, suit_of
-from .deal import discard_token
+from .cards import DISPLAY_ORDER, SUITS, discard_token, sort_cards, suit_of
 from .play import playable
 from .rules import Rules
 from .scoring import Trick

@@ -6,7 +6,7 @@ import random
 import pytest
 
 from games.coach.advice import advise
-from games.engine import Deal, Rules
+from games.engine import Deal, Rules, deal_from_record
 from games.engine.bots import choose
 from tests.engine.bots.helpers import other_deal_with_same_view, random_positions
 
@@ -14,7 +14,7 @@ SEED = 11
 
 
 def deal_from(dealer, hands, auction, plays=(), rules="house"):
-    return Deal.from_record({
+    return deal_from_record({
         "format": "setback-deal/1", "rules": rules, "dealer": dealer,
         "hands": {seat: cards.split() for seat, cards in hands.items()},
         "auction": list(auction), "plays": list(plays),

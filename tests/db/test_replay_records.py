@@ -13,6 +13,7 @@ from django.test import Client
 from django.urls import reverse
 
 from games import engine, selectors
+from games.engine import deal_to_record
 from games.replay import selectors as replay_selectors
 from games.replay.models import ImportedDeal
 
@@ -64,7 +65,7 @@ def test_a_deal_record_is_what_the_engine_scores(logged_in_client, match):
     )
     record = response.json()
     assert record["format"] == "setback-deal/1"
-    assert {k: v for k, v in record.items() if k != "meta"} == selectors.deal_state(deal_row).to_record()
+    assert {k: v for k, v in record.items() if k != "meta"} == deal_to_record(selectors.deal_state(deal_row))
     assert record["meta"]["players"]["S"] == "alice"
     scored = engine_cli("score", record)
     assert scored.returncode == 0, scored.stderr
@@ -138,7 +139,7 @@ def a_good_record():
     rng = random.Random(5)
     while not deal.is_over:
         deal.apply(rng.choice(deal.legal_actions()))
-    return deal.to_record()
+    return deal_to_record(deal)
 
 
 def broken_records():

@@ -15,8 +15,7 @@ import pytest
 
 from games.engine import Rules, fast
 from games.engine.auction import Auction
-from games.engine.bots.auction_model import AuctionState
-from games.engine.bots.worlds import call_code
+from games.engine.bots.auction_model import AuctionState, call_code
 from games.engine.cards import INDEX
 
 from .helpers import ALL_SPECS

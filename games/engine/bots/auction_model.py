@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 
+from ..cards import INDEX
 from ..fast import PITCH, SUIT_MASK, Kernel
 from ..rules import SMUDGE
 from .core import best_suit, suit_strength
@@ -103,8 +104,6 @@ class AuctionState:
         self.turn += 1
 
     def apply_token(self, seat: int, token: str) -> None:
-        from .worlds import call_code
-
         self.apply(seat, call_code(token))
 
 
@@ -153,8 +152,6 @@ def call_log_likelihood(state: AuctionState, seat: int, hand: int, token: str, t
     if trump >= 0:
         strength = suit_strength(hand, trump)
     elif token.startswith("pitch:"):
-        from ..cards import INDEX
-
         strength = suit_strength(hand, INDEX[token[6:]] // 13)
     else:
         strength = best_suit(hand)[1]
@@ -177,3 +174,14 @@ def call_log_likelihood(state: AuctionState, seat: int, hand: int, token: str, t
         return 0.0  # a forced bid says nothing
     p = _sigmoid((strength - THRESHOLDS[value]) / TAU)
     return math.log(max(p, 0.03))
+
+
+def call_code(token: str) -> int:
+    """The fast kernel's call code of an auction token (0 pass, 1..5 bids, PITCH + card)."""
+    if token == "pass":
+        return 0
+    if token == "smudge":
+        return 5
+    if token.startswith("pitch:"):
+        return PITCH + INDEX[token[6:]]
+    return int(token)

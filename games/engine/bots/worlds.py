@@ -21,7 +21,7 @@ import random
 from dataclasses import dataclass
 
 from ..cards import INDEX, SUITS
-from ..fast import PITCH, SUIT_MASK, Position, kernel_for, legal_bits
+from ..fast import SUIT_MASK, Position, kernel_for, legal_bits
 from ..observation import Observation
 from . import auction_model
 from .core import FULL, bits, policy_card, step
@@ -334,14 +334,3 @@ def _partial_shuffle(cards: list[int], k: int, getrandbits) -> None:
         j = i + r % span
         r //= span
         cards[i], cards[j] = cards[j], cards[i]
-
-
-def call_code(token: str) -> int:
-    """The fast kernel's call code of an auction token (0 pass, 1..5 bids, PITCH + card)."""
-    if token == "pass":
-        return 0
-    if token == "smudge":
-        return 5
-    if token.startswith("pitch:"):
-        return PITCH + INDEX[token[6:]]
-    return int(token)
