@@ -127,6 +127,20 @@ def start_in_process_sweeper() -> None:
         hooks.in_process_tasks_started()  # games/apps.py: sweeper.start_watchdog
 
 
+# Tasks by their Celery name, registered by each app's `ready()`: a service enqueues its own
+# app's task without importing the tasks module (which imports the service).
+_tasks: dict[str, object] = {}
+
+
+def register_task(task) -> None:
+    _tasks[task.name] = task
+
+
+def registered_task(name: str):
+    """The task registered under `name` (e.g. "games.coach.tasks.review_deal")."""
+    return _tasks[name]
+
+
 def enqueue(task, *args, countdown: float = 0, **kwargs) -> Future | None:
     """Run `task(*args, **kwargs)` in the background, after `countdown` seconds."""
     if countdown > LONGEST_COUNTDOWN:

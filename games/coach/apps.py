@@ -9,7 +9,7 @@ class CoachConfig(AppConfig):
 
     def ready(self):
         # The replay shows the coach's marks on a player's own decisions, read from stored reviews.
-        from games import hooks
+        from games import dispatch, hooks
         from games.replay.marks import register_marks_provider
 
         from . import services, tasks
@@ -20,5 +20,5 @@ class CoachConfig(AppConfig):
         # The core tells the coach of every change; the coach's panel goes with every table.
         hooks.after_change.register(services.after_change)
         hooks.table_panels.register(panel_html)
-        services.register_task("advise_position", tasks.advise_position)
-        services.register_task("review_deal", tasks.review_deal)
+        dispatch.register_task(tasks.advise_position)
+        dispatch.register_task(tasks.review_deal)

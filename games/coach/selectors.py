@@ -16,6 +16,7 @@ from django.urls import reverse
 from games import engine
 from games import selectors as tables
 from games.models import Action, Deal, Match, Seat
+from games.replay.marks import Mark
 
 from . import wording
 from .advice import Option
@@ -341,8 +342,6 @@ def decision_marks(deal_row: Deal, seat: str) -> list[DecisionMark]:
 
 def replay_marks(deal_row: Deal, seat: str) -> list:
     """The marks the replay shows (games.replay.marks): the judged decisions that lost points."""
-    from games.replay.marks import Mark
-
     return [
         Mark(sequence=decision.step, severity=decision.mark, better=decision.better,
              note=decision.better_reason)

@@ -108,16 +108,9 @@ def _lost(row) -> bool:
     return bool(type(row).objects.filter(Q(pk=row.pk) & stuck).update(requested_at=now))
 
 
-# The coach's tasks by name, registered by CoachConfig.ready (its tasks call these services).
-_tasks: dict = {}
-
-
-def register_task(name: str, task) -> None:
-    _tasks[name] = task
-
-
 def _enqueue_after_commit(task_name: str, row) -> None:
-    task = _tasks[task_name]
+    # The task is registered by CoachConfig.ready(): it imports this module.
+    task = dispatch.registered_task(f"games.coach.tasks.{task_name}")
     transaction.on_commit(lambda: dispatch.enqueue(task, row.pk))
 
 
