@@ -3,6 +3,7 @@ same, and bad records refused with the engine's own message, storing nothing."""
 
 import html
 import json
+import random
 import subprocess
 import sys
 from dataclasses import asdict
@@ -133,7 +134,6 @@ def test_pasted_text_is_accepted_too(logged_in_client, user, match):
 
 def a_good_record():
     rules = engine.Rules.from_spec("house")
-    import random
 
     deal = engine.Deal.new(rules, "W", random.Random(4))
     rng = random.Random(5)

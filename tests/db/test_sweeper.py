@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from games import dispatch, realtime, selectors, services, sweeper, tables
 from games.models import Action, Match
+from games.tasks import stand_in_turn
 
 from .play import play_until
 
@@ -110,7 +111,5 @@ def test_a_long_turn_timer_is_a_stored_due_time_that_the_sweeper_acts_on(user, m
 
 
 def test_a_countdown_longer_than_the_broker_holds_a_task_is_refused():
-    from games.tasks import stand_in_turn
-
     with pytest.raises(ValueError, match="store a due time"):
         dispatch.enqueue(stand_in_turn, 1, 1, "idle", countdown=dispatch.LONGEST_COUNTDOWN + 1)

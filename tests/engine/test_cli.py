@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from games.engine import Deal, Rules, deal_to_record
+from games.engine import Deal, Rules, cli, deal_to_record
 
 from .test_records import _draw_record, record_a
 
@@ -187,8 +187,6 @@ def test_the_rules_md_example_error_line():
 
 
 def test_a_module_can_add_a_subcommand():
-    from games.engine import cli
-
     calls = []
 
     @cli.command("hello", help="say hello", configure=lambda p: p.add_argument("--name", default="world"))

@@ -5,7 +5,15 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from games.engine import Deal, IllegalAction, Rules, deal_from_record, deal_to_record
+from games.engine import (
+    Deal,
+    IllegalAction,
+    RecordError,
+    Rules,
+    deal_from_record,
+    deal_to_record,
+    match_from_record,
+)
 from games.engine.cards import game_points
 
 from .helpers import ALL_SPECS
@@ -143,7 +151,6 @@ FIELDS = ["format", "rules", "dealer", "hands", "stock", "auction", "trump", "di
 )
 def test_damaged_records_raise_record_error_only(rules, seed, field, value, index):
     """Whatever is damaged, reading a record either works or raises RecordError."""
-    from games.engine import RecordError, deal_from_record, match_from_record
 
     rng = random.Random(seed)
     deal = Deal.new(rules, rng.choice(rules.seats), rng)
