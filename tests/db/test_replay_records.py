@@ -126,7 +126,7 @@ def test_a_match_record_round_trip_is_identical(other_client, logged_in_client, 
 
 
 def test_pasted_text_is_accepted_too(logged_in_client, user, match):
-    record = selectors.deal_state(played_deals(match)[0]).to_record()
+    record = deal_to_record(selectors.deal_state(played_deals(match)[0]))
     response = logged_in_client.post(reverse("replay:imports"), {"text": json.dumps(record)})
     assert response.status_code == 302
     assert ImportedDeal.objects.get().record == record
