@@ -4,3 +4,14 @@ from django.apps import AppConfig
 class GamesConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "games"
+
+    def ready(self):
+        # The core (services, tables, dispatch) wakes turns and sweeps through these hooks: it
+        # does not import the task layer that enqueues the work.
+        from . import hooks, sweeper, tables, tasks
+
+        hooks.after_change.register(tasks.wake_if_waiting)
+        hooks.turn_waiting.register(tasks.wake_turn)
+        hooks.stand_in_wanted.register(tasks.enqueue_stand_in)
+        hooks.person_turn_stalled.register(tables.wake_overdue_stand_in)
+        hooks.in_process_tasks_started.register(sweeper.start_watchdog)

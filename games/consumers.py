@@ -10,9 +10,8 @@ from django.template.loader import render_to_string
 
 from accounts.sockets import LOGGED_OUT, session_still_valid, user_group
 
-from . import dispatch, invites, realtime, selectors, services, tables
+from . import dispatch, hooks, invites, realtime, selectors, services, tables
 from .coach import services as coach_services
-from .coach.views import panel_html
 from .models import Match
 
 # Close codes in the 4000 range are ours; the browser sees them in the close event. A table
@@ -155,7 +154,7 @@ class TableConsumer(AsyncWebsocketConsumer):
         html = render_to_string("games/_table.html", {"view": view})
         if seat:
             # The coach's panel goes with every table, so it never shows advice for an old position.
-            html += panel_html(match, seat, seats=seats, deal_row=deal_row)
+            html += "".join(hooks.table_panels(match, seat, seats=seats, deal_row=deal_row))
         if match.invite_code is not None:
             html += render_to_string(
                 "games/_chat_log.html", {"lines": selectors.chat_lines(match, self.user)}
@@ -177,7 +176,7 @@ class TableConsumer(AsyncWebsocketConsumer):
         await self.send(text_data=html)
 
     def _render_panel(self) -> str:
-        return panel_html(Match.objects.get(pk=self.match_id), self.seat)
+        return "".join(hooks.table_panels(Match.objects.get(pk=self.match_id), self.seat))
 
 
 class NoSuchSocket(AsyncWebsocketConsumer):

@@ -24,6 +24,8 @@ from kombu.exceptions import OperationalError as BrokerError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from . import hooks
+
 log = logging.getLogger(__name__)
 
 # Errors that go away by themselves: the database or Redis restarting, a connection they cut.
@@ -150,9 +152,21 @@ def start_in_process_sweeper() -> None:
     """Without a broker there is no worker to sweep for lost turns: the web process does it,
     from the first table it serves or the first task it runs (games/sweeper.py)."""
     if not uses_workers():
-        from .sweeper import start_watchdog
+        hooks.in_process_tasks_started()  # games/apps.py: sweeper.start_watchdog
 
-        start_watchdog()
+
+# Tasks by their Celery name, registered by each app's `ready()`: a service enqueues its own
+# app's task without importing the tasks module (which imports the service).
+_tasks: dict[str, object] = {}
+
+
+def register_task(task) -> None:
+    _tasks[task.name] = task
+
+
+def registered_task(name: str):
+    """The task registered under `name` (e.g. "games.coach.tasks.review_deal")."""
+    return _tasks[name]
 
 
 def enqueue(task, *args, countdown: float = 0, **kwargs) -> Future | None:

@@ -4,6 +4,7 @@ Views, consumers and tasks render what these return. A seat's view is built from
 observation for that seat, so another seat's unplayed cards are never in it.
 """
 
+import json
 import math
 import threading
 from collections import OrderedDict
@@ -14,7 +15,7 @@ from django.conf import settings
 
 from . import engine
 from .engine.actions import PITCH, Action, pitch_token
-from .models import Deal, Match, PersonalBlock, Seat
+from .models import BotLevel, Deal, Match, PersonalBlock, Seat, seat_name
 from .wording import POINT_NAMES, SUIT_NAMES, SUIT_SYMBOLS, call_label, card_name, rank_label
 
 
@@ -24,14 +25,10 @@ def table_group(match_id: int) -> str:
 
 @lru_cache(maxsize=256)
 def _rules_from_json(spec_json: str) -> engine.Rules:
-    import json
-
     return engine.Rules.from_spec(json.loads(spec_json))
 
 
 def rules_of(match: Match) -> engine.Rules:
-    import json
-
     return _rules_from_json(json.dumps(match.rules, sort_keys=True))
 
 
@@ -787,8 +784,6 @@ class FormingView:
 
 def forming_view(match: Match, user, invited=frozenset()) -> FormingView:
     """A table waiting for players, as `user` sees it: seats by partnership, who sits where."""
-    from .models import BotLevel, seat_name
-
     rules = rules_of(match)
     seats = {seat.position: seat for seat in match.seats.select_related("user")}
     me = next((p for p, s in seats.items() if user.is_authenticated and s.user_id == user.pk), None)

@@ -14,55 +14,19 @@ from functools import partial
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from . import engine, realtime, refusals, selectors
+from . import engine, hooks, realtime, refusals, selectors
+from .errors import (  # noqa: F401  (re-exported: the views catch them as services.*)
+    Forbidden,
+    GameError,
+    IllegalMove,
+    NotFound,
+    NotPlaying,
+    NotYourTurn,
+    StaleMove,
+)
 from .models import Action, BotLevel, Deal, Match, Seat
-from .stats import services as stats_services
 
 log = logging.getLogger(__name__)
-
-
-class GameError(Exception):
-    """A refused request. The message is written for the person who made it.
-
-    It is kept short whatever it quotes: a refusal never echoes a huge request back.
-    """
-
-    status = 400
-    MAX_LENGTH = 300
-
-    def __init__(self, message: str = "") -> None:
-        message = str(message)
-        if len(message) > self.MAX_LENGTH:
-            message = message[: self.MAX_LENGTH - 1] + "…"
-        super().__init__(message)
-
-
-class NotFound(GameError):
-    status = 404
-
-
-class Forbidden(GameError):
-    status = 403
-
-
-class StaleMove(GameError):
-    """The move was made on a position the table has since left."""
-
-    status = 409
-
-
-class NotYourTurn(GameError):
-    status = 409
-
-
-class IllegalMove(GameError):
-    status = 400
-
-
-class NotPlaying(GameError):
-    """The match is over (or not started): nothing more can be played."""
-
-    status = 409
 
 
 @dataclass(frozen=True)
@@ -123,8 +87,8 @@ def do_start_match(host, rules_spec, bot_level: str = BotLevel.EASY) -> Match:
             else Seat(match=match, position=position, bot_level=bot_level)
             for position in rules.seats
         )
-        _deal(match, rules, number=1, dealer=match.first_dealer)
-        _after_commit(match)
+        create_deal(match, rules, number=1, dealer=match.first_dealer)
+        announce_after_commit(match)
     return match
 
 
@@ -132,7 +96,7 @@ def do_rematch(match_id: int, host) -> Match:
     """The same rules again, against bots of the level the last match had. Only once the match
     is over, and only once: asked again (a double click, a second tab) it gives the same one."""
     with transaction.atomic():
-        old = _lock_match(match_id)
+        old = lock_match(match_id)
         if old.host_id != host.pk:
             raise Forbidden("You are not playing at this table.")
         if old.status != Match.Status.FINISHED:
@@ -198,11 +162,12 @@ def do_start_practice(user, match_id: int, number: int, step: int, bot_level: st
                 bot_level=action.bot_level if action.user_id != user.pk else "",
             )
         _cache_state(practice, state)
-        _after_commit(match)
+        announce_after_commit(match)
     return match
 
 
-def _deal(match: Match, rules: engine.Rules, number: int, dealer: str) -> Deal:
+def create_deal(match: Match, rules: engine.Rules, number: int, dealer: str) -> Deal:
+    """Shuffle and deal hand `number` of `match` (inside the caller's transaction)."""
     state = engine.Deal.new(rules, dealer, random.Random(secrets.randbits(64)))
     return Deal.objects.create(
         match=match,
@@ -215,7 +180,8 @@ def _deal(match: Match, rules: engine.Rules, number: int, dealer: str) -> Deal:
     )
 
 
-def _lock_match(match_id: int) -> Match:
+def lock_match(match_id: int) -> Match:
+    """The match row, locked until the caller's transaction ends; NotFound if there is none."""
     match = Match.objects.select_for_update().filter(pk=match_id).first()
     if match is None:
         raise NotFound("There is no such match.")
@@ -229,7 +195,7 @@ def do_act(match_id: int, seat: str, token: str, version: int, actor: Actor) -> 
     recognised and changes nothing; any other move on an old version is refused as stale.
     """
     with transaction.atomic():
-        match = _lock_match(match_id)
+        match = lock_match(match_id)
         if match.status != Match.Status.PLAYING:
             raise NotPlaying("This match is not being played.")
         deal_row = selectors.current_deal(match)
@@ -264,7 +230,7 @@ def do_act(match_id: int, seat: str, token: str, version: int, actor: Actor) -> 
         match.version += 1
         match.save()
         transaction.on_commit(partial(selectors.remember_state, deal_row, state), robust=True)
-        _after_commit(match)
+        announce_after_commit(match)
     return Outcome(match, applied=True)
 
 
@@ -307,20 +273,20 @@ def _finish_deal(match: Match, deal_row: Deal, state: engine.Deal) -> None:
         match.status = Match.Status.FINISHED
         match.finished_at = timezone.now()
         return
-    stats_services.record_deal(deal_row, deal_row.result)
+    hooks.after_deal(deal_row, deal_row.result)  # the statistics (games/stats/apps.py)
     standing = selectors.standing_after(match, deal_row, result)
     match.totals = dict(standing.totals)
     if standing.over:
         match.status = Match.Status.FINISHED
         match.winner = standing.winner or ""
         match.finished_at = timezone.now()
-        stats_services.record_match(match)
+        hooks.after_match(match)
 
 
 def do_next_deal(match_id: int, version: int) -> Outcome:
     """Deal the next hand once the last one is over (a click on "Next deal", or a timer)."""
     with transaction.atomic():
-        match = _lock_match(match_id)
+        match = lock_match(match_id)
         if match.status != Match.Status.PLAYING:
             raise NotPlaying("This match is not being played.")
         deal_row = selectors.current_deal(match)
@@ -330,10 +296,10 @@ def do_next_deal(match_id: int, version: int) -> Outcome:
             raise StaleMove("The next deal has already started.")
         rules = selectors.rules_of(match)
         next_dealer = rules.seats[(rules.seats.index(deal_row.dealer) + 1) % len(rules.seats)]
-        _deal(match, rules, number=deal_row.number + 1, dealer=next_dealer)
+        create_deal(match, rules, number=deal_row.number + 1, dealer=next_dealer)
         match.version += 1
         match.save()
-        _after_commit(match)
+        announce_after_commit(match)
     return Outcome(match, applied=True)
 
 
@@ -353,32 +319,29 @@ def resume_stalled_turn(match_id: int) -> bool:
     still_since = Match.objects.filter(pk=match_id).values_list("updated_at", flat=True).first()
     still_for = (timezone.now() - still_since).total_seconds()
     if turn.kind == "person":
-        from .tables import stand_in_overdue, wake_stand_in
-
-        if not stand_in_overdue(turn, still_for, grace=STALL_SECONDS):
-            return False
-        wake_stand_in(turn, match_id, still_for=still_for)
-        return True
+        # A shared table's stand-in (games/tables.py) says whether the turn is overdue.
+        return any(hooks.person_turn_stalled(turn, match_id, still_for, STALL_SECONDS))
     if still_for < turn.pace_seconds + STALL_SECONDS:
         return False
-    _wake(match_id, turn)
+    hooks.turn_waiting(match_id, turn)
     return True
 
 
-def _after_commit(match: Match) -> None:
+def announce_after_commit(match: Match) -> None:
+    """Once the caller's transaction commits, tell the table and the hooks (`announce_change`)."""
     # Robust: the change is saved; nothing that fails after the commit may reach the person.
     transaction.on_commit(partial(announce_change, match.pk, match.version), robust=True)
 
 
 def announce_change(match_id: int, version: int) -> None:
-    """Tell every screen at the table that it changed, wake the bot whose turn it is, and let the
-    coach prepare its advice or review.
+    """Tell every screen at the table that it changed, then run the `hooks.after_change`
+    functions (games/apps.py wakes the bot whose turn it is; the coach prepares its advice or review).
 
     Each step is on its own: a channel layer that is down must not keep the bot asleep. A step
     that fails is logged and left to the sweeper (the bot's turn) or to the screens' reconnect
     (which renders the latest position).
     """
-    for step in (_tell_screens, _wake_if_waiting, _prepare_coach):
+    for step in (_tell_screens, *hooks.after_change.functions):
         try:
             step(match_id, version)
         except Exception:
@@ -388,29 +351,3 @@ def announce_change(match_id: int, version: int) -> None:
 
 def _tell_screens(match_id: int, version: int) -> None:
     realtime.group_send(selectors.table_group(match_id), {"type": "table.changed", "version": version})
-
-
-def _wake_if_waiting(match_id: int, version: int) -> None:
-    turn = selectors.waiting_on(match_id)
-    if turn is not None and turn.version == version:
-        _wake(match_id, turn)
-
-
-def _prepare_coach(match_id: int, version: int) -> None:
-    from .coach.services import after_change
-
-    after_change(match_id, version)  # the coach: advice at a person's turn, a review after a deal
-
-
-def _wake(match_id: int, turn: selectors.Waiting) -> None:
-    from .dispatch import enqueue
-    from .tasks import play_bot_turn, start_next_deal
-
-    if turn.kind == "person":
-        from .tables import wake_stand_in
-
-        wake_stand_in(turn, match_id)  # a shared table: a bot plays the turn if they do not
-    elif turn.kind == "bot":
-        enqueue(play_bot_turn, match_id, turn.version, countdown=turn.pace_seconds)
-    elif turn.kind == "next_deal" and turn.automatic:
-        enqueue(start_next_deal, match_id, turn.version, countdown=turn.pace_seconds)

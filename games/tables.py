@@ -16,18 +16,11 @@ from django.db.models import F
 from django.db.models.functions import Greatest
 from django.utils import timezone
 
-from . import engine, realtime, selectors, signals
+from . import engine, hooks, realtime, selectors, signals
+from .dispatch import LONGEST_COUNTDOWN
+from .errors import Forbidden, GameError, NotFound, StaleMove
 from .models import BotLevel, ChatMessage, Match, PersonalBlock, Seat, seat_name
-from .services import (
-    Forbidden,
-    GameError,
-    NotFound,
-    StaleMove,
-    _after_commit,
-    _deal,
-    _lock_match,
-    human_seat,
-)
+from .services import announce_after_commit, create_deal, human_seat, lock_match
 
 # Letters and digits that cannot be mistaken for one another when read aloud or copied.
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
@@ -88,7 +81,7 @@ def announce_seen(match_id: int, version: int) -> None:
 
 
 def _lock_forming(match_id: int) -> Match:
-    match = _lock_match(match_id)
+    match = lock_match(match_id)
     if match.status != Match.Status.FORMING:
         raise GameError("This table has already started; you can no longer sit down.")
     return match
@@ -160,8 +153,8 @@ def do_create_paired_table(users: list, rules_spec, bot_level: str) -> Match:
         Seat(match=match, position=p, user=positions.get(p), bot_level="" if p in positions else bot_level)
         for p in rules.seats
     )
-    _deal(match, rules, number=1, dealer=match.first_dealer)
-    _after_commit(match)
+    create_deal(match, rules, number=1, dealer=match.first_dealer)
+    announce_after_commit(match)
     return match
 
 
@@ -248,7 +241,7 @@ def do_fill_with_bots(match_id: int, host, level: str) -> Match:
 def do_table_settings(match_id: int, host, *, allow_spectators: bool, turn_timeout_seconds) -> Match:
     timeout = _check_timeout(turn_timeout_seconds)
     with transaction.atomic():
-        match = _lock_match(match_id)
+        match = lock_match(match_id)
         _require_host(match, host)
         if match.status == Match.Status.FINISHED:
             raise GameError("This match is over.")
@@ -268,11 +261,11 @@ def do_start_table(match_id: int, host) -> Match:
         if empty:
             raise GameError(f"Fill the empty seats first (with people or bots): {', '.join(empty)}.")
         rules = selectors.rules_of(match)
-        _deal(match, rules, number=1, dealer=match.first_dealer)
+        create_deal(match, rules, number=1, dealer=match.first_dealer)
         match.status = Match.Status.PLAYING
         match.version += 1
         match.save()
-        _after_commit(match)
+        announce_after_commit(match)
         _announce_listing(match, started=True)  # a started table leaves the lobby
     return match
 
@@ -305,7 +298,7 @@ def do_leave(match_id: int, user) -> Match:
     """Leave a table. Before the start the seat is freed; during play a bot takes it for good
     and the match goes on."""
     with transaction.atomic():
-        match = _lock_match(match_id)
+        match = lock_match(match_id)
         seat = match.seats.filter(user=user).first()
         if seat is None:
             raise GameError("You are not sitting at this table.")
@@ -325,7 +318,7 @@ def do_leave(match_id: int, user) -> Match:
         match.version += 1
         match.save(update_fields=["version", "updated_at"])
         # A move-like change: if the leaver was to act, the bot now in the seat is woken.
-        _after_commit(match)
+        announce_after_commit(match)
         _announce_listing(match)
     return match
 
@@ -361,15 +354,12 @@ def _after_disconnect(match_id: int, user_id: int) -> None:
 
 
 def _enqueue_stand_in(match_id: int, version: int, reason: str, countdown: float) -> None:
-    from .dispatch import LONGEST_COUNTDOWN, enqueue
-    from .tasks import stand_in_turn
-
     if countdown > LONGEST_COUNTDOWN:
         # A broker holds a delayed task unacknowledged: past its visibility timeout it is handed
         # out twice, and it dies with its worker. The due time is stored instead (the turn began
         # at the match's `updated_at`) and the sweeper enqueues the turn when it is due.
         return
-    enqueue(stand_in_turn, match_id, version, reason, countdown=max(0.0, countdown))
+    hooks.stand_in_wanted(match_id, version, reason, max(0.0, countdown))  # games/tasks.py
 
 
 def _away_grace(turn: selectors.Waiting) -> float:
@@ -389,11 +379,19 @@ def stand_in_overdue(turn: selectors.Waiting, still_for: float, grace: float) ->
     """Whether a person's turn that has been still for `still_for` seconds should have been
     played by a stand-in: its timer was due more than `grace` seconds ago, or (a timer too long
     for a countdown) it is due now."""
-    from .dispatch import LONGEST_COUNTDOWN
-
     idle_due = turn.timeout_seconds + (grace if turn.timeout_seconds <= LONGEST_COUNTDOWN else 0)
     away_due = _away_grace(turn) + grace
     return still_for >= idle_due or (not turn.connected and still_for >= away_due)
+
+
+def wake_overdue_stand_in(turn: selectors.Waiting, match_id: int, still_for: float,
+                          grace: float) -> bool:
+    """The sweeper's look at a person's still turn (`services.resume_stalled_turn`): wake the
+    stand-in if it is overdue, and say whether it was."""
+    if not stand_in_overdue(turn, still_for, grace=grace):
+        return False
+    wake_stand_in(turn, match_id, still_for=still_for)
+    return True
 
 
 def stand_in_due(match_id: int, version: int, reason: str) -> bool:
@@ -416,7 +414,7 @@ def do_table_rematch(match_id: int, user) -> Match:
     """The same rules and the same seats again: people keep their seats, bots keep their levels.
     Asked twice (two people click), it gives the one rematch."""
     with transaction.atomic():
-        old = _lock_match(match_id)
+        old = lock_match(match_id)
         if not old.seats.filter(user=user).exists():
             raise Forbidden("You did not play at this table.")
         if old.status != Match.Status.FINISHED:
@@ -440,8 +438,8 @@ def do_table_rematch(match_id: int, user) -> Match:
             Seat(match=match, position=s.position, user_id=s.user_id, bot_level=s.bot_level)
             for s in old.seats.all()
         )
-        _deal(match, rules, number=1, dealer=match.first_dealer)
-        _after_commit(match)
+        create_deal(match, rules, number=1, dealer=match.first_dealer)
+        announce_after_commit(match)
         _announce(old)  # the old table's screens now offer the way to the rematch
     return match
 

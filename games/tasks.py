@@ -9,7 +9,11 @@ from celery.signals import worker_ready
 from channels.layers import get_channel_layer
 from django.db import connection
 
+from . import dispatch, selectors, services, tables
 from .dispatch import TRANSIENT
+from .engine import bots
+from .errors import GameError, NotFound, NotPlaying, NotYourTurn, StaleMove
+from .sweeper import start_watchdog
 
 # A game task hit by a transient error (dispatch.TRANSIENT) tries again with a growing, jittered
 # delay (about 1, 2, 4, 8 s, at most 8 s: far below the broker's visibility timeout). Retrying is
@@ -28,8 +32,6 @@ RETRY = {
 @worker_ready.connect
 def _start_sweeper(**_):
     """Every worker sweeps for lost turns (a dead worker's, a lost message's) on its own."""
-    from .sweeper import start_watchdog
-
     start_watchdog()
 
 
@@ -54,27 +56,22 @@ def report_worker(reply_channel: str | None = None) -> dict:
 # for another worker; the version check makes a repeated task harmless.
 @shared_task(acks_late=True, reject_on_worker_lost=True, soft_time_limit=20, time_limit=30, **RETRY)
 def play_bot_turn(match_id: int, version: int) -> str:
-    from . import dispatch, selectors, services
-    from .engine.bots import choose
-
     turn = selectors.bot_turn(match_id, version)
     if turn is None:
         return "stale"
-    action = dispatch.compute(choose, turn.observation, turn.level, seed=turn.seed)
+    action = dispatch.compute(bots.choose, turn.observation, turn.level, seed=turn.seed)
     try:
         services.do_act(match_id, turn.seat, action, version, services.Actor.bot(turn.level))
-    except (services.StaleMove, services.NotYourTurn, services.NotFound, services.NotPlaying):
+    except (StaleMove, NotYourTurn, NotFound, NotPlaying):
         return "stale"  # the table moved on (or went away) while the bot was thinking
     return action
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True, time_limit=30, **RETRY)
 def start_next_deal(match_id: int, version: int) -> str:
-    from . import services
-
     try:
         services.do_next_deal(match_id, version)
-    except services.GameError:
+    except GameError:
         return "stale"
     return "dealt"
 
@@ -84,17 +81,39 @@ def start_next_deal(match_id: int, version: int) -> str:
 # task harmless, and the person takes the seat back by acting on their next turn.
 @shared_task(acks_late=True, reject_on_worker_lost=True, soft_time_limit=20, time_limit=30, **RETRY)
 def stand_in_turn(match_id: int, version: int, reason: str = "idle") -> str:
-    from . import dispatch, selectors, services, tables
-    from .engine.bots import choose
-
     if not tables.stand_in_due(match_id, version, reason):
         return "stale"
     turn = selectors.bot_turn(match_id, version, stand_in_level=tables.STAND_IN_LEVEL)
     if turn is None:
         return "stale"
-    action = dispatch.compute(choose, turn.observation, turn.level, seed=turn.seed)
+    action = dispatch.compute(bots.choose, turn.observation, turn.level, seed=turn.seed)
     try:
         services.do_act(match_id, turn.seat, action, version, services.Actor.bot(turn.level))
-    except (services.StaleMove, services.NotYourTurn, services.NotFound, services.NotPlaying):
+    except (StaleMove, NotYourTurn, NotFound, NotPlaying):
         return "stale"  # the person (or another task) moved first
     return action
+
+
+# --- Waking turns: the hooks the core and the tables call (registered in games/apps.py) ---------
+
+
+def wake_turn(match_id: int, turn: selectors.Waiting) -> None:
+    """Enqueue what plays the waiting turn (`hooks.turn_waiting`)."""
+    if turn.kind == "person":
+        tables.wake_stand_in(turn, match_id)  # a shared table: a bot plays the turn if they do not
+    elif turn.kind == "bot":
+        dispatch.enqueue(play_bot_turn, match_id, turn.version, countdown=turn.pace_seconds)
+    elif turn.kind == "next_deal" and turn.automatic:
+        dispatch.enqueue(start_next_deal, match_id, turn.version, countdown=turn.pace_seconds)
+
+
+def wake_if_waiting(match_id: int, version: int) -> None:
+    """After a change (`hooks.after_change`): wake the turn it left waiting, if still current."""
+    turn = selectors.waiting_on(match_id)
+    if turn is not None and turn.version == version:
+        wake_turn(match_id, turn)
+
+
+def enqueue_stand_in(match_id: int, version: int, reason: str, countdown: float) -> None:
+    """A stand-in's turn, after `countdown` seconds (`hooks.stand_in_wanted`)."""
+    dispatch.enqueue(stand_in_turn, match_id, version, reason, countdown=countdown)

@@ -4,6 +4,7 @@ import os
 
 from celery import Celery
 from celery.signals import task_postrun
+from django.db import close_old_connections
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "setback_site.settings")
 
@@ -18,6 +19,4 @@ def give_connections_back(task=None, **kwargs) -> None:
     (the pool checks it before the next task takes it), or is closed if it broke."""
     if getattr(task.request, "is_eager", False):
         return  # run inside the caller (a test's transaction): its connection is not ours to end
-    from django.db import close_old_connections
-
     close_old_connections()

@@ -9,8 +9,16 @@ class CoachConfig(AppConfig):
 
     def ready(self):
         # The replay shows the coach's marks on a player's own decisions, read from stored reviews.
+        from games import dispatch, hooks
         from games.replay.marks import register_marks_provider
 
+        from . import services, tasks
         from .selectors import replay_marks
+        from .views import panel_html
 
         register_marks_provider(replay_marks)
+        # The core tells the coach of every change; the coach's panel goes with every table.
+        hooks.after_change.register(services.after_change)
+        hooks.table_panels.register(panel_html)
+        dispatch.register_task(tasks.advise_position)
+        dispatch.register_task(tasks.review_deal)

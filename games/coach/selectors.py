@@ -18,6 +18,7 @@ from games import selectors as tables
 from games.engine import actions
 from games.engine.cards import suit_of
 from games.models import Action, Deal, Match, Seat
+from games.replay.marks import Mark
 from games.wording import SUIT_NAMES, SUIT_SYMBOLS, call_label
 
 from . import wording
@@ -341,8 +342,6 @@ def decision_marks(deal_row: Deal, seat: str) -> list[DecisionMark]:
 
 def replay_marks(deal_row: Deal, seat: str) -> list:
     """The marks the replay shows (games.replay.marks): the judged decisions that lost points."""
-    from games.replay.marks import Mark
-
     return [
         Mark(sequence=decision.step, severity=decision.mark, better=decision.better,
              note=decision.better_reason)

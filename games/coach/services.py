@@ -15,10 +15,10 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from games import realtime
+from games import dispatch, hooks, realtime
 from games import selectors as tables
+from games.errors import GameError, NotFound
 from games.models import Deal, Match, Seat
-from games.services import GameError, NotFound
 
 from . import judging, selectors
 from .advice import Option
@@ -109,14 +109,9 @@ def _lost(row) -> bool:
 
 
 def _enqueue_after_commit(task_name: str, row) -> None:
-    def enqueue():
-        from games.dispatch import enqueue
-
-        from . import tasks
-
-        enqueue(getattr(tasks, task_name), row.pk)
-
-    transaction.on_commit(enqueue)
+    # The task is registered by CoachConfig.ready(): it imports this module.
+    task = dispatch.registered_task(f"games.coach.tasks.{task_name}")
+    transaction.on_commit(lambda: dispatch.enqueue(task, row.pk))
 
 
 def claim(model, pk: int):
@@ -163,13 +158,7 @@ def store_review(review: Review, entries: list[dict], judgements: list[judging.J
 
 def _tell_statistics(review: Review) -> None:
     """The statistics page charts the coach's verdict over time (games.stats keeps it per deal)."""
-    from games.stats.models import DealSummary
-    from games.stats.services import record_coach_accuracy
-
-    try:
-        record_coach_accuracy(review.deal_id, review.seat, review.accuracy / 100)
-    except DealSummary.DoesNotExist:
-        pass  # a deal finished before statistics were kept
+    hooks.review_scored(review.deal_id, review.seat, review.accuracy / 100)
 
 
 def save_computed_advice(deal_row: Deal, step: int, seat: str, version: int, phase: str,

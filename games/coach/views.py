@@ -9,8 +9,8 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
 from games import selectors as tables
+from games.errors import GameError
 from games.models import Deal, Match
-from games.services import GameError
 from setback_site.limits import limited
 
 from . import selectors, services

@@ -26,7 +26,10 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from .bench import run_bench
 from .errors import EngineError, RecordError
+from .records import deal_from_record, load_json, match_from_record
+from .rules import Rules
 
 EXIT_BAD_INPUT = 2
 
@@ -74,8 +77,6 @@ def main(argv: list[str] | None = None) -> int:
 # ---------------------------------------------------------------------- helpers for commands
 def read_json(path: str) -> Any:
     """The JSON in file ``path`` (``-`` for stdin); RecordError if unreadable or malformed."""
-    from .records import load_json
-
     try:
         if path == "-":
             text = sys.stdin.read()
@@ -100,8 +101,6 @@ def _file_argument(parser: argparse.ArgumentParser) -> None:
 # ---------------------------------------------------------------------- the engine's commands
 @command("score", help="score a complete deal record", configure=_file_argument)
 def score_command(args: argparse.Namespace) -> int:
-    from .records import deal_from_record
-
     deal = deal_from_record(read_json(args.file))
     if not deal.is_over:
         raise RecordError("the deal is not over")
@@ -111,8 +110,6 @@ def score_command(args: argparse.Namespace) -> int:
 
 @command("legal", help="list the legal actions of a deal in progress", configure=_file_argument)
 def legal_command(args: argparse.Namespace) -> int:
-    from .records import deal_from_record
-
     deal = deal_from_record(read_json(args.file))
     seat = deal.to_act
     if deal.phase == "discard":
@@ -125,8 +122,6 @@ def legal_command(args: argparse.Namespace) -> int:
 
 @command("match", help="replay a match record: each deal's score, the totals, the winner", configure=_file_argument)
 def match_command(args: argparse.Namespace) -> int:
-    from .records import match_from_record
-
     state = match_from_record(read_json(args.file))
     print_json(state.to_json())
     return 0
@@ -140,9 +135,6 @@ def _bench_arguments(parser: argparse.ArgumentParser) -> None:
 
 @command("bench", help="play random complete deals on one core; prints 'N deals/s' last", configure=_bench_arguments)
 def bench_command(args: argparse.Namespace) -> int:
-    from .bench import run_bench
-    from .rules import Rules
-
     spec: Any = args.rules
     if spec.startswith("{"):
         spec = json.loads(spec)

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from .actions import PASS, PITCH_PREFIX, Action, discard_token, parse_discard_token
 from .auction import Auction, call_value
 from .cards import CODES, DISPLAY_ORDER, SUITS, is_card, sort_cards, suit_of
 from .discards import discard_tokens, discardable
 from .errors import IllegalAction, RecordError
+from .observation import Observation
 from .phases import AUCTION, DISCARD, OVER, PHASES, PLAY, TRUMP
 from .play import play_problem, playable, proven_voids, trick_winner
 from .rules import Rules
@@ -342,20 +342,7 @@ class Deal:
 
     def observation(self, seat: str, match_totals: Mapping[str, int] | None = None):
         """What ``seat`` may know now, and nothing else (see observation.py)."""
-        from .observation import Observation
-
         return Observation.of(self, seat, match_totals)
-
-    def to_record(self) -> dict[str, Any]:
-        from .records import deal_to_record
-
-        return deal_to_record(self)
-
-    @classmethod
-    def from_record(cls, record: Mapping[str, Any]) -> Deal:
-        from .records import deal_from_record
-
-        return deal_from_record(record)
 
     def __repr__(self) -> str:
         return f"<Deal {self.rules.preset} dealer={self.dealer} phase={self._phase} to_act={self.to_act} v{self.version}>"

@@ -141,14 +141,3 @@ class MatchState:
         """What ``python -m games.engine match`` prints."""
         return {"deals": [dict(d) for d in self.history], "totals": dict(self.totals), "winner": self.winner}
 
-    def to_record(self) -> dict[str, Any]:
-        """The match record (docs/rules.md section 4) of the deals added as ``Deal`` objects."""
-        from .records import match_record_json
-
-        return match_record_json(self.rules, self.played_deals)
-
-    @classmethod
-    def from_record(cls, record: Mapping[str, Any]) -> MatchState:
-        from .records import match_from_record
-
-        return match_from_record(record)

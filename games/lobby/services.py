@@ -15,9 +15,9 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from games import engine, tables
-from games.dispatch import LONGEST_COUNTDOWN, enqueue
+from games.dispatch import LONGEST_COUNTDOWN, enqueue, registered_task
+from games.errors import GameError, NotFound
 from games.models import BotLevel, Match
-from games.services import GameError, NotFound
 
 from . import realtime, selectors
 from .models import PairingQueue, PairingTicket
@@ -102,12 +102,11 @@ def _waiting(queue: PairingQueue, limit: int) -> list[PairingTicket]:
 
 
 def _schedule(ticket_id: int, wait: int) -> None:
-    from .tasks import pairing_due
-
     # A short wait is a timer; a longer one only its ticket's due time, which the sweeper acts on
     # (sweep_overdue): a broker may deliver a long countdown twice, or late after a restart.
     if wait <= LONGEST_COUNTDOWN:
-        enqueue(pairing_due, ticket_id, countdown=wait)
+        # The task is registered by LobbyConfig.ready(): it imports this module.
+        enqueue(registered_task("games.lobby.tasks.pairing_due"), ticket_id, countdown=wait)
 
 
 def sweep_overdue(**_signal) -> int:

@@ -8,7 +8,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
-from games.services import GameError
+from games.errors import GameError
 
 from . import selectors, services
 from .forms import PairingForm

@@ -6,3 +6,10 @@ class ReplayConfig(AppConfig):
     name = "games.replay"
     label = "replay"
     verbose_name = "History and replay"
+
+    def ready(self):
+        from games import dispatch
+
+        from . import tasks
+
+        dispatch.register_task(tasks.analyse_faceup)  # the services enqueue it by name

@@ -24,8 +24,9 @@ from django.db.models import Count, Prefetch, Q
 
 from games import engine
 from games import selectors as game_selectors
+from games.engine import deal_to_record
+from games.errors import Forbidden, NotFound
 from games.models import Deal, Match, Seat, seat_name
-from games.services import Forbidden, NotFound
 
 from .frames import Frame, SideLine, Timeline, build_frame, side_name
 from .marks import stored_marks
@@ -339,7 +340,7 @@ def _meta(match: Match, names: Mapping[str, str], number: int | None = None) -> 
 
 def deal_record(match: Match, deal_row: Deal) -> dict:
     """The finished deal's record (docs/rules.md section 4), with who sat where in `meta`."""
-    record = game_selectors.deal_state(deal_row).to_record()
+    record = deal_to_record(game_selectors.deal_state(deal_row))
     record["meta"] = _meta(match, seat_names(match), deal_row.number)
     return record
 
@@ -441,7 +442,7 @@ def imported_record(replay: ImportedReplay) -> dict:
     if replay.is_match:
         record = engine.match_record_json(replay.rules, replay.deals)
     else:
-        record = replay.deals[0].to_record()
+        record = deal_to_record(replay.deals[0])
     if "meta" in replay.imported.record:
         record["meta"] = _in_key_order(replay.imported.record["meta"])
     return record

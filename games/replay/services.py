@@ -9,10 +9,10 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from games import engine
+from games import dispatch, engine
 from games.engine.records import MATCH_FORMAT, load_json
+from games.errors import Forbidden, GameError, NotFound
 from games.models import Match
-from games.services import Forbidden, GameError, NotFound
 
 from .models import FaceUpAnalysis, ImportedDeal
 
@@ -126,11 +126,8 @@ def do_request_faceup(deal_row, step: int) -> FaceUpAnalysis:
 
 
 def _enqueue_faceup(row_id: int) -> None:
-    from games.dispatch import enqueue
-
-    from . import tasks
-
-    enqueue(tasks.analyse_faceup, row_id)
+    # The task is registered by ReplayConfig.ready(): it imports this module.
+    dispatch.enqueue(dispatch.registered_task("games.replay.tasks.analyse_faceup"), row_id)
 
 
 def claim_faceup(row_id: int) -> FaceUpAnalysis | None:

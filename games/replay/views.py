@@ -17,8 +17,8 @@ from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_http_methods, require_POST
 
 from games import services as game_services
+from games.errors import GameError, NotFound
 from games.models import BotLevel
-from games.services import GameError, NotFound
 from setback_site.redirects import redirect_back
 
 from . import selectors, services

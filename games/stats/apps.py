@@ -8,8 +8,14 @@ class StatsConfig(AppConfig):
     verbose_name = "Statistics"
 
     def ready(self):
+        from games import hooks
         from games.ratings import register_ratings_provider
 
+        from . import services
         from .players import shown_ratings
 
-        register_ratings_provider(shown_ratings)  # the lobby shows hosts' ratings through it
+        register_ratings_provider(shown_ratings)
+        # The core and the coach tell the statistics what happened; they do not import them.
+        hooks.after_deal.register(services.record_deal)
+        hooks.after_match.register(services.record_match)
+        hooks.review_scored.register(services.record_review_accuracy)  # the lobby shows hosts' ratings through it

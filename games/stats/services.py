@@ -155,3 +155,12 @@ def record_coach_accuracy(deal_id: int, seat: str, accuracy: float) -> None:
         )
     if not updated:
         raise DealSummary.DoesNotExist(f"no summary for seat {seat} of deal {deal_id}")
+
+
+def record_review_accuracy(deal_id: int, seat: str, accuracy: float) -> None:
+    """`hooks.review_scored`: keep the coach's verdict, unless the deal finished before
+    statistics were kept (it has no summary)."""
+    try:
+        record_coach_accuracy(deal_id, seat, accuracy)
+    except DealSummary.DoesNotExist:
+        pass

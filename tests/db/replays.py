@@ -4,6 +4,7 @@ import random
 
 from games import selectors, services
 from games.models import Deal, Match
+from games.replay.management.commands.bench_replay import write_history
 
 from .play import play_until
 
@@ -51,6 +52,5 @@ def into_a_new_deal(match: Match, actions: int = 2, seed: int = 1) -> Deal:
 
 def make_history(user, count: int, start: int = 0) -> list[Match]:
     """`count` matches for `user` written straight as rows, as the services leave them."""
-    from games.replay.management.commands.bench_replay import write_history
 
     return write_history(user, count, start)

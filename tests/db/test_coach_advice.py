@@ -4,9 +4,11 @@ and the same advice whatever the cards the seat cannot see."""
 import random
 
 import pytest
+from django.template.loader import render_to_string
 
 from games.coach.advice import advise
-from games.engine import Deal, Rules
+from games.coach.selectors import CoachPanel, bid_grid, option_view
+from games.engine import Deal, Rules, deal_from_record
 from games.engine.bots import choose
 from tests.engine.bots.helpers import other_deal_with_same_view, random_positions
 
@@ -14,7 +16,7 @@ SEED = 11
 
 
 def deal_from(dealer, hands, auction, plays=(), rules="house"):
-    return Deal.from_record({
+    return deal_from_record({
         "format": "setback-deal/1", "rules": rules, "dealer": dealer,
         "hands": {seat: cards.split() for seat, cards in hands.items()},
         "auction": list(auction), "plays": list(plays),
@@ -215,10 +217,6 @@ def test_a_bid_is_advised_the_same_whatever_the_others_hold():
     {"preset": "family", "pitch_to_bid": True, "players": 4},
 ])
 def test_the_panel_words_every_kind_of_decision(spec):
-    from django.template.loader import render_to_string
-
-    from games.coach.selectors import CoachPanel, bid_grid, option_view
-
     rules = Rules.from_spec(spec)
     wanted = {"auction", "play"} | ({"trump", "discard"} if rules.discard_kind else set())
     rng = random.Random(17)

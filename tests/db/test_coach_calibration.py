@@ -7,8 +7,10 @@ from io import StringIO
 
 from django.core.management import call_command
 
-from games.coach.advice import Option
+from games.coach.advice import Option, advise
 from games.coach.calibration import Calibration, contradictions
+from games.coach.chances import FIELDS, honest
+from games.engine import Deal, Rules
 
 
 def test_the_command_runs_on_a_small_sample_and_its_tenths_add_up():
@@ -59,8 +61,6 @@ def test_a_higher_bid_said_likelier_made_in_the_same_suit_is_a_contradiction():
 
 
 def test_honest_chances_keep_certainties_and_order_and_follow_the_knots():
-    from games.coach.chances import honest
-
     knots = {"high": ((0.25, 0.1), (0.75, 0.95))}
     assert honest("high", 0.0, knots) == 0.0 and honest("high", 1.0, knots) == 1.0
     assert abs(honest("high", 0.75, knots) - 0.95) < 1e-12
@@ -73,10 +73,6 @@ def test_honest_chances_keep_certainties_and_order_and_follow_the_knots():
 
 
 def test_the_coachs_chances_are_the_searchs_mapped_and_its_choice_is_the_searchs():
-    from games.coach.advice import advise
-    from games.coach.chances import FIELDS, honest
-    from games.engine import Deal, Rules
-
     rules = Rules.from_spec("house")
     deal = Deal.new(rules, "N", random.Random(8))
     obs = deal.observation(deal.to_act)

@@ -2,6 +2,7 @@
 after each deal with marks and accuracy, and the coach's own Celery queue."""
 
 import pytest
+from django.test import Client
 
 from games import dispatch, selectors, services
 from games.coach import selectors as coach_selectors
@@ -11,6 +12,8 @@ from games.coach.models import Advice, Review, Work
 from games.engine import Deal
 from games.engine.bots import choose
 from games.models import Action
+from games.stats.models import DealSummary
+from games.tasks import play_bot_turn
 from setback_site.celery import app
 
 from .play import person_move, play_until
@@ -51,7 +54,6 @@ def test_the_coachs_tasks_go_to_the_coach_queue_and_the_bots_to_theirs():
     assert coach_tasks.advise_position.name == "games.coach.tasks.advise_position"
     assert queue_of(coach_tasks.advise_position).endswith("coach")
     assert queue_of(coach_tasks.review_deal).endswith("coach")
-    from games.tasks import play_bot_turn
 
     assert queue_of(play_bot_turn).endswith("bots")
 
@@ -179,9 +181,6 @@ def test_a_review_marks_an_overbid_as_a_blunder_and_links_to_the_moment(coached,
     assert coach_selectors.accuracy_by_deal(coached)[0]["accuracy"] == accuracy
 
     # The same verdict reaches the replay of the deal and the player's statistics.
-    from django.test import Client
-
-    from games.stats.models import DealSummary
 
     client = Client()
     client.force_login(coached)

@@ -8,7 +8,7 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from games import selectors, services, tables
+from games import selectors, services, signals, tables
 from games.lobby import selectors as lobby_selectors
 from games.lobby import services as lobby
 from games.lobby.models import PairingTicket
@@ -215,7 +215,6 @@ def test_after_the_wait_bots_of_the_chosen_level_fill_the_empty_seats(user, bob)
 
 def test_a_long_wait_is_a_due_time_the_sweepers_tick_acts_on(user, bob):
     """Two minutes is longer than a broker timer may safely be: no timer, the sweeper seats it."""
-    from games import signals
 
     ticket = lobby.do_find_players(user, "house", "easy", 120)
     signals.sweeping.send(sender=None)

@@ -3,6 +3,7 @@ same, and bad records refused with the engine's own message, storing nothing."""
 
 import html
 import json
+import random
 import subprocess
 import sys
 from dataclasses import asdict
@@ -13,6 +14,7 @@ from django.test import Client
 from django.urls import reverse
 
 from games import engine, selectors
+from games.engine import deal_to_record
 from games.replay import selectors as replay_selectors
 from games.replay.models import ImportedDeal
 
@@ -64,7 +66,7 @@ def test_a_deal_record_is_what_the_engine_scores(logged_in_client, match):
     )
     record = response.json()
     assert record["format"] == "setback-deal/1"
-    assert {k: v for k, v in record.items() if k != "meta"} == selectors.deal_state(deal_row).to_record()
+    assert {k: v for k, v in record.items() if k != "meta"} == deal_to_record(selectors.deal_state(deal_row))
     assert record["meta"]["players"]["S"] == "alice"
     scored = engine_cli("score", record)
     assert scored.returncode == 0, scored.stderr
@@ -124,7 +126,7 @@ def test_a_match_record_round_trip_is_identical(other_client, logged_in_client, 
 
 
 def test_pasted_text_is_accepted_too(logged_in_client, user, match):
-    record = selectors.deal_state(played_deals(match)[0]).to_record()
+    record = deal_to_record(selectors.deal_state(played_deals(match)[0]))
     response = logged_in_client.post(reverse("replay:imports"), {"text": json.dumps(record)})
     assert response.status_code == 302
     assert ImportedDeal.objects.get().record == record
@@ -132,13 +134,12 @@ def test_pasted_text_is_accepted_too(logged_in_client, user, match):
 
 def a_good_record():
     rules = engine.Rules.from_spec("house")
-    import random
 
     deal = engine.Deal.new(rules, "W", random.Random(4))
     rng = random.Random(5)
     while not deal.is_over:
         deal.apply(rng.choice(deal.legal_actions()))
-    return deal.to_record()
+    return deal_to_record(deal)
 
 
 def broken_records():

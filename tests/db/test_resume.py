@@ -15,7 +15,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def start_with_a_bot_to_act_and_no_task(user, monkeypatch):
     """A match as a restarted server finds it: a bot's turn, and no task on its way."""
     with monkeypatch.context() as quiet:
-        quiet.setattr(services, "_after_commit", lambda match: None)
+        quiet.setattr(services, "announce_after_commit", lambda match: None)
         for _ in range(50):
             match = services.do_start_match(user, "house", "easy")
             if selectors.waiting_on(match.pk).kind == "bot":

@@ -1,5 +1,6 @@
 """The one settings module follows the environment."""
 
+import json
 import os
 import subprocess
 import sys
@@ -45,7 +46,6 @@ def print_settings(**env):
         env={**clean, "DJANGO_SETTINGS_MODULE": "setback_site.settings", **env}, timeout=60,
     )
     assert result.returncode == 0, result.stderr
-    import json
 
     return json.loads(result.stdout)
 

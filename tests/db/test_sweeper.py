@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from games import dispatch, realtime, selectors, services, sweeper, tables
 from games.models import Action, Match
+from games.tasks import stand_in_turn
 
 from .play import play_until
 
@@ -34,7 +35,7 @@ def wait_for_version_above(match: Match, version: int, timeout: float = 30) -> i
 def quietly_to_a_turn(user, monkeypatch, kind: str) -> Match:
     """A match at a turn of `kind` with no task on its way (as a restarted server finds it)."""
     with monkeypatch.context() as quiet:
-        quiet.setattr(services, "_after_commit", lambda match: None)
+        quiet.setattr(services, "announce_after_commit", lambda match: None)
         for _ in range(50):
             match = services.do_start_match(user, "house", "easy")
             match = play_until(match, stop=lambda m: selectors.waiting_on(m.pk).kind == kind)
@@ -110,7 +111,5 @@ def test_a_long_turn_timer_is_a_stored_due_time_that_the_sweeper_acts_on(user, m
 
 
 def test_a_countdown_longer_than_the_broker_holds_a_task_is_refused():
-    from games.tasks import stand_in_turn
-
     with pytest.raises(ValueError, match="store a due time"):
         dispatch.enqueue(stand_in_turn, 1, 1, "idle", countdown=dispatch.LONGEST_COUNTDOWN + 1)

@@ -7,6 +7,7 @@ from django.urls import reverse
 
 from games import engine, tables
 from games.models import ChatMessage, Match
+from tests.hidden import leaks
 
 pytestmark = pytest.mark.django_db
 
@@ -121,7 +122,6 @@ def test_spectators_only_when_the_host_allows_and_they_see_no_hand(user, bob, ma
                           {"allow_spectators": "on", "turn_timeout_seconds": "30"})
     page = carol.get(reverse("table", args=[match.pk])).content.decode()
     assert "Spectating" in page and "data-card" not in page
-    from tests.hidden import leaks
 
     assert not leaks(page, match, None)
 

@@ -2,9 +2,11 @@
 and the stand-in bot that plays an absent person's turn."""
 
 import pytest
+from django.template.loader import render_to_string
 
 from games import selectors, services, tables, tasks
 from games.models import Action, ChatMessage, Match
+from tests.hidden import leaks
 
 from .play import play_until
 
@@ -83,15 +85,12 @@ def test_starting_with_empty_seats_is_refused_then_a_full_table_deals(table, bob
 
 
 def test_each_person_sees_only_their_own_hand_and_a_spectator_none(user, bob):
-    from tests.hidden import leaks
-
     match = full_table(user, bob)
     for position in ("S", "W", None):
         view = selectors.table_view(match, position)
         assert (len(view.hand) > 0) == (position is not None)
     deal = selectors.current_deal(match)
     assert {c.code for c in selectors.table_view(match, "W").hand} == set(deal.hands["W"])
-    from django.template.loader import render_to_string
 
     for position in ("S", "W", None):
         html = render_to_string("games/_table.html", {"view": selectors.table_view(match, position)})

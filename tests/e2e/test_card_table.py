@@ -8,6 +8,7 @@ import time
 from playwright.sync_api import Page, expect
 
 from games.models import Match
+from tests.db import replays
 
 from .test_play_a_deal import sign_up
 from .test_replay import log_in, off_the_event_loop
@@ -174,8 +175,6 @@ def no_sideways_scroll(page: Page, what: str):
 
 
 def test_no_page_is_wider_than_the_window(site, page, make_user, password):
-    from tests.db import replays
-
     alice = make_user("alice")
     finished = off_the_event_loop(replays.finish_match, alice, "house", seed=6)
     deal = replays.played_deals(finished)[0]
@@ -207,8 +206,6 @@ def test_no_page_is_wider_than_the_window(site, page, make_user, password):
 
 
 def test_a_replay_plays_by_itself_and_any_finished_deal_can_be_reviewed(site, page, make_user, password):
-    from tests.db import replays
-
     alice = make_user("alice")
     finished = off_the_event_loop(replays.finish_match, alice, "house", seed=6)
     deals = replays.played_deals(finished)

@@ -8,6 +8,7 @@ import time
 from playwright.sync_api import Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
+from games import selectors
 from games.models import Action, Match
 from tests.hidden import leaks
 
@@ -123,8 +124,6 @@ def test_two_people_play_with_bots_and_the_match_survives_a_closed_tab(site, bro
             break
         wait_for_the_table_to_move(alice, version)
     else:
-        from games import selectors
-
         match = Match.objects.get()
         raise AssertionError(
             f"the match did not go on after bob closed his tab: {selectors.waiting_on(match.pk)}, "

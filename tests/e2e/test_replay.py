@@ -12,6 +12,7 @@ from playwright.sync_api import Page, expect
 from games import selectors
 from tests.db import replays
 from tests.db.replays import played_deals
+from tests.e2e.conftest import SCREENSHOTS
 
 
 def off_the_event_loop(play, *args, **kwargs):
@@ -140,8 +141,6 @@ def test_a_player_replays_shares_and_exports_and_another_imports_it(site, page, 
 
 
 def screenshot_of(page: Page, name: str):
-    from tests.e2e.conftest import SCREENSHOTS
-
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
 

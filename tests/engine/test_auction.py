@@ -2,7 +2,7 @@
 
 import pytest
 
-from games.engine import Deal, IllegalAction, Rules
+from games.engine import Deal, IllegalAction, Rules, deal_to_record
 
 from .helpers import deal_from, play
 
@@ -122,7 +122,7 @@ def test_house_pitch_ends_the_auction_and_is_the_opening_lead():
     assert deal.phase == "play" and deal.pitcher == "E" and deal.bid == 4 and deal.trump == "S"
     assert deal.current_trick == [("E", "KS")] and deal.to_act == "S"
     assert deal.plays == ["KS"] and "KS" not in deal.hand("E")
-    assert deal.to_record()["plays"] == ["KS"]
+    assert deal_to_record(deal)["plays"] == ["KS"]
 
 
 def test_classic_pitch_passes_the_turn_to_the_dealer_who_may_accept():

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from games.engine import Deal, Rules
+from games.engine import Deal, Rules, cli, deal_to_record
 
 from .test_records import _draw_record, record_a
 
@@ -58,7 +58,7 @@ def test_score_of_cutthroat_and_six_players_uses_their_side_names():
             if deal.is_over:
                 deal = Deal.new(Rules.from_spec(spec), "P1", rng)
             deal.apply(rng.choice(deal.legal_actions()))
-        data = json.loads(run("score", "-", stdin=json.dumps(deal.to_record())).stdout)
+        data = json.loads(run("score", "-", stdin=json.dumps(deal_to_record(deal))).stdout)
         assert set(data["score"]) == sides and set(data["game_points"]) == sides
 
 
@@ -107,7 +107,7 @@ def test_legal_in_each_phase():
     assert play == {"to_act": "S", "phase": "play", "legal": ["TD", "9D"]}
     over = json.loads(run("legal", "-", stdin=json.dumps(record_a())).stdout)
     assert over == {"to_act": None, "phase": "over", "legal": []}
-    draw = _draw_record().to_record()
+    draw = deal_to_record(_draw_record())
     trump_phase = dict(draw, discards={}, plays=[])
     del trump_phase["trump"]
     data = json.loads(run("legal", "-", stdin=json.dumps(trump_phase)).stdout)
@@ -187,8 +187,6 @@ def test_the_rules_md_example_error_line():
 
 
 def test_a_module_can_add_a_subcommand():
-    from games.engine import cli
-
     calls = []
 
     @cli.command("hello", help="say hello", configure=lambda p: p.add_argument("--name", default="world"))

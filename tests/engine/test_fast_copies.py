@@ -20,8 +20,7 @@ from hypothesis import strategies as st
 from games.engine import Rules, fast
 from games.engine.actions import discard_token
 from games.engine.auction import Auction
-from games.engine.bots.auction_model import AuctionState
-from games.engine.bots.worlds import call_code
+from games.engine.bots.auction_model import AuctionState, call_code
 from games.engine.cards import CODES, INDEX, SUITS, codes_of
 from games.engine.discards import discard_tokens
 

@@ -4,7 +4,7 @@ import random
 
 import pytest
 
-from games.engine import Deal, MatchState, Rules
+from games.engine import Deal, MatchState, Rules, match_from_record, match_record_json
 from games.engine.scoring import DealResult
 
 from .helpers import play
@@ -175,6 +175,6 @@ def test_random_matches_end_by_their_rule(spec):
             assert (last.made and state.winner == last.pitcher_side and after[state.winner] >= rules.target) or (
                 after[state.winner] >= rules.target + 4) or min(after.values()) <= -6
         assert before != after
-        record = state.to_record()
-        again = MatchState.from_record(record)
+        record = match_record_json(state.rules, state.played_deals)
+        again = match_from_record(record)
         assert again.totals == state.totals and again.winner == state.winner

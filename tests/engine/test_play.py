@@ -2,7 +2,7 @@
 
 import pytest
 
-from games.engine import Deal, IllegalAction, Rules
+from games.engine import Deal, IllegalAction, Rules, deal_to_record
 from games.engine.cards import DISPLAY_ORDER
 from games.engine.play import proven_voids
 
@@ -120,7 +120,7 @@ def test_draw_names_trump_discards_and_refills_from_the_stock_front():
     obs = deal.observation("E")
     assert obs.discards == () and obs.discard_counts == {"N": 2, "E": 0, "S": 1, "W": 0}
     assert obs.stock_size == len(stock) - 3
-    record = deal.to_record()
+    record = deal_to_record(deal)
     assert record["trump"] == "H" and record["discards"] == {"N": ["3D", "2D"], "E": [], "S": ["2C"], "W": []}
 
 
@@ -198,11 +198,11 @@ def test_proven_voids_by_rule():
 
 def test_apply_changes_nothing_when_it_raises():
     deal = play(deal_from("house", "W", HANDS_A), "2 pass pass pass AS 8C 2C 4C KH AH JH 2H 6D")
-    before = (deal.to_record(), deal.version, deal.to_act, deal.hand("S"), list(deal.current_trick))
+    before = (deal_to_record(deal), deal.version, deal.to_act, deal.hand("S"), list(deal.current_trick))
     for bad in ("TH", "ZZ", "AS", "5C", "pass", "discard:TH", "KH"):
         with pytest.raises(IllegalAction):
             deal.apply(bad)
-    assert (deal.to_record(), deal.version, deal.to_act, deal.hand("S"), list(deal.current_trick)) == before
+    assert (deal_to_record(deal), deal.version, deal.to_act, deal.hand("S"), list(deal.current_trick)) == before
 
 
 def test_out_of_turn_and_already_played_messages():

@@ -5,7 +5,15 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from games.engine import Deal, IllegalAction, Rules
+from games.engine import (
+    Deal,
+    IllegalAction,
+    RecordError,
+    Rules,
+    deal_from_record,
+    deal_to_record,
+    match_from_record,
+)
 from games.engine.cards import game_points
 
 from .helpers import ALL_SPECS
@@ -100,14 +108,14 @@ def test_illegal_actions_change_nothing(rules, seed, junk):
     def poke(deal: Deal) -> None:
         if junk in deal.legal_actions():
             return
-        before = (deal.to_record(), deal.version, deal.to_act, deal.phase)
+        before = (deal_to_record(deal), deal.version, deal.to_act, deal.phase)
         try:
             deal.apply(junk)
         except IllegalAction:
             pass
         else:
             raise AssertionError(f"{junk} was accepted but is not legal")
-        assert (deal.to_record(), deal.version, deal.to_act, deal.phase) == before
+        assert (deal_to_record(deal), deal.version, deal.to_act, deal.phase) == before
 
     _play_random(rules, seed, on_step=poke)
 
@@ -119,9 +127,9 @@ def test_record_round_trip_anywhere(rules, seed, stop):
     deal = Deal.new(rules, rng.choice(rules.seats), rng)
     while not deal.is_over and deal.version < stop:
         deal.apply(rng.choice(deal.legal_actions()))
-    record = deal.to_record()
-    again = Deal.from_record(record)
-    assert again.to_record() == record
+    record = deal_to_record(deal)
+    again = deal_from_record(record)
+    assert deal_to_record(again) == record
     assert again.legal_actions() == deal.legal_actions()
 
 
@@ -143,13 +151,12 @@ FIELDS = ["format", "rules", "dealer", "hands", "stock", "auction", "trump", "di
 )
 def test_damaged_records_raise_record_error_only(rules, seed, field, value, index):
     """Whatever is damaged, reading a record either works or raises RecordError."""
-    from games.engine import RecordError, deal_from_record, match_from_record
 
     rng = random.Random(seed)
     deal = Deal.new(rules, rng.choice(rules.seats), rng)
     while not deal.is_over and deal.version < rng.randrange(0, 40):
         deal.apply(rng.choice(deal.legal_actions()))
-    record = deal.to_record()
+    record = deal_to_record(deal)
     target = record.get(field)
     if isinstance(target, list) and target and index < len(target):
         target[index] = value  # damage one item

@@ -2,6 +2,8 @@
 
 import pytest
 
+from games.engine import deal_to_record
+
 from .helpers import deal_from, play
 
 # Deal A: the ace of spades is the only trump in play (dealer W; N bids and pitches it).
@@ -89,7 +91,7 @@ def test_made_smudge_scores_five():
     deal = play(deal_from("classic", "W", HANDS_E), "smudge pass pass pass " + PLAYS_E)
     result = deal.result()
     assert result.bid == 5 and result.made and result.score == {"NS": 5, "EW": 0}
-    assert deal.to_record()["auction"][0] == "smudge"
+    assert deal_to_record(deal)["auction"][0] == "smudge"
 
 
 def test_smudge_lost_on_the_first_lost_trick_but_the_deal_is_played_out():

@@ -8,7 +8,7 @@ import zlib
 
 import pytest
 
-from games.engine import Deal, Rules
+from games.engine import Deal, Rules, deal_to_record
 from games.engine.solver import TooLarge, analyse
 
 from .helpers import deal_from, play
@@ -73,7 +73,7 @@ def test_every_choice_agrees_with_brute_force_on_small_endings(spec):
             child = deal.copy()
             child.apply(line.card)
             values[line.card] = _brute_force(child)
-            assert _margin(rules, line.score) == values[line.card], (deal.to_record(), line)
+            assert _margin(rules, line.score) == values[line.card], (deal_to_record(deal), line)
         sign = 1 if rules.side_of(deal.to_act) == rules.sides[0] else -1
         best = max(sign * v for v in values.values())
         assert {line.card for line in analysis.lines if line.best} == {c for c, v in values.items() if sign * v == best}

@@ -3,11 +3,13 @@ racing the stand-in bot, two people racing for one seat. Truly parallel, on Post
 `select_for_update` really locks (SQLite would serialise the threads anyway)."""
 
 
+import time
+
 import pytest
 from django.test import Client
 
 from games import selectors, tables, tasks
-from games.models import Action, Match
+from games.models import Action, Deal, Match
 
 from .concurrency import in_parallel
 
@@ -24,7 +26,6 @@ def bob(make_user):
 def wait_until_quiet(match, quiet=1.5, limit=30):
     """Let the bots that a test's move woke (on the worker, with REDIS_URL) finish, so that none
     holds a row lock while the test database is flushed."""
-    import time
 
     last, since, deadline = None, time.monotonic(), time.monotonic() + limit
     while time.monotonic() < deadline:
@@ -104,7 +105,6 @@ def test_a_person_racing_the_stand_in_bot_makes_one_move(bobs_turn, bob):
         wait_until_quiet(match)
         Action.objects.filter(deal__match=match).delete()
         Match.objects.filter(pk=match.pk).update(version=turn.version)
-        from games.models import Deal
 
         Deal.objects.filter(match=match).update(phase="auction", to_act="W", pitcher="", bid=None,
                                                 trump="", steps=0)

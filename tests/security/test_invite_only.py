@@ -7,7 +7,7 @@ same as for a number no table has, and nothing she receives holds the invite cod
 import pytest
 from django.urls import reverse
 
-from games import tables
+from games import selectors, tables
 from games.models import ChatMessage, Match
 
 from .helpers import browser_for, follow_invite, person
@@ -90,7 +90,6 @@ def test_a_started_table_with_spectators_is_watched_only_through_the_invite(form
 
 def test_the_selector_is_the_one_place_that_decides(forming):
     """Views and the websocket consumer ask the same selector; public tables plug in there."""
-    from games import selectors
 
     alice, match = forming
     mallory = person("mallory")

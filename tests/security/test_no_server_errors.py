@@ -15,6 +15,7 @@ from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 
 from games import engine, services, tables
+from games.engine import deal_to_record
 from games.models import Match
 from games.replay import services as replay_services
 
@@ -72,7 +73,7 @@ def world(make_user, no_background_work):
     theirs = services.do_start_match(other, "family")
     deal = engine.Deal.new("house", "N", random.Random(7))
     deal.apply(deal.legal_actions()[0])
-    imported = replay_services.do_import_record(player, json.dumps(deal.to_record()))
+    imported = replay_services.do_import_record(player, json.dumps(deal_to_record(deal)))
     assert forming.status == Match.Status.FORMING
     ints = [str(forming.pk), str(playing.pk), str(theirs.pk), str(playing.deals.get().pk),
             str(imported.pk), "0", BEYOND_64_BITS, HUGE]

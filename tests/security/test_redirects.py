@@ -1,12 +1,13 @@
 """Item 6: no `next` sends the browser off the site."""
 
 import pytest
+from django.test import Client
 from django.urls import reverse
 
 from games import services
 from tests.db.replays import finish_match
 
-from .helpers import browser_for, person
+from .helpers import PASSWORD, browser_for, person
 
 pytestmark = pytest.mark.django_db
 
@@ -42,9 +43,6 @@ def test_sharing_a_replay_never_redirects_off_the_site(target):
 
 def test_logging_in_never_redirects_off_the_site():
     person("alice")
-    from django.test import Client
-
-    from .helpers import PASSWORD
 
     response = Client().post(reverse("login") + "?next=https://evil.example/",
                              {"username": "alice", "password": PASSWORD, "next": "https://evil.example/"})

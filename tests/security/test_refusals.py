@@ -6,6 +6,7 @@ import pytest
 from django.urls import reverse
 
 from games import engine, refusals, services
+from tests.security.twins import Position
 
 from .twins import materialize
 
@@ -49,7 +50,6 @@ def test_refusals_never_echo_what_was_typed():
 def test_a_refused_one_megabyte_move_gets_a_short_answer(user, client, monkeypatch):
     monkeypatch.setattr("games.dispatch.enqueue", lambda *args, **kwargs: None)
     deal, tokens = play_position()
-    from tests.security.twins import Position
 
     position = Position(deal.rules, deal.dealer, dict(deal.dealt_hands), list(deal.stock), tokens, "S")
     match = materialize(position, {"S": user})

@@ -3,6 +3,7 @@ process's priority, so bots and the coach cannot starve page requests (the figur
 after, come from `manage.py bench_pages_under_load`; no timing is asserted here)."""
 
 import os
+import pickle
 import random
 
 import pytest
@@ -39,7 +40,5 @@ def test_a_bot_and_the_coach_decide_there_exactly_as_they_would_here(search_proc
 
 
 def test_an_observation_crosses_processes_unchanged():
-    import pickle
-
     obs = position()
     assert pickle.loads(pickle.dumps(obs)) == obs

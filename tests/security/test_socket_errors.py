@@ -6,6 +6,7 @@ from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.test import Client
 
+from accounts.models import User
 from games import services, tables
 from games.consumers import FORBIDDEN, NOT_FOUND
 from setback_site.asgi import application
@@ -15,8 +16,6 @@ ORIGIN = (b"origin", b"http://127.0.0.1")
 
 
 def _player_with_tables():
-    from accounts.models import User
-
     user = User.objects.create_user("mallory", password="a-long-password-1")
     user.coach_enabled = True
     user.save(update_fields=["coach_enabled"])

@@ -5,11 +5,13 @@ on a session that has ended, even when the event that says so never arrives."""
 import pytest
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
+from django.contrib.auth import get_user_model
 from django.contrib.sessions.models import Session
 from django.test import Client
 
 from accounts.sockets import LOGGED_OUT
 from games import services, tables
+from games.tables import announce_seen
 from setback_site.asgi import application
 
 from .helpers import PASSWORD, person
@@ -78,8 +80,6 @@ async def test_a_forming_table_s_socket_needs_the_invite():
 
 
 def person_named(username):
-    from django.contrib.auth import get_user_model
-
     return get_user_model().objects.get(username=username)
 
 
@@ -135,7 +135,6 @@ async def test_no_hand_is_sent_on_a_session_that_ended_without_a_word():
     assert HAND in await socket.receive_from(timeout=30)  # the hand, while logged in
     await until_quiet(socket)  # every screen rendered while logged in has arrived
     await database_sync_to_async(Session.objects.all().delete)()
-    from games.tables import announce_seen
 
     await database_sync_to_async(announce_seen)(match.pk, 10**6)
     texts, code = await frames_until_closed(socket)

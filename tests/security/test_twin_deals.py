@@ -30,9 +30,13 @@ from django.db import transaction
 from django.test import Client
 from django.urls import reverse
 
-from games import engine, services
+from games import engine, selectors, services
+from games.coach import tasks as coach_tasks
+from games.coach.advice import advise
+from games.coach.models import Advice
 from games.consumers import TableConsumer
 from games.models import Deal, Match
+from setback_site.asgi import application
 
 from .twins import RULE_SPECS, materialize, random_position, twin_of
 
@@ -67,8 +71,6 @@ def twins(rng: random.Random, spec):
 
 
 def legal_at(match: Match, seat: str) -> set[str]:
-    from games import selectors
-
     state = selectors.deal_state(selectors.current_deal(match))
     return set(state.observation(seat).legal_actions()) if state.to_act == seat else set()
 
@@ -262,9 +264,6 @@ def _through_the_coach(client, user, first, second, blank, position, twin, monke
     The search's seed normally includes the table's id (the hard bot's seed); both twins get the
     same seed here, and a small budget, so that only what the seat sees could tell them apart.
     """
-    from games.coach import tasks as coach_tasks
-    from games.coach.advice import advise
-    from games.coach.models import Advice
 
     with monkeypatch.context() as patched:
         patched.setattr("games.selectors.search_seed", lambda match_id, version: version)
@@ -308,8 +307,6 @@ def _session_cookie(user) -> tuple[bytes, bytes]:
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.asyncio
 async def test_twin_deals_send_the_same_websocket_frames(people, no_background_work):
-    from setback_site.asgi import application
-
     alice, bob = people
     cookie = await sync_to_async(_session_cookie)(alice)
     rng = random.Random(1130)

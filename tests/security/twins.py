@@ -9,10 +9,12 @@ hidden card must lie elsewhere.
 """
 
 import random
+import secrets
 from dataclasses import dataclass
 
-from games import engine
+from games import engine, services
 from games.engine.deal import parse_discard_token
+from games.models import Action, Deal, Match, Seat
 
 # Every preset, and the options that bring in the other phases (naming trump, discards, pitches).
 RULE_SPECS = [
@@ -173,10 +175,6 @@ def materialize(position: Position, people: dict, bot_level: str = "easy", share
     row per action, the cached columns, one version per action); a shared table has an invite
     code and a turn timer, as `games.tables` makes them.
     """
-    import secrets
-
-    from games import services
-    from games.models import Action, Deal, Match, Seat
 
     rules = position.rules
     host = people[position.seat]

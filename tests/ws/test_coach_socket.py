@@ -11,6 +11,7 @@ from channels.layers import get_channel_layer
 from django.contrib.auth import get_user_model
 
 from games import dispatch, selectors
+from games.coach import tasks as coach_tasks
 from games.coach.models import Advice, Work
 from games.models import Action, Match
 from tests.hidden import leaks
@@ -108,8 +109,6 @@ async def test_with_the_coach_off_no_advice_is_computed_or_sent():
 
 @pytest.mark.skipif(dispatch.uses_workers(), reason="in-process tasks only run without a broker")
 async def test_the_table_plays_on_while_the_coach_thinks_and_late_advice_is_dropped(monkeypatch):
-    from games.coach import tasks as coach_tasks
-
     thinking, release = threading.Event(), threading.Event()
     real_advise = coach_tasks.advise
 

@@ -12,6 +12,7 @@ from django.test import Client
 from games import selectors, tables
 from games.models import Action, Match
 from setback_site.asgi import application
+from tests.db.play import play_until
 from tests.hidden import leaks
 
 from .test_table_socket import drain, until
@@ -153,7 +154,6 @@ async def test_closing_the_tab_on_ones_turn_lets_a_stand_in_bot_play_it(monkeypa
     b = await connect(match, bob_cookie)
     await drain(b)
     # Bots (and alice's turns, played here) until it is bob's turn.
-    from tests.db.play import play_until
 
     await database_sync_to_async(play_until)(
         match, stop=lambda m: (t := selectors.waiting_on(m.pk)).kind == "person" and t.seat == "W"

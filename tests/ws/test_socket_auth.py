@@ -4,6 +4,7 @@ import pytest
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth import get_user_model
+from django.test import Client
 
 from games import services
 from setback_site.asgi import application
@@ -12,8 +13,6 @@ ORIGIN = [(b"origin", b"http://127.0.0.1")]
 
 
 def session_cookie_for(user):
-    from django.test import Client
-
     client = Client()
     client.force_login(user)
     return [(b"cookie", f"sessionid={client.cookies['sessionid'].value}".encode())]

@@ -12,6 +12,7 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 
 from games import dispatch, selectors, services
+from games.engine import bots
 from games.models import Match
 from setback_site.asgi import application
 from tests.hidden import TABLE_MOMENT, leaks
@@ -143,7 +144,6 @@ async def test_whole_matches_never_show_a_seat_another_seats_cards(rules):
 @pytest.mark.skipif(dispatch.uses_workers(), reason="in-process tasks only run without a broker")
 async def test_a_page_still_loads_while_an_in_process_bot_task_is_thinking(monkeypatch):
     """Without a broker, bot tasks run in the web process: never on its event loop."""
-    from games.engine import bots
 
     thinking, release = threading.Event(), threading.Event()
     real_choose = bots.choose

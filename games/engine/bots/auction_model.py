@@ -105,8 +105,6 @@ class AuctionState:
         self.turn += 1
 
     def apply_token(self, seat: int, token: str) -> None:
-        from .worlds import call_code
-
         self.apply(seat, call_code(token))
 
 
@@ -177,3 +175,15 @@ def call_log_likelihood(state: AuctionState, seat: int, hand: int, token: str, t
         return 0.0  # a forced bid says nothing
     p = _sigmoid((strength - THRESHOLDS[value]) / TAU)
     return math.log(max(p, 0.03))
+
+
+def call_code(token: str) -> int:
+    """The fast kernel's call code of an auction token (0 pass, 1..5 bids, PITCH + card)."""
+    if token == PASS:
+        return 0
+    if token == "smudge":
+        return 5
+    card = pitched_card(token)
+    if card is not None:
+        return PITCH + INDEX[card]
+    return int(token)

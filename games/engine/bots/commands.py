@@ -11,6 +11,8 @@ from typing import Any
 
 from ..cli import command
 from ..rules import Rules
+from .arena import run_arena
+from .bench import run_bench_bots
 
 
 def _rules(text: str) -> Rules:
@@ -35,8 +37,6 @@ def _arena_arguments(parser: argparse.ArgumentParser) -> None:
 @command("arena", help="duplicate-deal arena: level A against level B on the same cards, sides swapped",
          configure=_arena_arguments)
 def arena_command(args: argparse.Namespace) -> int:
-    from .arena import run_arena
-
     rules = _rules(args.rules)
     matches = args.matches if args.matches is not None else max(0, args.deals // 10)
     budgets = {}
@@ -62,8 +62,6 @@ def _bench_arguments(parser: argparse.ArgumentParser) -> None:
 
 @command("bench-bots", help="seconds per decision of each bot level (p50, p95) on one core", configure=_bench_arguments)
 def bench_bots_command(args: argparse.Namespace) -> int:
-    from .bench import run_bench_bots
-
     report = run_bench_bots(_rules(args.rules), [x.strip() for x in args.levels.split(",") if x.strip()],
                             args.deals, args.seed, budget=args.budget)
     if args.json:

@@ -544,3 +544,43 @@ def play_out_reference(pos: Position) -> Position:
         gone |= 1 << card
         step(pos, card)
     return pos
+
+
+def start_position(kernel, dealer: int, hands, stock, pitcher: int, bid: int, pitch: int = -1, suit: int = -1,
+                   discarded_before=None, me: int = -1, my_discard: int | None = None) -> Position:
+    """The position at the start of play once the auction is over: the winning pitch led, or
+    trump named (``suit``, else the pitcher's strongest) and the discards made by the heuristic
+    for every seat that has not discarded yet (``me`` discards ``my_discard``), or the pitcher's
+    opening lead of the top card of ``suit`` (when given)."""
+    hands = list(hands)
+    played = [0] * kernel.n_sides
+    trick: list[int] = []
+    trump = -1
+    if pitch >= 0:
+        trump = pitch // 13
+        hands[pitcher] ^= 1 << pitch
+        trick = [pitch]
+        played[kernel.side_of[pitcher]] = 1 << pitch
+    elif kernel.names_trump:
+        trump = suit if suit >= 0 else best_suit(hands[pitcher])[0]
+        if kernel.discard_kind:
+            k = 0
+            for seat in kernel.order_from[dealer]:
+                if discarded_before is not None and seat in discarded_before:
+                    continue
+                if seat == me and my_discard is not None:
+                    throw = my_discard
+                else:
+                    throw = heuristic_discard(kernel, hands[seat], trump, len(stock) - k)
+                hands[seat] ^= throw
+                if kernel.discard_kind == "draw":
+                    for _ in range(throw.bit_count()):
+                        hands[seat] |= 1 << stock[k]
+                        k += 1
+    elif suit >= 0 and hands[pitcher] & SUIT_MASK[suit]:
+        card = (hands[pitcher] & SUIT_MASK[suit]).bit_length() - 1
+        trump = suit
+        hands[pitcher] ^= 1 << card
+        trick = [card]
+        played[kernel.side_of[pitcher]] = 1 << card
+    return Position(kernel, hands, trump, pitcher, pitcher, bid, trick=trick, played=played)

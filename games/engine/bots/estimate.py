@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 
 @dataclass(frozen=True)
@@ -164,6 +164,4 @@ class Acc:
 
 
 def _with_reason(est: OptionEstimate, reason: str) -> OptionEstimate:
-    from dataclasses import replace
-
     return replace(est, reason=reason)

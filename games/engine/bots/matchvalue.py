@@ -18,9 +18,12 @@ import random
 from collections import Counter
 from functools import lru_cache
 
+from ..fast import kernel_for, outcome
 from ..match import decide_winner
 from ..rules import END_HOUSE, Rules
 from ..scoring import POINT_NAMES, DealResult
+from . import auction_model
+from .core import play_out, start_position
 
 NEAR = 4  # match-aware when a side is within this of the target (or of house's -6)
 
@@ -45,11 +48,6 @@ def _result(rules: Rules, score, points, pitcher_side: int, bid: int, dealer: st
 @lru_cache(maxsize=16)
 def outcome_distribution(rules: Rules, deals: int = 1500, seed: int = 20240) -> tuple:
     """Deal outcomes of simulated play: ((score tuple, points, pitcher side, bid), probability)."""
-    from ..fast import kernel_for, outcome
-    from . import auction_model
-    from .core import play_out
-    from .search import start_position
-
     kernel = kernel_for(rules)
     rng = random.Random(seed)
     counts: Counter = Counter()

@@ -27,10 +27,19 @@ from ..fast import PITCH, SUIT_MASK, Position, legal_mask, outcome, play_card, r
 from ..observation import Observation
 from ..phases import AUCTION, DISCARD, PLAY, TRUMP
 from . import auction_model, endgame
-from .core import GP, TENS, best_suit, bits, heuristic_discard, play_out, suit_strength
+from .auction_model import call_code
+from .core import (
+    GP,
+    TENS,
+    bits,
+    heuristic_discard,
+    play_out,
+    start_position,
+    suit_strength,
+)
 from .estimate import Acc, OptionEstimate
 from .matchvalue import MatchValuer
-from .worlds import Info, World, call_code
+from .worlds import Info, World
 
 PLAYOUT_OVERHEAD = 8  # sampling a world and copying a position, in simulated card plays
 STANDARD_DEAL = 24  # the cards played in a four-player deal: what a budget's playouts are
@@ -358,48 +367,6 @@ def monotone_make_chances(bids: list[tuple[int, Acc, int]]) -> None:
         for made, mine, members in blocks:
             for acc in members:
                 acc.made = made / mine * acc.mine
-
-
-def start_position(kernel, dealer: int, hands, stock, pitcher: int, bid: int, pitch: int = -1, suit: int = -1,
-                   discarded_before=None, me: int = -1, my_discard: int | None = None) -> Position:
-    """The position at the start of play once the auction is over: the winning pitch led, or
-    trump named (``suit``, else the pitcher's strongest) and the discards made by the heuristic
-    for every seat that has not discarded yet (``me`` discards ``my_discard``), or the pitcher's
-    opening lead of the top card of ``suit`` (when given)."""
-    hands = list(hands)
-    played = [0] * kernel.n_sides
-    trick: list[int] = []
-    trump = -1
-    if pitch >= 0:
-        trump = pitch // 13
-        hands[pitcher] ^= 1 << pitch
-        trick = [pitch]
-        played[kernel.side_of[pitcher]] = 1 << pitch
-    elif kernel.names_trump:
-        trump = suit if suit >= 0 else best_suit(hands[pitcher])[0]
-        if kernel.discard_kind:
-            k = 0
-            for seat in kernel.order_from[dealer]:
-                if discarded_before is not None and seat in discarded_before:
-                    continue
-                if seat == me and my_discard is not None:
-                    throw = my_discard
-                else:
-                    throw = heuristic_discard(kernel, hands[seat], trump, len(stock) - k)
-                hands[seat] ^= throw
-                if kernel.discard_kind == "draw":
-                    for _ in range(throw.bit_count()):
-                        hands[seat] |= 1 << stock[k]
-                        k += 1
-    elif suit >= 0 and hands[pitcher] & SUIT_MASK[suit]:
-        card = (hands[pitcher] & SUIT_MASK[suit]).bit_length() - 1
-        trump = suit
-        hands[pitcher] ^= 1 << card
-        trick = [card]
-        played[kernel.side_of[pitcher]] = 1 << card
-    return Position(kernel, hands, trump, pitcher, pitcher, bid, trick=trick, played=played)
-
-
 def _discard_words(token: str) -> str:
     cards = parse_discard_token(token) or []
     if not cards:

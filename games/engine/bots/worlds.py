@@ -20,9 +20,9 @@ import math
 import random
 from dataclasses import dataclass
 
-from ..actions import PASS, pitched_card
+from ..actions import pitched_card
 from ..cards import INDEX, SUITS
-from ..fast import PITCH, SUIT_MASK, Position, kernel_for, legal_bits
+from ..fast import SUIT_MASK, Position, kernel_for, legal_bits
 from ..observation import Observation
 from ..phases import PLAY
 from . import auction_model
@@ -337,15 +337,3 @@ def _partial_shuffle(cards: list[int], k: int, getrandbits) -> None:
         j = i + r % span
         r //= span
         cards[i], cards[j] = cards[j], cards[i]
-
-
-def call_code(token: str) -> int:
-    """The fast kernel's call code of an auction token (0 pass, 1..5 bids, PITCH + card)."""
-    if token == PASS:
-        return 0
-    if token == "smudge":
-        return 5
-    card = pitched_card(token)
-    if card is not None:
-        return PITCH + INDEX[card]
-    return int(token)

@@ -6,6 +6,8 @@ from datetime import date
 
 import pytest
 
+from games.stats import services
+from games.stats.models import DealSummary
 from games.stats.selectors import Filters, player_stats
 
 from .history import History
@@ -119,9 +121,6 @@ def test_another_users_figures_stay_theirs(alice_history, make_user):
 
 
 def test_the_coach_accuracy_shows_once_the_coach_has_judged_deals(alice_history):
-    from games.stats import services
-    from games.stats.models import DealSummary
-
     assert player_stats(alice_history).coach_accuracy == []
     first, second = DealSummary.objects.filter(user=alice_history).order_by("finished_at")[1:3]
     services.record_coach_accuracy(first.deal_id, first.seat, 0.5)

@@ -10,7 +10,7 @@ from games.models import Match
 from games.stats.models import DealSummary, MatchRecord
 from games.stats.selectors import Filters, player_stats
 
-from ..play import play_until
+from ..play import person_move, play_until
 
 pytestmark = pytest.mark.django_db
 
@@ -25,8 +25,6 @@ def shared_match(host, guest, guest_seat, target=7):
 def stand_in_for(seat):
     """Play the match with a stand-in bot taking every turn of `seat` (its person is away)."""
     def person(match, position):
-        from ..play import person_move
-
         return person_move(match, position)
 
     def stop(match):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from games.engine import Deal, Rules
+from games.engine import Deal, Rules, deal_from_record, deal_to_record
 from games.engine.bots.worlds import Info
 from games.engine.cards import codes_of
 
@@ -69,7 +69,7 @@ def other_deal_with_same_view(deal: Deal, seat: str, rng: random.Random) -> Deal
     obs = deal.observation(seat)
     info = Info(obs)
     world = info.sample(rng)
-    record = deal.to_record()
+    record = deal_to_record(deal)
     record["hands"] = {s: codes_of(world.hands[i] | info.played_by[i]) for i, s in enumerate(rules.seats)}
     record["stock"] = codes_of(world.out)
-    return Deal.from_record(record)
+    return deal_from_record(record)

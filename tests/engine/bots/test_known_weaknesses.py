@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from games.engine import Deal
+from games.engine import deal_from_record
 from games.engine.bots import choose
 
 SEEDS = (0, 1, 2)
@@ -17,7 +17,7 @@ BUDGET = 500
 
 
 def deal_from(rules, dealer, hands, auction, plays=()):
-    return Deal.from_record({
+    return deal_from_record({
         "format": "setback-deal/1",
         "rules": rules,
         "dealer": dealer,

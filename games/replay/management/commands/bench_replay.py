@@ -16,9 +16,10 @@ from django.db import connection, transaction
 from django.test import Client
 from django.test.utils import CaptureQueriesContext, setup_test_environment
 from django.urls import reverse
+from django.utils import timezone
 
 from accounts.models import User
-from games import engine, services
+from games import engine, selectors, services, tasks
 from games.models import Match, Seat
 
 # Mixed tables so every kind of seat and side is in the list.
@@ -29,8 +30,6 @@ HISTORY_RULES = ["house", "classic", {"preset": "auction", "players": 3}, "famil
 def write_history(user, count: int, start: int = 0) -> list[Match]:
     """`count` matches for `user`, written straight as rows (rules, seats, status, winner,
     totals) as the services leave them; no deals, which the history list never reads."""
-    from django.utils import timezone
-
     matches = []
     for i in range(start, start + count):
         rules = engine.Rules.from_spec(HISTORY_RULES[i % len(HISTORY_RULES)])
@@ -56,8 +55,6 @@ def write_history(user, count: int, start: int = 0) -> list[Match]:
 
 def play_out(match: Match) -> Match:
     """Play a match to its end: bots through their task, the person with any legal move."""
-    from games import selectors, tasks
-
     rng = random.Random(1)
     while True:
         match.refresh_from_db()

@@ -1,0 +1,71 @@
+"""What the core tells the features (and the task layer) when something happened, without
+importing them: each app adds its functions in its `AppConfig.ready()`, as the coach adds its
+marks to the replay (games/replay/marks.py).
+
+The core calls a hook at the moment named; a hook's functions run in the order they were
+registered (the order of INSTALLED_APPS). Whether a failure propagates is the caller's choice,
+documented where it calls.
+"""
+
+from collections.abc import Callable
+
+
+class Hook:
+    """A named list of functions called with the same arguments."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._functions: list[Callable] = []
+
+    def register(self, function: Callable) -> Callable:
+        """Add `function`; registering the same function twice is harmless."""
+        if function not in self._functions:
+            self._functions.append(function)
+        return function
+
+    def unregister(self, function: Callable) -> None:
+        if function in self._functions:
+            self._functions.remove(function)
+
+    @property
+    def functions(self) -> tuple[Callable, ...]:
+        return tuple(self._functions)
+
+    def __call__(self, *args, **kwargs) -> list:
+        return [function(*args, **kwargs) for function in self._functions]
+
+    def __repr__(self) -> str:
+        return f"<Hook {self.name}: {len(self._functions)} function(s)>"
+
+
+# After a change of a table commits, with (match_id, version): wake the turn, let the coach
+# prepare its advice. Each function runs on its own; a failure is logged (services.announce_change).
+after_change = Hook("after_change")
+
+# Inside the transaction that ends a deal that counts (not a practice), with (deal_row, result).
+after_deal = Hook("after_deal")
+
+# Inside the transaction that ends a match that counts, with (match,).
+after_match = Hook("after_match")
+
+# Someone's turn is waiting to be played, with (match_id, turn: selectors.Waiting): the task
+# layer enqueues the bot's move, the next deal, or a stand-in's timers (games/tasks.py).
+turn_waiting = Hook("turn_waiting")
+
+# A person's turn at a shared table has been still for a while, with (turn, match_id, still_for,
+# grace); a function returns True if it woke the turn (games/tables.py: the stand-in).
+person_turn_stalled = Hook("person_turn_stalled")
+
+# A stand-in bot should play a person's turn after `countdown` seconds, with (match_id, version,
+# reason, countdown): the task layer enqueues it (games/tasks.py).
+stand_in_wanted = Hook("stand_in_wanted")
+
+# The coach scored a player's decisions in a deal, with (deal_id, seat, accuracy 0..1).
+review_scored = Hook("review_scored")
+
+# Extra panels a table's page shows beside the cards, each function called with
+# (match, seat, **context) and returning HTML (the coach's panel).
+table_panels = Hook("table_panels")
+
+# Tasks will run in this process (no broker; games/dispatch.py), with (): start the sweeper here.
+in_process_tasks_started = Hook("in_process_tasks_started")
