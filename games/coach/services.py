@@ -212,3 +212,17 @@ def do_attempt_exercise(user, deal_row: Deal, step: int, choice: str) -> Exercis
     return ExerciseAttempt.objects.create(
         user=user, deal=deal_row, step=step, seat=obs.seat, choice=choice, mark=mark, loss=loss
     )
+
+
+# --- The switch -------------------------------------------------------------------------------
+
+
+def do_set_coach(user, enabled: bool, at_table: int | None = None) -> None:
+    """Switch the coach on or off for `user`: kept on the user, so every table and device agrees.
+    Switched on at a table the user plays at, the coach is asked at once for what that table
+    lacks (the panel the switch refreshes then shows it thinking; the table's socket brings the
+    advice)."""
+    user.coach_enabled = enabled
+    user.save(update_fields=["coach_enabled"])
+    if enabled and at_table is not None and Seat.objects.filter(match_id=at_table, user=user).exists():
+        prepare(at_table)
