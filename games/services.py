@@ -307,14 +307,14 @@ def _finish_deal(match: Match, deal_row: Deal, state: engine.Deal) -> None:
         match.status = Match.Status.FINISHED
         match.finished_at = timezone.now()
         return
-    stats_services.record_deal(deal_row, deal_row.result)
+    stats_services.do_record_deal(deal_row, deal_row.result)
     standing = selectors.standing_after(match, deal_row, result)
     match.totals = dict(standing.totals)
     if standing.over:
         match.status = Match.Status.FINISHED
         match.winner = standing.winner or ""
         match.finished_at = timezone.now()
-        stats_services.record_match(match)
+        stats_services.do_record_match(match)
 
 
 def do_next_deal(match_id: int, version: int) -> Outcome:

@@ -54,7 +54,7 @@ def review(request: HttpRequest, deal_id: int) -> HttpResponse:
     if not deal_row.is_over:
         raise Http404("This deal is still being played.")
     if request.method == "POST":
-        services.request_review(deal_row, seat.position)
+        services.do_request_review(deal_row, seat.position)
         return redirect("coach:review", deal_id=deal_row.pk)
     context = {"deal": deal_row, "page": selectors.review_page(deal_row, seat.position)}
     if request.htmx:

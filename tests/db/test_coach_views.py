@@ -109,7 +109,7 @@ def test_at_the_players_turn_the_panel_thinks_then_ranks_the_options_with_figure
 
 def test_advice_for_an_old_position_is_not_shown(coached_client, user):
     match = at_a_choice(services.do_start_match(user, "house", "easy"))
-    advice = coach_services.request_advice(match)
+    advice = coach_services.do_request_advice(match)
     coach_tasks.advise_position(advice.pk)
     services.do_act(match.pk, "S", person_move(match, "S"), match.version, services.Actor(user=user))
     match.refresh_from_db()
@@ -123,7 +123,7 @@ def test_a_whole_deal_of_panels_never_shows_a_hidden_card(coached_client, user):
     panels = []
 
     def person(m, seat):
-        advice = coach_services.request_advice(m)
+        advice = coach_services.do_request_advice(m)
         if advice is not None:
             coach_tasks.advise_position(advice.pk)
         panels.append(panel_html(m, seat))
@@ -186,7 +186,7 @@ def test_a_player_asks_for_a_review_and_reads_it(logged_in_client, finished_deal
 
 def test_after_the_deal_the_panel_shows_the_review(coached_client, finished_deal):
     match = finished_deal.match
-    coach_services.prepare(match.pk)  # what the deal's last move asks of the coach, once committed
+    coach_services.do_prepare(match.pk)  # what the deal's last move asks of the coach, once committed
     html = coached_client.get(panel_url(match)).content.decode()
     assert "reviewing the deal" in html
     review = Review.objects.get(deal=finished_deal, seat="S")
