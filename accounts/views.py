@@ -8,9 +8,11 @@ from django.urls import Resolver404, resolve
 from django.views.decorators.http import require_POST
 
 from games import tables
+from games.coach import services as coach_services
 from setback_site.limits import limited
 from setback_site.redirects import next_path, redirect_back
 
+from . import services
 from .forms import SignUpForm
 from .sockets import end_sockets
 
@@ -52,14 +54,21 @@ class LogInView(auth_views.LoginView):
         return response
 
 
+def _table_id(value) -> int | None:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None
+
+
 @login_required
 @require_POST
 def toggle_coach(request: HttpRequest) -> HttpResponse:
     """Switch the coach on or off; remembered on the user, so every table and device agrees."""
-    request.user.coach_enabled = request.POST.get("enabled") == "on"
-    request.user.save(update_fields=["coach_enabled"])
+    at_table = _table_id(request.POST.get("match"))
+    coach_services.do_set_coach(request.user, request.POST.get("enabled") == "on", at_table=at_table)
     if request.htmx:
-        response = render(request, "accounts/_coach_toggle.html")
+        response = render(request, "accounts/_coach_toggle.html", {"coach_table": at_table})
         response["HX-Trigger"] = "coach-toggled"  # the table's coach panel fetches itself again
         return response
     return redirect_back(request, "home")
@@ -80,8 +89,7 @@ class PasswordChangeView(auth_views.PasswordChangeView):
 @require_POST
 def history_privacy(request: HttpRequest) -> HttpResponse:
     """Whether the player page shows this player's ratings, record and recent matches."""
-    request.user.history_public = request.POST.get("public") == "1"
-    request.user.save(update_fields=["history_public"])
+    services.do_set_history_public(request.user, request.POST.get("public") == "1")
     messages.success(request, "Your history is now public." if request.user.history_public
                      else "Your history is now private: your page shows only your name.")
     return redirect("player", name=request.user.username)

@@ -60,7 +60,14 @@ class TableConsumer(AsyncWebsocketConsumer):
         self.user_group = user_group(user.pk)
         await self.channel_layer.group_add(self.user_group, self.channel_name)
         await self.accept()
+        if self.seat and self.shared:
+            await self.count_presence()  # before the first screen, which then shows it
         await self.send_table()
+
+    async def count_presence(self):
+        # Outside any render (a render changes nothing); the service tells every screen, this one too.
+        self.present = await database_sync_to_async(tables.do_presence, thread_sensitive=False)(
+            self.match_id, self.user, +1)
 
     def _invited(self) -> frozenset[int]:
         session = self.scope.get("session")
@@ -72,9 +79,10 @@ class TableConsumer(AsyncWebsocketConsumer):
             return False
         seat, allowed = selectors.viewer_role(match, user, self._invited())
         self.seat = seat
+        self.shared = match.invite_code is not None
         if seat:
             services.resume_stalled_turn(match.pk)
-            coach_services.prepare(match.pk)  # advice the coach was never asked for (switched on elsewhere)
+            coach_services.do_prepare(match.pk)  # advice the coach was never asked for (switched on elsewhere)
         return allowed
 
     async def disconnect(self, code):
@@ -110,6 +118,8 @@ class TableConsumer(AsyncWebsocketConsumer):
         version, html = rendered
         self.sent_version = version
         await self.send(text_data=html)
+        if self.seat and self.shared and not self.present:
+            await self.count_presence()  # this tab now holds a seat (just connected, or just sat down)
 
     async def session_check(self, event):
         """The user logged out somewhere, or changed their password: is this socket's login over?"""
@@ -137,10 +147,7 @@ class TableConsumer(AsyncWebsocketConsumer):
         if not allowed:
             return None
         self.seat = seat
-        if match.invite_code is not None and seat and not self.present:
-            # This tab now holds a seat (just connected, or just sat down): count it.
-            self.present = tables.do_presence(match.pk, self.user, +1)
-        elif seat is None:
+        if seat is None:
             self.present = False  # left the seat (the service cleared its connections)
         if match.status == Match.Status.FORMING:
             view = selectors.forming_view(match, self.user, self._invited())

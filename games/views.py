@@ -1,5 +1,7 @@
 """Views: thin. They check who is asking, call one service or selector, and render."""
 
+from functools import wraps
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
@@ -59,15 +61,6 @@ def _match_or_404(request: HttpRequest, match_id: int) -> Match:
     return match
 
 
-def _players_match(request: HttpRequest, match_id: int):
-    """The match and the user's seat in it; anyone else is refused."""
-    match = _match_or_404(request, match_id)
-    seat = selectors.viewer_seat(match, request.user)
-    if seat is None:
-        raise services.Forbidden("You are not playing at this table.")
-    return match, seat
-
-
 @login_required
 def table(request: HttpRequest, match_id: int) -> HttpResponse:
     match = _match_or_404(request, match_id)
@@ -108,111 +101,12 @@ def _table_fragment(request, match_id: int, seat: str, error: str = "", status: 
     )
 
 
-def _move_refused(request, match_id: int, seat: str, error: services.GameError) -> HttpResponse:
-    """A refused move: htmx swaps the table back in with the reason on it; a plain form post
-    (no script yet) goes back to the whole table page, with the reason as a message."""
-    message = str(error)
-    if not request.htmx:
-        messages.error(request, message)
-        return redirect("table", match_id=match_id)
-    return _table_fragment(request, match_id, seat, message, error.status)
-
-
-def _integer(value) -> int | None:
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        return None
-
-
-@login_required
-@require_POST
-def act(request: HttpRequest, match_id: int) -> HttpResponse:
-    """One move by the user's seat: a call, a suit, a discard or a card."""
-    try:
-        match, seat = _players_match(request, match_id)
-    except services.Forbidden as error:
-        return HttpResponse(str(error), status=403)
-    version = _integer(request.POST.get("version"))
-    token = request.POST.get("action", "").strip()
-    if token == "discard" or "discard" in request.POST:
-        token = str(Action.discard(request.POST.getlist("cards")))
-    try:
-        if version is None or not token:
-            raise services.GameError("The move was incomplete; please try again.")
-        services.do_act(match.pk, seat.position, token, version, services.Actor(user=request.user))
-    except services.GameError as error:
-        return _move_refused(request, match.pk, seat.position, error)
-    if not request.htmx:
-        return redirect("table", match_id=match.pk)
-    # The table's websocket brings the new table to every screen, the mover's too: rendering it
-    # here as well would cost a second render, and a slow response could replace a newer screen.
-    return HttpResponse(status=204)
-
-
-@login_required
-@require_POST
-def next_deal(request: HttpRequest, match_id: int) -> HttpResponse:
-    try:
-        match, seat = _players_match(request, match_id)
-    except services.Forbidden as error:
-        return HttpResponse(str(error), status=403)
-    version = _integer(request.POST.get("version"))
-    try:
-        if version is None:
-            raise services.GameError("The request was incomplete; please try again.")
-        services.do_next_deal(match.pk, version)
-    except services.GameError as error:
-        return _move_refused(request, match.pk, seat.position, error)
-    if not request.htmx:
-        return redirect("table", match_id=match.pk)
-    return _table_fragment(request, match.pk, seat.position)
-
-
-@login_required
-@require_POST
-@limited("rematch")
-def rematch(request: HttpRequest, match_id: int) -> HttpResponse:
-    """A new match with the same rules and the same kind of opponents."""
-    try:
-        match, seat = _players_match(request, match_id)
-    except services.Forbidden as error:
-        return HttpResponse(str(error), status=403)
-    if match.invite_code is not None:
-        try:
-            new = tables.do_table_rematch(match.pk, request.user)
-        except services.GameError as error:
-            if request.htmx:
-                return _after_table_post(request, match.pk, error)
-            return _refused(request, error)
-    else:
-        try:
-            new = services.do_rematch(match.pk, request.user)
-        except services.GameError as error:
-            if request.htmx:
-                return _table_fragment(request, match.pk, seat.position, str(error), error.status)
-            return _refused(request, error)
-    # The end screen usually arrives over the websocket, rendered without a request and so
-    # without a CSRF field: its form posts through htmx (with the page's CSRF header), and the
-    # new table is then loaded as a whole page, with a socket of its own.
-    if request.htmx:
-        return HttpResponseClientRedirect(reverse("table", args=[new.pk]))
-    return redirect("table", match_id=new.pk)
-
-
-# --- Shared tables ---------------------------------------------------------------------------
-
-
-def _refused(request, error: services.GameError) -> HttpResponse:
-    return render(request, "games/refused.html", {"message": str(error)}, status=error.status)
-
-
 def _after_table_post(request: HttpRequest, match_id: int, error: services.GameError | None = None):
     """Back to the table page; an htmx request gets the refreshed fragment (with the error)."""
     if error is not None and not request.htmx:
         messages.error(request, str(error))
     if request.htmx:
-        match = get_object_or_404(Match, pk=match_id)  # a refusal may come before any lookup
+        match = get_object_or_404(Match, pk=match_id)  # read again: the post changed it
         invited = invites.invited(request.session)
         position, _ = selectors.viewer_role(match, request.user, invited)
         status = error.status if error else 200
@@ -224,6 +118,124 @@ def _after_table_post(request: HttpRequest, match_id: int, error: services.GameE
         view = selectors.table_view(match, position)
         return render(request, "games/_table.html", {"view": view, "error": str(error or "")}, status=status)
     return redirect("table", match_id=match_id)
+
+
+# --- How a refused post is answered (each gets the request, the match, the seat and the error) --
+
+
+def _move_refused(request, match: Match, seat, error: services.GameError) -> HttpResponse:
+    """A refused move: htmx swaps the table back in with the reason on it; a plain form post
+    (no script yet) goes back to the whole table page, with the reason as a message."""
+    if not request.htmx:
+        messages.error(request, str(error))
+        return redirect("table", match_id=match.pk)
+    return _table_fragment(request, match.pk, seat.position, str(error), error.status)
+
+
+def _table_post_refused(request, match: Match, seat, error: services.GameError) -> HttpResponse:
+    """A refused change of a shared table: the table (forming or dealt) with the reason on it."""
+    return _after_table_post(request, match.pk, error)
+
+
+def _back_with_message(request, match: Match, seat, error: services.GameError) -> HttpResponse:
+    """A refused form of the table page (no htmx): the page again, with the reason as a message."""
+    messages.error(request, str(error))
+    return redirect("table", match_id=match.pk)
+
+
+def _rematch_refused(request, match: Match, seat, error: services.GameError) -> HttpResponse:
+    if not request.htmx:
+        return _refused(request, error)
+    if match.invite_code is not None:
+        return _after_table_post(request, match.pk, error)
+    return _table_fragment(request, match.pk, seat.position, str(error), error.status)
+
+
+def _refused(request, error: services.GameError) -> HttpResponse:
+    return render(request, "games/refused.html", {"message": str(error)}, status=error.status)
+
+
+def table_post(*, refused, seated: bool = False):
+    """The views' shared pattern for a post at one table.
+
+    The user is logged in and posts; the match exists and is not a shared table hidden from
+    them (404); with `seated`, they hold a seat at it (403, in plain words, for anyone else).
+    The view is called with the request, the match and the seat (None unless `seated`) and
+    answers only success: a refusal it raises (`GameError`) is answered by `refused`, a
+    `NotFound` by 404.
+    """
+
+    def decorate(view):
+        @wraps(view)
+        def answer(request: HttpRequest, match_id: int) -> HttpResponse:
+            match = _match_or_404(request, match_id)
+            seat = None
+            if seated:
+                seat = selectors.viewer_seat(match, request.user)
+                if seat is None:
+                    return HttpResponse("You are not playing at this table.", status=403)
+            try:
+                return view(request, match, seat)
+            except services.NotFound:
+                raise Http404 from None
+            except services.GameError as error:
+                return refused(request, match, seat, error)
+
+        return login_required(require_POST(answer))
+
+    return decorate
+
+
+def _posted_version(request: HttpRequest, what: str) -> int:
+    """The table version the posting screen showed (a stale screen's post is refused)."""
+    try:
+        return int(request.POST.get("version"))
+    except (TypeError, ValueError):
+        raise services.GameError(f"The {what} was incomplete; please try again.") from None
+
+
+@table_post(seated=True, refused=_move_refused)
+def act(request: HttpRequest, match: Match, seat) -> HttpResponse:
+    """One move by the user's seat: a call, a suit, a discard or a card."""
+    token = request.POST.get("action", "").strip()
+    if token == "discard" or "discard" in request.POST:
+        token = str(Action.discard(request.POST.getlist("cards")))
+    version = _posted_version(request, "move")
+    if not token:
+        raise services.GameError("The move was incomplete; please try again.")
+    services.do_act(match.pk, seat.position, token, version, services.Actor(user=request.user))
+    if not request.htmx:
+        return redirect("table", match_id=match.pk)
+    # The table's websocket brings the new table to every screen, the mover's too: rendering it
+    # here as well would cost a second render, and a slow response could replace a newer screen.
+    return HttpResponse(status=204)
+
+
+@table_post(seated=True, refused=_move_refused)
+def next_deal(request: HttpRequest, match: Match, seat) -> HttpResponse:
+    services.do_next_deal(match.pk, _posted_version(request, "request"))
+    if not request.htmx:
+        return redirect("table", match_id=match.pk)
+    return _table_fragment(request, match.pk, seat.position)
+
+
+@table_post(seated=True, refused=_rematch_refused)
+@limited("rematch")
+def rematch(request: HttpRequest, match: Match, seat) -> HttpResponse:
+    """A new match with the same rules and the same kind of opponents."""
+    if match.invite_code is not None:
+        new = tables.do_table_rematch(match.pk, request.user)
+    else:
+        new = services.do_rematch(match.pk, request.user)
+    # The end screen usually arrives over the websocket, rendered without a request and so
+    # without a CSRF field: its form posts through htmx (with the page's CSRF header), and the
+    # new table is then loaded as a whole page, with a socket of its own.
+    if request.htmx:
+        return HttpResponseClientRedirect(reverse("table", args=[new.pk]))
+    return redirect("table", match_id=new.pk)
+
+
+# --- Shared tables ---------------------------------------------------------------------------
 
 
 @login_required
@@ -255,79 +267,52 @@ def join_by_code(request: HttpRequest, code: str = "") -> HttpResponse:
     return redirect("table", match_id=match.pk)
 
 
-@login_required
-@require_POST
-def sit(request: HttpRequest, match_id: int) -> HttpResponse:
-    _match_or_404(request, match_id)
-    try:
-        tables.do_sit(match_id, request.user, request.POST.get("position", ""))
-    except services.NotFound:
-        raise Http404 from None
-    except services.GameError as error:
-        return _after_table_post(request, match_id, error)
-    response = _after_table_post(request, match_id)
+@table_post(refused=_table_post_refused)
+def sit(request: HttpRequest, match: Match, seat) -> HttpResponse:
+    tables.do_sit(match.pk, request.user, request.POST.get("position", ""))
+    response = _after_table_post(request, match.pk)
     if request.htmx:
         response["HX-Refresh"] = "true"  # the page around the table changes too (chat, leave)
     return response
 
 
-@login_required
-@require_POST
-def seat_bot(request: HttpRequest, match_id: int) -> HttpResponse:
+@table_post(refused=_table_post_refused)
+def seat_bot(request: HttpRequest, match: Match, seat) -> HttpResponse:
     """The host's seat controls: a bot of a level in one seat, or in every empty seat."""
     level = request.POST.get("level", "")
     if request.POST.get("position") == "all":
-        return _change_table(request, match_id, tables.do_fill_with_bots, level)
-    return _change_table(request, match_id, tables.do_set_seat_bot, request.POST.get("position", ""), level)
+        tables.do_fill_with_bots(match.pk, request.user, level)
+    else:
+        tables.do_set_seat_bot(match.pk, request.user, request.POST.get("position", ""), level)
+    return _after_table_post(request, match.pk)
 
 
-@login_required
-@require_POST
-def start_table(request: HttpRequest, match_id: int) -> HttpResponse:
-    return _change_table(request, match_id, tables.do_start_table)
+@table_post(refused=_table_post_refused)
+def start_table(request: HttpRequest, match: Match, seat) -> HttpResponse:
+    tables.do_start_table(match.pk, request.user)
+    return _after_table_post(request, match.pk)
 
 
-def _change_table(request: HttpRequest, match_id: int, change, *args) -> HttpResponse:
-    """Run a host's or player's table service; answer with the table (and its error, if refused)."""
-    _match_or_404(request, match_id)
-    try:
-        change(match_id, request.user, *args)
-    except services.NotFound:
-        raise Http404 from None
-    except services.GameError as error:
-        return _after_table_post(request, match_id, error)
-    return _after_table_post(request, match_id)
+@table_post(refused=_table_post_refused)
+def remove_from_table(request: HttpRequest, match: Match, seat) -> HttpResponse:
+    """The host removes a person from a table that has not started."""
+    tables.do_remove_from_table(match.pk, request.user, request.POST.get("position", ""))
+    return _after_table_post(request, match.pk)
 
 
-@login_required
-@require_POST
-def table_settings(request: HttpRequest, match_id: int) -> HttpResponse:
-    _match_or_404(request, match_id)
+@table_post(refused=_back_with_message)
+def table_settings(request: HttpRequest, match: Match, seat) -> HttpResponse:
     form = TableSettingsForm(request.POST)
-    try:
-        if not form.is_valid():
-            raise services.GameError(" ".join(e for errors in form.errors.values() for e in errors))
-        tables.do_table_settings(match_id, request.user, **form.cleaned_data)
-    except services.NotFound:
-        raise Http404 from None
-    except services.GameError as error:
-        messages.error(request, str(error))
-        return redirect("table", match_id=match_id)
+    if not form.is_valid():
+        raise services.GameError(" ".join(e for errors in form.errors.values() for e in errors))
+    tables.do_table_settings(match.pk, request.user, **form.cleaned_data)
     messages.success(request, "Table settings saved.")
-    return redirect("table", match_id=match_id)
+    return redirect("table", match_id=match.pk)
 
 
-@login_required
-@require_POST
-def leave(request: HttpRequest, match_id: int) -> HttpResponse:
-    _match_or_404(request, match_id)
-    try:
-        match = tables.do_leave(match_id, request.user)
-    except services.NotFound:
-        raise Http404 from None
-    except services.GameError as error:
-        messages.error(request, str(error))
-        return redirect("table", match_id=match_id)
+@table_post(refused=_back_with_message)
+def leave(request: HttpRequest, match: Match, seat) -> HttpResponse:
+    match = tables.do_leave(match.pk, request.user)
     if match.status == Match.Status.PLAYING:
         messages.success(request, "You left the table; a bot plays your seat from now on.")
     else:
@@ -335,35 +320,25 @@ def leave(request: HttpRequest, match_id: int) -> HttpResponse:
     return redirect("home")
 
 
-@login_required
-@require_POST
-def chat(request: HttpRequest, match_id: int) -> HttpResponse:
+@table_post(refused=_back_with_message)  # the chat answers its own refusals, in its form
+def chat(request: HttpRequest, match: Match, seat) -> HttpResponse:
     """A chat line; the table's screens get it over the websocket. Returns the chat form
     (cleared, or with the error) for htmx, which swaps it in place."""
-    _match_or_404(request, match_id)
     error = ""
     try:
-        tables.do_chat(match_id, request.user, request.POST.get("text", ""))
-    except services.NotFound:
-        raise Http404 from None
-    except services.GameError as e:
-        error = str(e)
-    match = get_object_or_404(Match, pk=match_id)  # an empty line is refused before any lookup
+        tables.do_chat(match.pk, request.user, request.POST.get("text", ""))
+    except services.GameError as refusal:
+        if isinstance(refusal, services.NotFound):
+            raise  # a 404, like every table post
+        error = str(refusal)
     if not request.htmx:
         if error:
             messages.error(request, error)
-        return redirect("table", match_id=match_id)
+        return redirect("table", match_id=match.pk)
     return render(request, "games/_chat_form.html", {
         "match": match, "error": error, "text": request.POST.get("text", "") if error else "",
         "lines": selectors.chat_lines(match, request.user), "posted": True,
     }, status=400 if error else 200)
-
-
-@login_required
-@require_POST
-def remove_from_table(request: HttpRequest, match_id: int) -> HttpResponse:
-    """The host removes a person from a table that has not started."""
-    return _change_table(request, match_id, tables.do_remove_from_table, request.POST.get("position", ""))
 
 
 @login_required

@@ -32,10 +32,10 @@ CLAIM_SECONDS = 90
 
 def after_change(match_id: int, version: int) -> None:
     """Called after every change of a table (games.services.announce_change)."""
-    prepare(match_id, version)
+    do_prepare(match_id, version)
 
 
-def prepare(match_id: int, version: int | None = None) -> None:
+def do_prepare(match_id: int, version: int | None = None) -> None:
     """Ask for what the table's coached people need now: advice if one of them is to decide,
     reviews of the deal once it is over. Repeating it is harmless. With `version`, only if the
     table is still at that version (else a later change asks)."""
@@ -50,7 +50,7 @@ def prepare(match_id: int, version: int | None = None) -> None:
             return  # a table still forming: nothing is dealt yet
         if deal_row.is_over:
             for seat in selectors.coached_seats(match):
-                request_review(deal_row, seat)
+                do_request_review(deal_row, seat)
         else:
             _request_advice(match)
 
@@ -61,7 +61,7 @@ def _locked(match_id: int) -> Match | None:
     return Match.objects.select_for_update().filter(pk=match_id).first()
 
 
-def request_advice(match: Match) -> Advice | None:
+def do_request_advice(match: Match) -> Advice | None:
     """Ask for advice on the current decision, if a person with the coach on has it and has a
     choice. Returns the advice row (new, pending or ready), or None."""
     with transaction.atomic():
@@ -80,7 +80,7 @@ def _request_advice(match: Match) -> Advice | None:
     return advice
 
 
-def request_review(deal_row: Deal, seat: str) -> Review | None:
+def do_request_review(deal_row: Deal, seat: str) -> Review | None:
     """Ask for the review of a finished deal for one seat (held by a person)."""
     if not deal_row.is_over or not deal_row.match.seats.filter(position=seat, user__isnull=False).exists():
         return None
@@ -114,7 +114,7 @@ def _enqueue_after_commit(task_name: str, row) -> None:
     transaction.on_commit(lambda: dispatch.enqueue(task, row.pk))
 
 
-def claim(model, pk: int):
+def do_claim(model, pk: int):
     """Take a pending row (or one whose claim was lost) for computing; None if another worker
     has it or it is done."""
     now = timezone.now()
@@ -125,13 +125,13 @@ def claim(model, pk: int):
     return model.objects.select_related("deal__match").get(pk=pk) if taken else None
 
 
-def release(row) -> None:
+def do_release(row) -> None:
     """Give a claimed row back (its position moved on before it was computed): a review computes
     it later if it needs it."""
     type(row).objects.filter(pk=row.pk, status=Work.COMPUTING).update(status=Work.PENDING, started_at=None)
 
 
-def store_advice(advice: Advice, phase: str, options: list[Option], seconds: float) -> None:
+def do_store_advice(advice: Advice, phase: str, options: list[Option], seconds: float) -> None:
     """Save computed advice and tell the seat's screen, if the table is still at that moment."""
     advice.phase = phase
     advice.options = [option.to_json() for option in options]
@@ -142,7 +142,7 @@ def store_advice(advice: Advice, phase: str, options: list[Option], seconds: flo
     transaction.on_commit(partial(_tell_seat, advice.deal.match_id, advice.seat, advice.version))
 
 
-def store_review(review: Review, entries: list[dict], judgements: list[judging.Judgement]) -> None:
+def do_store_review(review: Review, entries: list[dict], judgements: list[judging.Judgement]) -> None:
     review.decisions = entries
     review.accuracy = judging.accuracy(judgements)
     for name, column in (("inaccuracy", "inaccuracies"), ("mistake", "mistakes"), ("blunder", "blunders")):
@@ -161,7 +161,7 @@ def _tell_statistics(review: Review) -> None:
     hooks.review_scored(review.deal_id, review.seat, review.accuracy / 100)
 
 
-def save_computed_advice(deal_row: Deal, step: int, seat: str, version: int, phase: str,
+def do_save_computed_advice(deal_row: Deal, step: int, seat: str, version: int, phase: str,
                          options: list[Option], seconds: float) -> None:
     """Keep advice a review had to compute itself (the player had the coach off, or moved on
     before it was ready), so that the position is never searched again."""
@@ -201,3 +201,17 @@ def do_attempt_exercise(user, deal_row: Deal, step: int, choice: str) -> Exercis
     return ExerciseAttempt.objects.create(
         user=user, deal=deal_row, step=step, seat=obs.seat, choice=choice, mark=mark, loss=loss
     )
+
+
+# --- The switch -------------------------------------------------------------------------------
+
+
+def do_set_coach(user, enabled: bool, at_table: int | None = None) -> None:
+    """Switch the coach on or off for `user`: kept on the user, so every table and device agrees.
+    Switched on at a table the user plays at, the coach is asked at once for what that table
+    lacks (the panel the switch refreshes then shows it thinking; the table's socket brings the
+    advice)."""
+    user.coach_enabled = enabled
+    user.save(update_fields=["coach_enabled"])
+    if enabled and at_table is not None and Seat.objects.filter(match_id=at_table, user=user).exists():
+        do_prepare(at_table)

@@ -16,24 +16,24 @@ from .models import Advice, Review, Work
 @shared_task(acks_late=True, reject_on_worker_lost=True, soft_time_limit=30, time_limit=40)
 def advise_position(advice_id: int) -> str:
     """Search the position of one Advice row from the seat's observation, with the hard bot's seed."""
-    advice = services.claim(Advice, advice_id)
+    advice = services.do_claim(Advice, advice_id)
     if advice is None:
         return "done"
     match = advice.deal.match
     if match.version != advice.version:
-        services.release(advice)  # the player moved on first: this advice would never be shown
+        services.do_release(advice)  # the player moved on first: this advice would never be shown
         return "stale"
     obs = selectors.observation_at(advice.deal, advice.step, advice.seat, dict(match.totals))
     started = time.perf_counter()
     options = dispatch.compute(advise, obs, seed=tables.search_seed(match.pk, advice.version))
-    services.store_advice(advice, obs.phase, options, time.perf_counter() - started)
+    services.do_store_advice(advice, obs.phase, options, time.perf_counter() - started)
     return options[0].action
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True, soft_time_limit=240, time_limit=300)
 def review_deal(review_id: int) -> str:
     """Judge each decision a person made in a finished deal against the coach's choice."""
-    review = services.claim(Review, review_id)
+    review = services.do_claim(Review, review_id)
     if review is None:
         return "done"
     deal_row = review.deal
@@ -53,7 +53,7 @@ def review_deal(review_id: int) -> str:
             version = advice.version if advice is not None else selectors.version_at(deal_row, step)
             started = time.perf_counter()
             options = dispatch.compute(advise, obs, seed=tables.search_seed(match_id, version))
-            services.save_computed_advice(deal_row, step, review.seat, version, obs.phase, options,
+            services.do_save_computed_advice(deal_row, step, review.seat, version, obs.phase, options,
                                           time.perf_counter() - started)
         taken = next((o for o in options if o.action == action.token), None)
         if taken is None:
@@ -75,7 +75,7 @@ def review_deal(review_id: int) -> str:
             "unit": judgement.unit,
             "mark": judgement.mark,
         })
-    services.store_review(review, entries, judgements)
+    services.do_store_review(review, entries, judgements)
     return f"{len(entries)} decisions"
 
 

@@ -30,15 +30,15 @@ def _refused(request: HttpRequest, message: str) -> HttpResponse:
 @login_required
 @limited("coach", methods=("GET", "POST"))
 def panel(request: HttpRequest, match_id: int) -> HttpResponse:
-    """The panel for the user's seat, asking the coach for what it lacks (after the coach is
-    switched on, or when a page opens on a position whose advice was never asked for)."""
+    """The panel for the user's seat, as it stands: a GET asks the coach for nothing. The coach
+    is asked by the switch (switched on at this table), by every change of the table, and by
+    the table's socket when it opens (a position whose advice was never asked for)."""
     match = get_object_or_404(Match, pk=match_id)
     seat = tables.viewer_seat(match, request.user)
     if seat is None:
         return HttpResponse("You are not playing at this table.", status=403)
     if match.status == Match.Status.FORMING:
         return HttpResponse("The table has not started yet: the coach speaks once it has.", status=409)
-    services.prepare(match.pk)
     return HttpResponse(panel_html(match, seat.position))
 
 
@@ -54,7 +54,7 @@ def review(request: HttpRequest, deal_id: int) -> HttpResponse:
     if not deal_row.is_over:
         raise Http404("This deal is still being played.")
     if request.method == "POST":
-        services.request_review(deal_row, seat.position)
+        services.do_request_review(deal_row, seat.position)
         return redirect("coach:review", deal_id=deal_row.pk)
     context = {"deal": deal_row, "page": selectors.review_page(deal_row, seat.position)}
     if request.htmx:

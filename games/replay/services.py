@@ -130,7 +130,7 @@ def _enqueue_faceup(row_id: int) -> None:
     dispatch.enqueue(dispatch.registered_task("games.replay.tasks.analyse_faceup"), row_id)
 
 
-def claim_faceup(row_id: int) -> FaceUpAnalysis | None:
+def do_claim_faceup(row_id: int) -> FaceUpAnalysis | None:
     """Take a pending row (or one whose worker died) for computing; None if taken or done."""
     now = timezone.now()
     lost = Q(status=FaceUpAnalysis.Status.COMPUTING, started_at__lt=now - timedelta(seconds=FACEUP_CLAIM_SECONDS))
@@ -140,7 +140,7 @@ def claim_faceup(row_id: int) -> FaceUpAnalysis | None:
     return FaceUpAnalysis.objects.select_related("deal__match").get(pk=row_id) if taken else None
 
 
-def store_faceup(row: FaceUpAnalysis, analysis, seconds: float) -> None:
+def do_store_faceup(row: FaceUpAnalysis, analysis, seconds: float) -> None:
     """Keep a solved step: every legal card's exact value."""
     # An update, not a save: a deal removed while its step was being solved leaves nothing to keep.
     FaceUpAnalysis.objects.filter(pk=row.pk).update(
@@ -156,7 +156,7 @@ def store_faceup(row: FaceUpAnalysis, analysis, seconds: float) -> None:
     )
 
 
-def store_faceup_too_large(row: FaceUpAnalysis, seat: str, exact_from_trick: int | None, seconds: float) -> None:
+def do_store_faceup_too_large(row: FaceUpAnalysis, seat: str, exact_from_trick: int | None, seconds: float) -> None:
     """Keep that a step is too large to solve exactly, and from which trick on it is."""
     FaceUpAnalysis.objects.filter(pk=row.pk).update(
         seat=seat, exact_from_trick=exact_from_trick, seconds=seconds,

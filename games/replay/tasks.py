@@ -16,7 +16,7 @@ MAX_NODES = DEFAULT_MAX_NODES
 
 @shared_task(acks_late=True, reject_on_worker_lost=True, soft_time_limit=60, time_limit=90)
 def analyse_faceup(row_id: int) -> str:
-    row = services.claim_faceup(row_id)
+    row = services.do_claim_faceup(row_id)
     if row is None:
         return "done"
     deal = game_selectors.deal_state(row.deal, upto=row.step)
@@ -24,10 +24,10 @@ def analyse_faceup(row_id: int) -> str:
     try:
         analysis = analyse(deal, max_nodes=MAX_NODES)
     except TooLarge:
-        services.store_faceup_too_large(row, deal.to_act, _first_exact_trick(row.deal, row.step),
+        services.do_store_faceup_too_large(row, deal.to_act, _first_exact_trick(row.deal, row.step),
                                         time.process_time() - started)
         return "too large"
-    services.store_faceup(row, analysis, time.process_time() - started)
+    services.do_store_faceup(row, analysis, time.process_time() - started)
     return f"{len(analysis.lines)} choices"
 
 

@@ -14,8 +14,8 @@ class StatsConfig(AppConfig):
         from . import services
         from .players import shown_ratings
 
-        register_ratings_provider(shown_ratings)
+        register_ratings_provider(shown_ratings)  # the lobby shows hosts' ratings through it
         # The core and the coach tell the statistics what happened; they do not import them.
-        hooks.after_deal.register(services.record_deal)
-        hooks.after_match.register(services.record_match)
-        hooks.review_scored.register(services.record_review_accuracy)  # the lobby shows hosts' ratings through it
+        hooks.after_deal.register(services.do_record_deal)
+        hooks.after_match.register(services.do_record_match)
+        hooks.review_scored.register(services.do_record_review_accuracy)

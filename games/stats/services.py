@@ -1,7 +1,7 @@
 """Writing statistics: called by `games.services` inside the game's own transaction.
 
-`record_deal` writes one summary row per seat when a deal ends, from the engine's result JSON
-(`Deal.result`); `record_match` rates the players when a match ends. Nothing here re-scores a
+`do_record_deal` writes one summary row per seat when a deal ends, from the engine's result JSON
+(`Deal.result`); `do_record_match` rates the players when a match ends. Nothing here re-scores a
 deal: which side took High or made its bid is read from the result the engine wrote.
 """
 
@@ -30,7 +30,7 @@ def _opponents(seats: list[Seat], side_of, my_side: str) -> tuple[str, str]:
     return kind, ",".join(levels)
 
 
-def record_deal(deal_row: Deal, result: dict) -> list[DealSummary]:
+def do_record_deal(deal_row: Deal, result: dict) -> list[DealSummary]:
     """One summary row per seat of a deal that has just ended, read from its result JSON."""
     match = deal_row.match
     seats = [seat for seat in match.seats.all() if not seat.is_empty]
@@ -97,7 +97,7 @@ def _lock_ratings(keys: set[tuple]) -> dict[tuple, Rating]:
     return {_key({"user_id": row.user_id, "bot_level": row.bot_level}): row for row in locked}
 
 
-def record_match(match: Match) -> list[MatchRecord]:
+def do_record_match(match: Match) -> list[MatchRecord]:
     """Rate a match that has just ended and keep a history row per rated player.
 
     `match` carries its final totals, winner and finish time (set by the caller, maybe not saved
@@ -145,7 +145,7 @@ def record_match(match: Match) -> list[MatchRecord]:
     return MatchRecord.objects.bulk_create(records)
 
 
-def record_coach_accuracy(deal_id: int, seat: str, accuracy: float) -> None:
+def do_record_coach_accuracy(deal_id: int, seat: str, accuracy: float) -> None:
     """For the coach: how well a seat's decisions in a finished deal matched its advice (0..1)."""
     if not 0.0 <= accuracy <= 1.0:
         raise ValueError(f"accuracy must be between 0 and 1, not {accuracy}")
@@ -157,10 +157,10 @@ def record_coach_accuracy(deal_id: int, seat: str, accuracy: float) -> None:
         raise DealSummary.DoesNotExist(f"no summary for seat {seat} of deal {deal_id}")
 
 
-def record_review_accuracy(deal_id: int, seat: str, accuracy: float) -> None:
+def do_record_review_accuracy(deal_id: int, seat: str, accuracy: float) -> None:
     """`hooks.review_scored`: keep the coach's verdict, unless the deal finished before
     statistics were kept (it has no summary)."""
     try:
-        record_coach_accuracy(deal_id, seat, accuracy)
+        do_record_coach_accuracy(deal_id, seat, accuracy)
     except DealSummary.DoesNotExist:
         pass

@@ -61,7 +61,7 @@ def test_the_coachs_tasks_go_to_the_coach_queue_and_the_bots_to_theirs():
 def test_no_advice_is_asked_for_when_the_coach_is_off(user, enqueued, django_capture_on_commit_callbacks):
     match = at_a_choice(services.do_start_match(user, "house", "easy"))
     with django_capture_on_commit_callbacks(execute=True):
-        assert coach_services.request_advice(match) is None
+        assert coach_services.do_request_advice(match) is None
         services.announce_change(match.pk, match.version)
     assert not Advice.objects.exists() and not enqueued
 
@@ -71,7 +71,7 @@ def test_a_persons_turn_asks_for_advice_once(coached, enqueued, django_capture_o
     with django_capture_on_commit_callbacks(execute=True):
         services.announce_change(match.pk, match.version)  # what every move ends with
         services.announce_change(match.pk, match.version)  # the same position again
-        coach_services.request_advice(match)  # and the panel asking for it
+        coach_services.do_request_advice(match)  # and the table's socket opening, or the switch
     advice = Advice.objects.get()
     assert (advice.seat, advice.version, advice.status) == ("S", match.version, Work.PENDING)
     assert advice.step == selectors.deal_state(selectors.current_deal(match)).version
@@ -80,7 +80,7 @@ def test_a_persons_turn_asks_for_advice_once(coached, enqueued, django_capture_o
 
 def test_advice_is_the_hard_bots_search_at_the_same_seed_and_is_never_computed_twice(coached, monkeypatch):
     match = at_a_choice(services.do_start_match(coached, "house", "easy"))
-    advice = coach_services.request_advice(match)
+    advice = coach_services.do_request_advice(match)
     first = coach_tasks.advise_position(advice.pk)
 
     advice.refresh_from_db()
@@ -95,12 +95,12 @@ def test_advice_is_the_hard_bots_search_at_the_same_seed_and_is_never_computed_t
 
     monkeypatch.setattr(coach_tasks, "advise", must_not_search)
     assert coach_tasks.advise_position(advice.pk) == "done"
-    assert coach_services.request_advice(match).pk == advice.pk
+    assert coach_services.do_request_advice(match).pk == advice.pk
 
 
 def test_advice_for_a_position_the_table_has_left_is_dropped(coached):
     match = at_a_choice(services.do_start_match(coached, "house", "easy"))
-    advice = coach_services.request_advice(match)
+    advice = coach_services.do_request_advice(match)
     services.do_act(match.pk, "S", person_move(match, "S"), match.version, services.Actor(user=coached))
     assert coach_tasks.advise_position(advice.pk) == "stale"
     advice.refresh_from_db()
@@ -111,12 +111,12 @@ def test_advice_for_a_position_the_table_has_left_is_dropped(coached):
 
 def test_a_lost_claim_can_be_taken_again_but_a_live_one_cannot(coached):
     match = at_a_choice(services.do_start_match(coached, "house", "easy"))
-    advice = coach_services.request_advice(match)
-    assert coach_services.claim(Advice, advice.pk) is not None
-    assert coach_services.claim(Advice, advice.pk) is None  # another worker has it
+    advice = coach_services.do_request_advice(match)
+    assert coach_services.do_claim(Advice, advice.pk) is not None
+    assert coach_services.do_claim(Advice, advice.pk) is None  # another worker has it
     Advice.objects.filter(pk=advice.pk).update(
         started_at=advice.requested_at.replace(year=advice.requested_at.year - 1))
-    assert coach_services.claim(Advice, advice.pk) is not None  # its worker died
+    assert coach_services.do_claim(Advice, advice.pk) is not None  # its worker died
 
 
 def test_the_match_version_of_every_decision_can_be_found_again(user):
@@ -195,7 +195,7 @@ def test_a_review_reuses_the_advice_the_player_saw(coached, monkeypatch):
     advised = []
 
     def person(m, seat):  # the coach is asked at every decision, as at a real table
-        advice = coach_services.request_advice(m)
+        advice = coach_services.do_request_advice(m)
         if advice is not None:
             coach_tasks.advise_position(advice.pk)
             advised.append(advice.step)
@@ -203,7 +203,7 @@ def test_a_review_reuses_the_advice_the_player_saw(coached, monkeypatch):
 
     match = play_until(match, stop=lambda m: selectors.current_deal(m).is_over, person=person)
     deal_row = selectors.current_deal(match)
-    review = coach_services.request_review(deal_row, "S")
+    review = coach_services.do_request_review(deal_row, "S")
     searched = []
     real_advise = coach_tasks.advise
 
@@ -216,7 +216,7 @@ def test_a_review_reuses_the_advice_the_player_saw(coached, monkeypatch):
     review.refresh_from_db()
     assert not searched
     assert [d["step"] for d in review.decisions] == advised
-    assert coach_services.request_review(deal_row, "S").pk == review.pk  # asked again: the same
+    assert coach_services.do_request_review(deal_row, "S").pk == review.pk  # asked again: the same
 
 
 def test_decisions_a_bot_made_for_the_person_are_not_theirs(coached):
@@ -227,7 +227,7 @@ def test_decisions_a_bot_made_for_the_person_are_not_theirs(coached):
                            selectors.deal_state(selectors.current_deal(m)).observation(seat), "easy"))
     Action.objects.filter(seat="S").update(user=None, bot_level="easy")
     deal_row = selectors.current_deal(match)
-    review = coach_services.request_review(deal_row, "S")
+    review = coach_services.do_request_review(deal_row, "S")
     coach_tasks.review_deal(review.pk)
     review.refresh_from_db()
     assert review.decisions == [] and review.accuracy is None
@@ -236,15 +236,15 @@ def test_decisions_a_bot_made_for_the_person_are_not_theirs(coached):
 def test_advice_whose_worker_died_is_asked_for_again(coached, enqueued, django_capture_on_commit_callbacks):
     match = at_a_choice(services.do_start_match(coached, "house", "easy"))
     with django_capture_on_commit_callbacks(execute=True):
-        advice = coach_services.request_advice(match)
+        advice = coach_services.do_request_advice(match)
     assert len(enqueued) == 1
-    coach_services.claim(Advice, advice.pk)  # a worker took it ... and died
+    coach_services.do_claim(Advice, advice.pk)  # a worker took it ... and died
     with django_capture_on_commit_callbacks(execute=True):
-        assert coach_services.request_advice(match).pk == advice.pk
+        assert coach_services.do_request_advice(match).pk == advice.pk
     assert len(enqueued) == 1  # too soon to tell
     Advice.objects.filter(pk=advice.pk).update(
         started_at=advice.requested_at.replace(year=advice.requested_at.year - 1))
     with django_capture_on_commit_callbacks(execute=True):
-        coach_services.request_advice(match)
+        coach_services.do_request_advice(match)
     assert enqueued == [("games.coach.tasks.advise_position", (advice.pk,))] * 2
     assert coach_tasks.advise_position(advice.pk) != "done"  # the new task may claim it

@@ -55,6 +55,18 @@ def test_switching_the_coach_tells_the_page(logged_in_client, user):
     assert user.coach_enabled
 
 
+def test_switching_the_coach_on_asks_it_only_at_ones_own_table(client, make_user, user):
+    user.coach_enabled = True
+    user.save()
+    match = at_a_choice(services.do_start_match(user, "house", "easy"))
+    client.force_login(make_user("mallory"))
+    client.post(reverse("toggle_coach"), {"enabled": "on", "match": match.pk})
+    assert not Advice.objects.exists()  # no work for the coach at a table mallory does not play at
+    client.force_login(user)
+    assert "The coach is weighing your options" in client.get(panel_url(match)).content.decode()
+    assert not Advice.objects.exists()  # the panel only shows; the coach was asked by nobody
+
+
 def test_the_panel_is_only_for_the_tables_players(client, make_user, user):
     match = services.do_start_match(user, "house", "easy")
     assert client.get(panel_url(match)).status_code == 302  # to the log-in page
@@ -70,14 +82,15 @@ def test_with_the_coach_off_the_panel_invites_and_asks_nothing(logged_in_client,
     assert not Advice.objects.exists()
 
 
-def test_at_the_players_turn_the_panel_thinks_then_ranks_the_options_with_figures(coached_client, user):
+def test_at_the_players_turn_the_panel_thinks_then_ranks_the_options_with_figures(logged_in_client, user):
     match = at_a_choice(services.do_start_match(user, "house", "easy"))
-    html = coached_client.get(panel_url(match)).content.decode()
+    logged_in_client.post(reverse("toggle_coach"), {"enabled": "on", "match": match.pk}, HTTP_HX_REQUEST="true")
+    html = logged_in_client.get(panel_url(match)).content.decode()
     assert "The coach is weighing your options" in html
-    advice = Advice.objects.get()  # the panel asked for it
+    advice = Advice.objects.get()  # switched on at the table, the coach was asked at once
     coach_tasks.advise_position(advice.pk)
 
-    html = coached_client.get(panel_url(match)).content.decode()
+    html = logged_in_client.get(panel_url(match)).content.decode()
     advice.refresh_from_db()
     options = advice.options
     shown = re.findall(r'class="coach-option[^"]*" data-action="([^"]+)"', html)
@@ -96,7 +109,7 @@ def test_at_the_players_turn_the_panel_thinks_then_ranks_the_options_with_figure
 
 def test_advice_for_an_old_position_is_not_shown(coached_client, user):
     match = at_a_choice(services.do_start_match(user, "house", "easy"))
-    advice = coach_services.request_advice(match)
+    advice = coach_services.do_request_advice(match)
     coach_tasks.advise_position(advice.pk)
     services.do_act(match.pk, "S", person_move(match, "S"), match.version, services.Actor(user=user))
     match.refresh_from_db()
@@ -110,7 +123,7 @@ def test_a_whole_deal_of_panels_never_shows_a_hidden_card(coached_client, user):
     panels = []
 
     def person(m, seat):
-        advice = coach_services.request_advice(m)
+        advice = coach_services.do_request_advice(m)
         if advice is not None:
             coach_tasks.advise_position(advice.pk)
         panels.append(panel_html(m, seat))
@@ -173,6 +186,7 @@ def test_a_player_asks_for_a_review_and_reads_it(logged_in_client, finished_deal
 
 def test_after_the_deal_the_panel_shows_the_review(coached_client, finished_deal):
     match = finished_deal.match
+    coach_services.do_prepare(match.pk)  # what the deal's last move asks of the coach, once committed
     html = coached_client.get(panel_url(match)).content.decode()
     assert "reviewing the deal" in html
     review = Review.objects.get(deal=finished_deal, seat="S")

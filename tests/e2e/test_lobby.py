@@ -116,7 +116,7 @@ def _finished(winner, loser, days_ago):
     )
     Seat.objects.create(match=match, position="P1", user=winner)
     Seat.objects.create(match=match, position="P2", user=loser)
-    stats_services.record_match(match)
+    stats_services.do_record_match(match)
 
 
 def test_the_player_page_and_the_leaderboard(site, browser):

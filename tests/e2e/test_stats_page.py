@@ -19,7 +19,7 @@ def play_a_few_matches(user):
         pool.submit(_play, user).result()
     # The coach does not exist yet: pretend it judged some deals, to see its chart.
     for n, row in enumerate(DealSummary.objects.filter(user=user).order_by("finished_at")[:12]):
-        stats_services.record_coach_accuracy(row.deal_id, row.seat, 0.5 + (n % 5) / 10)
+        stats_services.do_record_coach_accuracy(row.deal_id, row.seat, 0.5 + (n % 5) / 10)
 
 
 def _play(user):
@@ -62,7 +62,7 @@ def _play_to_the_end(match, user, seconds=120):
     raise AssertionError("the match did not end in time")
     # The coach does not exist yet: pretend it judged some deals, to see its chart.
     for n, row in enumerate(DealSummary.objects.filter(user=user).order_by("finished_at")[:12]):
-        stats_services.record_coach_accuracy(row.deal_id, row.seat, 0.5 + (n % 5) / 10)
+        stats_services.do_record_coach_accuracy(row.deal_id, row.seat, 0.5 + (n % 5) / 10)
 
 
 def log_in(page: Page, site: str, username: str, password: str):

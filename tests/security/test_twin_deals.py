@@ -272,7 +272,7 @@ def _through_the_coach(client, user, first, second, blank, position, twin, monke
         user.save(update_fields=["coach_enabled"])
         answers = []
         for match in (first, second):
-            client.get(reverse("coach:panel", args=[match.pk]))  # asks for the advice
+            client.post(reverse("toggle_coach"), {"enabled": "on", "match": match.pk})  # asks for the advice
             for advice in Advice.objects.filter(deal__match=match):
                 coach_tasks.advise_position(advice.pk)
             response = client.get(reverse("coach:panel", args=[match.pk]))

@@ -60,7 +60,7 @@ class History:
         )
         for side, change in result["score"].items():
             self.match.totals[side] += change
-        stats_services.record_deal(deal_row, result)
+        stats_services.do_record_deal(deal_row, result)
         self.deals.append(deal_row)
         return deal_row
 
@@ -69,6 +69,6 @@ class History:
         self.match.status = Match.Status.FINISHED
         self.match.winner = winner
         self.match.finished_at = at(self.day, minutes=len(self.deals) + 1)
-        stats_services.record_match(self.match)
+        stats_services.do_record_match(self.match)
         self.match.save()
         return self.match

@@ -41,7 +41,7 @@ def finished(winner_user, loser, *, days_ago=0, bot=False, shared=True):
         Seat.objects.create(match=match, position="P2", bot_level="easy")
     else:
         Seat.objects.create(match=match, position="P2", user=loser)
-    stats_services.record_match(match)
+    stats_services.do_record_match(match)
     return match
 
 

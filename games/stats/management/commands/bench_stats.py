@@ -143,7 +143,7 @@ class Command(BaseCommand):
                 match.status = Match.Status.FINISHED
                 match.winner = standing.winner
                 match.finished_at = deal_rows[-1].finished_at
-                services.record_match(match)
+                services.do_record_match(match)
             match.save()
             if len(summaries) > 5000:
                 DealSummary.objects.bulk_create(summaries)
