@@ -5,6 +5,7 @@ leaderboard. Screenshots (desktop 1280x900 and phone 390x844) land in var/screen
 import re
 from datetime import timedelta
 
+from django.db import transaction
 from django.utils import timezone
 from playwright.sync_api import Page, expect
 
@@ -108,6 +109,7 @@ def test_quick_pairing_seats_two_people_and_bots_fill_after_the_wait(site, brows
         context.close()
 
 
+@transaction.atomic  # as in the move that ends a match: the ratings are locked while they change
 def _finished(winner, loser, days_ago):
     match = Match.objects.create(
         rules={"preset": "family", "players": 2}, status=Match.Status.FINISHED, host=winner,
