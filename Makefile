@@ -58,6 +58,7 @@ run: $(VENV)/.installed $(SECRET_KEY_FILE)
 # the main thread, which breaks async tests that come after it in the same process.
 test: $(VENV)/.installed-test
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
 	$(BIN)/pytest -m "not browser" $(PYTEST_ARGS)
 	DJANGO_ALLOW_ASYNC_UNSAFE=true $(BIN)/pytest -m browser $(PYTEST_ARGS)
@@ -92,6 +93,7 @@ loadtest: $(VENV)/.installed-test $(SECRET_KEY_FILE)
 
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
 
 clean:

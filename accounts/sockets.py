@@ -27,9 +27,13 @@ def user_group(user_id: int) -> str:
 
 def end_sockets(user_id: int, session_key: str | None = None) -> None:
     """Tell the user's sockets that `session_key` ended (None: every session must check itself)."""
-    transaction.on_commit(partial(
-        realtime.group_send, user_group(user_id), {"type": "session.check", "ended": session_key}
-    ))
+    transaction.on_commit(
+        partial(
+            realtime.group_send,
+            user_group(user_id),
+            {"type": "session.check", "ended": session_key},
+        )
+    )
 
 
 def session_still_valid(session_key: str | None, user_id: int) -> bool:

@@ -66,7 +66,9 @@ def _table_id(value) -> int | None:
 def toggle_coach(request: HttpRequest) -> HttpResponse:
     """Switch the coach on or off; remembered on the user, so every table and device agrees."""
     at_table = _table_id(request.POST.get("match"))
-    coach_services.do_set_coach(request.user, request.POST.get("enabled") == "on", at_table=at_table)
+    coach_services.do_set_coach(
+        request.user, request.POST.get("enabled") == "on", at_table=at_table
+    )
     if request.htmx:
         response = render(request, "accounts/_coach_toggle.html", {"coach_table": at_table})
         response["HX-Trigger"] = "coach-toggled"  # the table's coach panel fetches itself again
@@ -90,6 +92,10 @@ class PasswordChangeView(auth_views.PasswordChangeView):
 def history_privacy(request: HttpRequest) -> HttpResponse:
     """Whether the player page shows this player's ratings, record and recent matches."""
     services.do_set_history_public(request.user, request.POST.get("public") == "1")
-    messages.success(request, "Your history is now public." if request.user.history_public
-                     else "Your history is now private: your page shows only your name.")
+    messages.success(
+        request,
+        "Your history is now public."
+        if request.user.history_public
+        else "Your history is now private: your page shows only your name.",
+    )
     return redirect("player", name=request.user.username)

@@ -67,7 +67,8 @@ class TableConsumer(AsyncWebsocketConsumer):
     async def count_presence(self):
         # Outside any render (a render changes nothing); the service tells every screen, this one too.
         self.present = await database_sync_to_async(tables.do_presence, thread_sensitive=False)(
-            self.match_id, self.user, +1)
+            self.match_id, self.user, +1
+        )
 
     def _invited(self) -> frozenset[int]:
         session = self.scope.get("session")
@@ -82,7 +83,9 @@ class TableConsumer(AsyncWebsocketConsumer):
         self.shared = match.invite_code is not None
         if seat:
             services.resume_stalled_turn(match.pk)
-            coach_services.do_prepare(match.pk)  # advice the coach was never asked for (switched on elsewhere)
+            coach_services.do_prepare(
+                match.pk
+            )  # advice the coach was never asked for (switched on elsewhere)
         return allowed
 
     async def disconnect(self, code):
@@ -93,7 +96,8 @@ class TableConsumer(AsyncWebsocketConsumer):
         if getattr(self, "present", False):
             self.present = False
             await database_sync_to_async(tables.do_presence, thread_sensitive=False)(
-                self.match_id, self.user, -1)
+                self.match_id, self.user, -1
+            )
 
     async def table_changed(self, event):
         # Events can overtake each other; never replace a newer screen with an older one. A
@@ -119,7 +123,9 @@ class TableConsumer(AsyncWebsocketConsumer):
         self.sent_version = version
         await self.send(text_data=html)
         if self.seat and self.shared and not self.present:
-            await self.count_presence()  # this tab now holds a seat (just connected, or just sat down)
+            await (
+                self.count_presence()
+            )  # this tab now holds a seat (just connected, or just sat down)
 
     async def session_check(self, event):
         """The user logged out somewhere, or changed their password: is this socket's login over?"""
@@ -133,7 +139,9 @@ class TableConsumer(AsyncWebsocketConsumer):
 
     async def end_logged_out(self):
         # The page keeps nothing of the table (no hand, no advice) and says why it stopped.
-        await self.send(text_data=render_to_string("games/_logged_out.html", {"match_id": self.match_id}))
+        await self.send(
+            text_data=render_to_string("games/_logged_out.html", {"match_id": self.match_id})
+        )
         await self.close(code=LOGGED_OUT)
 
     def _render_table(self):

@@ -9,6 +9,7 @@ Callers always go through `enqueue`, usually from `transaction.on_commit`, so a 
 a move that was rolled back.
 """
 
+import contextlib
 import logging
 import multiprocessing
 import os
@@ -96,7 +97,9 @@ def _run_in_thread(task, args, kwargs, countdown: float, retries: int = 0):
     except getattr(task, "autoretry_for", ()) as error:
         if task.max_retries is None or retries < task.max_retries:
             delay = retry_delay(task, retries)
-            log.warning("task %s%r: %r; retry %d in %.1f s", task.name, args, error, retries + 1, delay)
+            log.warning(
+                "task %s%r: %r; retry %d in %.1f s", task.name, args, error, retries + 1, delay
+            )
             _submit(task, args, kwargs, delay, retries + 1)
         else:
             _fail(task, args, error)
@@ -172,7 +175,9 @@ def registered_task(name: str):
 def enqueue(task, *args, countdown: float = 0, **kwargs) -> Future | None:
     """Run `task(*args, **kwargs)` in the background, after `countdown` seconds."""
     if countdown > LONGEST_COUNTDOWN:
-        raise ValueError(f"a countdown of {countdown} s is longer than {LONGEST_COUNTDOWN} s: store a due time")
+        raise ValueError(
+            f"a countdown of {countdown} s is longer than {LONGEST_COUNTDOWN} s: store a due time"
+        )
     if uses_workers():
         task.apply_async(args=args, kwargs=kwargs, countdown=countdown or None)
         return None
@@ -226,8 +231,6 @@ def wait_for_in_process_tasks(timeout: float = 30) -> bool:
         if not running:
             return True
         for future in running:
-            try:
+            with contextlib.suppress(Exception):  # the task logged its own failure
                 future.result(timeout=max(0.0, deadline - time.monotonic()))
-            except Exception:  # noqa: BLE001 - the task logged its own failure
-                pass
     return False

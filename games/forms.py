@@ -109,7 +109,10 @@ class NewTableForm(NewMatchForm):
 
     allow_spectators = forms.BooleanField(required=False, label="Allow spectators")
     turn_timeout_seconds = forms.IntegerField(
-        label="Seconds before a bot plays for an absent player", min_value=5, max_value=600, initial=30
+        label="Seconds before a bot plays for an absent player",
+        min_value=5,
+        max_value=600,
+        initial=30,
     )
     public = forms.BooleanField(required=False, label="List it in the lobby, open to anyone")
 

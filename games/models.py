@@ -63,24 +63,32 @@ class Match(models.Model):
     class Meta:
         indexes = [models.Index(fields=["status", "-updated_at"])]
 
+    def __str__(self) -> str:
+        return f"Match {self.pk} ({self.status})"
+
     @property
     def rules_label(self) -> str:
         """The preset's name, and the options that differ from it, for lists."""
         if isinstance(self.rules, str):
             return preset_name(self.rules)
-        options = [f"{k.replace('_', ' ')} {v}" if v is not True else k.replace("_", " ")
-                   for k, v in self.rules.items() if k != "preset"]
+        options = [
+            f"{k.replace('_', ' ')} {v}" if v is not True else k.replace("_", " ")
+            for k, v in self.rules.items()
+            if k != "preset"
+        ]
         return f"{preset_name(self.rules['preset'])} ({', '.join(options)})"
 
     @property
     def is_practice(self) -> bool:
         return self.practice_step is not None
 
-    def __str__(self) -> str:
-        return f"Match {self.pk} ({self.status})"
 
-
-PRESET_TITLES = {"house": "House", "classic": "Classic", "auction": "Auction Pitch", "family": "Family"}
+PRESET_TITLES = {
+    "house": "House",
+    "classic": "Classic",
+    "auction": "Auction Pitch",
+    "family": "Family",
+}
 
 
 def preset_name(preset: str) -> str:
@@ -124,6 +132,9 @@ class Seat(models.Model):
             ),
         ]
 
+    def __str__(self) -> str:
+        return f"{self.position} of match {self.match_id}"
+
     @property
     def is_bot(self) -> bool:
         return self.user_id is None and bool(self.bot_level)
@@ -139,9 +150,6 @@ class Seat(models.Model):
         if self.bot_level:
             return seat_name(self.position)
         return "Empty seat"
-
-    def __str__(self) -> str:
-        return f"{self.position} of match {self.match_id}"
 
 
 class Deal(models.Model):
@@ -171,12 +179,12 @@ class Deal(models.Model):
             models.UniqueConstraint(fields=["match", "number"], name="deal_unique_number"),
         ]
 
+    def __str__(self) -> str:
+        return f"Deal {self.number} of match {self.match_id}"
+
     @property
     def is_over(self) -> bool:
         return self.phase == "over"
-
-    def __str__(self) -> str:
-        return f"Deal {self.number} of match {self.match_id}"
 
 
 class Action(models.Model):
@@ -250,7 +258,9 @@ class PersonalBlock(models.Model):
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["owner", "other", "kind"], name="personalblock_unique"),
-            models.CheckConstraint(condition=~Q(owner=models.F("other")), name="personalblock_not_self"),
+            models.CheckConstraint(
+                condition=~Q(owner=models.F("other")), name="personalblock_not_self"
+            ),
         ]
 
     def __str__(self) -> str:

@@ -17,7 +17,7 @@ from .wording import card_words
 
 
 def card_name(card: str) -> str:
-    """"the 10 of spades", "the ace of hearts"."""
+    """ "the 10 of spades", "the ace of hearts"."""
     return card_words(card)
 
 
@@ -102,7 +102,9 @@ def _play_refusal(obs: Observation, token: str) -> str:
         return f"You discarded {card_name(token)}."
     if token not in obs.hand:
         return f"You don't hold {card_name(token)}."
-    problem = play_problem(obs.rules, obs.hand, token, obs.current_trick, obs.trump, obs.trick_number)
+    problem = play_problem(
+        obs.rules, obs.hand, token, obs.current_trick, obs.trump, obs.trick_number
+    )
     return _sentence(problem) if problem else "That card may not be played now."
 
 

@@ -40,7 +40,9 @@ def match_and_current_deal(match_id: int) -> tuple[Match, Deal | None]:
     """A match and its current deal in one query (a second only while nothing is dealt): a
     screen is rendered at every move, and each query costs about a millisecond of the web
     process's CPU. Raises Match.DoesNotExist like `Match.objects.get`."""
-    deal_row = Deal.objects.select_related("match").filter(match_id=match_id).order_by("-number").first()
+    deal_row = (
+        Deal.objects.select_related("match").filter(match_id=match_id).order_by("-number").first()
+    )
     if deal_row is None:
         return Match.objects.get(pk=match_id), None
     return deal_row.match, deal_row
@@ -122,8 +124,9 @@ def standing_after(match: Match, deal_row: Deal, result) -> Standing:
     """The standing once the deal just finished is added to the match's stored totals: the
     engine's end rule needs only the totals before it and its result, so no earlier deal is
     replayed (`match_standing` replays them all; a test shows the two agree)."""
-    standing = engine.MatchState.resume(rules_of(match), match.first_dealer, match.totals,
-                                        dealer=deal_row.dealer)
+    standing = engine.MatchState.resume(
+        rules_of(match), match.first_dealer, match.totals, dealer=deal_row.dealer
+    )
     standing.add(result)
     return Standing(dict(standing.totals), standing.over, standing.winner)
 
@@ -149,8 +152,9 @@ class Waiting:
 
 def _playing_deal(match_id: int) -> Deal | None:
     """The current deal of a match being played, with its match, in one query."""
-    deal_row = (Deal.objects.select_related("match").filter(match_id=match_id)
-                .order_by("-number").first())
+    deal_row = (
+        Deal.objects.select_related("match").filter(match_id=match_id).order_by("-number").first()
+    )
     if deal_row is None or deal_row.match.status != Match.Status.PLAYING:
         return None
     return deal_row
@@ -173,11 +177,17 @@ def waiting_on(match_id: int) -> Waiting | None:
     seat = match.seats.get(position=deal_row.to_act)
     if seat.is_bot:
         return Waiting(
-            "bot", match.version, seat=seat.position, bot_level=seat.bot_level,
+            "bot",
+            match.version,
+            seat=seat.position,
+            bot_level=seat.bot_level,
             pace_seconds=settings.BOT_PACE_SECONDS,
         )
     return Waiting(
-        "person", match.version, seat=seat.position, user_id=seat.user_id,
+        "person",
+        match.version,
+        seat=seat.position,
+        user_id=seat.user_id,
         connected=seat.connections > 0,
         timeout_seconds=match.turn_timeout_seconds if match.invite_code else 0,
     )
@@ -366,7 +376,9 @@ class TableView:
     practice: PracticeNote | None = None  # a practice deal ("play from here")
 
 
-def side_label(rules: engine.Rules, side: str, seats_by_position: dict, me: str | None = None) -> str:
+def side_label(
+    rules: engine.Rules, side: str, seats_by_position: dict, me: str | None = None
+) -> str:
     """A side as people read it: "You & North", "East & West", or a cutthroat player's name."""
     members = [position for position in rules.seats if rules.side_of(position) == side]
     names = [
@@ -424,8 +436,9 @@ def seats_of(match: Match) -> list[Seat]:
     return list(match.seats.select_related("user"))
 
 
-def table_view(match: Match, me: str | None, *, seats: list | None = None,
-               deal_row: Deal | None = None) -> TableView:
+def table_view(
+    match: Match, me: str | None, *, seats: list | None = None, deal_row: Deal | None = None
+) -> TableView:
     """The table as the seat `me` may see it (None: a spectator, who sees only public cards).
     `seats` and `deal_row` save reading them again when the caller already has them."""
     rules = rules_of(match)
@@ -438,14 +451,19 @@ def table_view(match: Match, me: str | None, *, seats: list | None = None,
     places = screen_places(rules.seats, observer)
 
     legal = set()
-    my_turn = observer is not None and state.to_act == observer and match.status == Match.Status.PLAYING
+    my_turn = (
+        observer is not None and state.to_act == observer and match.status == Match.Status.PLAYING
+    )
     if my_turn:
         legal = set(observation.legal_actions())
 
     hand = []
     if observer:
         playable = legal if state.phase == engine.PLAY else set()
-        hand = [card_view(code, code in playable) for code in in_hand_order(observation.hand, state.trump)]
+        hand = [
+            card_view(code, code in playable)
+            for code in in_hand_order(observation.hand, state.trump)
+        ]
 
     calls = {seat: token for seat, token in state.calls}
     current = dict(state.current_trick)
@@ -477,20 +495,29 @@ def table_view(match: Match, me: str | None, *, seats: list | None = None,
                 # Played-out deals show every hand; a thrown-in one was never played, so never shown.
                 revealed=(
                     [card_view(c) for c in in_hand_order(state.dealt_hands[position], state.trump)]
-                    if over and not state.thrown_in else []
+                    if over and not state.thrown_in
+                    else []
                 ),
             )
         )
 
     bids, discard_choices = [], []
     if my_turn and state.phase == engine.AUCTION:
-        bids = [ActionButton(token, call_label(token)) for token in observation.legal_actions()
-                if Action.parse(token).kind != PITCH]
+        bids = [
+            ActionButton(token, call_label(token))
+            for token in observation.legal_actions()
+            if Action.parse(token).kind != PITCH
+        ]
         if any(Action.parse(t).kind == PITCH for t in legal):
-            hand = [card_view(c.code, pitch_token(c.code) in legal, action=pitch_token(c.code)) for c in hand]
+            hand = [
+                card_view(c.code, pitch_token(c.code) in legal, action=pitch_token(c.code))
+                for c in hand
+            ]
     elif my_turn and state.phase == engine.TRUMP:
-        bids = [ActionButton(token, f"{SUIT_SYMBOLS[token]} {SUIT_NAMES[token].title()}")
-                for token in observation.legal_actions()]
+        bids = [
+            ActionButton(token, f"{SUIT_SYMBOLS[token]} {SUIT_NAMES[token].title()}")
+            for token in observation.legal_actions()
+        ]
     elif my_turn and state.phase == engine.DISCARD:
         discardable = set(state.discardable(observer))
         discard_choices = [
@@ -502,12 +529,18 @@ def table_view(match: Match, me: str | None, *, seats: list | None = None,
     if state.tricks:
         trick = state.tricks[-1]
         last_trick = [
-            TrickCard(card_view(c), "You" if s == observer else seats[s].display_name,
-                      s == trick.winner, places[s].trick_x, places[s].trick_y)
+            TrickCard(
+                card_view(c),
+                "You" if s == observer else seats[s].display_name,
+                s == trick.winner,
+                places[s].trick_x,
+                places[s].trick_y,
+            )
             for s, c in trick.cards
         ]
         last_trick_winner = (
-            "You take the trick" if trick.winner == observer
+            "You take the trick"
+            if trick.winner == observer
             else f"{seats[trick.winner].display_name} takes the trick"
         )
     taken = {}
@@ -550,7 +583,8 @@ def table_view(match: Match, me: str | None, *, seats: list | None = None,
         trump_symbol=SUIT_SYMBOLS.get(state.trump or "", ""),
         pitcher=(
             ("You" if state.pitcher == observer else seats[state.pitcher].display_name)
-            if state.pitcher else None
+            if state.pitcher
+            else None
         ),
         bid_label=("Smudge" if state.bid == 5 else str(state.bid)) if state.bid else "",
         totals=totals,
@@ -578,7 +612,9 @@ def table_view(match: Match, me: str | None, *, seats: list | None = None,
     )
 
 
-def _practice_note(match: Match, rules: engine.Rules, seats: dict, me: str | None, over: bool) -> PracticeNote | None:
+def _practice_note(
+    match: Match, rules: engine.Rules, seats: dict, me: str | None, over: bool
+) -> PracticeNote | None:
     if not match.is_practice:
         return None
     source = match.practice_of
@@ -613,7 +649,11 @@ def score_lines(match: Match, user) -> list[ScoreLine]:
     me = next((p for p, s in seats.items() if user.is_authenticated and s.user_id == user.pk), None)
     my_side = rules.side_of(me) if me else None
     return [
-        ScoreLine(side_label(rules, side, seats, me), points_text(match.totals.get(side, 0)), side == my_side)
+        ScoreLine(
+            side_label(rules, side, seats, me),
+            points_text(match.totals.get(side, 0)),
+            side == my_side,
+        )
         for side in rules.sides
     ]
 
@@ -628,8 +668,10 @@ def _going_out_note(rules: engine.Rules, match: Match, totals: list) -> str:
         return ""
     who = " and ".join(f"{label} ({points})" for label, points in over)
     have = "have" if len(over) > 1 or " & " in over[0][0] or over[0][0] == "You" else "has"
-    rule = (f"{who} {have} reached {rules.target}, but a match is won only by bidding and making "
-            "the bid")
+    rule = (
+        f"{who} {have} reached {rules.target}, but a match is won only by bidding and making "
+        "the bid"
+    )
     if rules.win_regardless_at:
         rule += f" (or by reaching {rules.win_regardless_at})"
     return rule + ": to go out, bid."
@@ -657,7 +699,9 @@ def point_cards(state: engine.Deal) -> dict:
     return {"high": trumps[0], "low": trumps[-1], "jack": jack if jack in trumps else None}
 
 
-def _result_view(rules: engine.Rules, result: dict, seats: dict, me: str | None, state: engine.Deal) -> dict:
+def _result_view(
+    rules: engine.Rules, result: dict, seats: dict, me: str | None, state: engine.Deal
+) -> dict:
     """The engine's score JSON, with names a person reads, and the cards that won the points."""
     if result.get("thrown_in"):
         return {"thrown_in": True}
@@ -677,11 +721,15 @@ def _result_view(rules: engine.Rules, result: dict, seats: dict, me: str | None,
             for kind in POINT_NAMES
         ],
         "game_points": [(names[side], n) for side, n in result["game_points"].items()],
-        "score": [(names[side], n, points_text(n) if n < 0 else f"+{n}" if n > 0 else "0")
-                  for side, n in result["score"].items()],
+        "score": [
+            (names[side], n, points_text(n) if n < 0 else f"+{n}" if n > 0 else "0")
+            for side, n in result["score"].items()
+        ],
         "hands": [
-            ("You" if position == me else seats[position].display_name,
-             [card_view(c) for c in in_hand_order(state.dealt_hands[position], state.trump)])
+            (
+                "You" if position == me else seats[position].display_name,
+                [card_view(c) for c in in_hand_order(state.dealt_hands[position], state.trump)],
+            )
             for position in rules.seats
         ],
     }
@@ -737,16 +785,21 @@ def may_see_table(match: Match, user, invited=frozenset()) -> bool:
 
 
 def blocked_by_host(match: Match, user) -> bool:
-    return user.is_authenticated and PersonalBlock.objects.filter(
-        owner_id=match.host_id, other_id=user.pk, kind=PersonalBlock.Kind.BLOCK
-    ).exists()
+    return (
+        user.is_authenticated
+        and PersonalBlock.objects.filter(
+            owner_id=match.host_id, other_id=user.pk, kind=PersonalBlock.Kind.BLOCK
+        ).exists()
+    )
 
 
 def personal_blocks(user) -> dict[str, set[int]]:
     """The user ids `user` muted and blocked: {"mute": {...}, "block": {...}}."""
     found: dict[str, set[int]] = {kind: set() for kind in PersonalBlock.Kind.values}
     if user.is_authenticated:
-        for kind, other_id in PersonalBlock.objects.filter(owner=user).values_list("kind", "other_id"):
+        for kind, other_id in PersonalBlock.objects.filter(owner=user).values_list(
+            "kind", "other_id"
+        ):
             found[kind].add(other_id)
     return found
 
@@ -792,19 +845,22 @@ def forming_view(match: Match, user, invited=frozenset()) -> FormingView:
         seat = seats[position]
         side = rules.side_of(position)
         members = [seat_name(p) for p in rules.seats if rules.side_of(p) == side]
-        by_side.setdefault(side, []).append(FormingSeat(
-            position=position,
-            name=seat_name(position),
-            side=side,
-            side_label=" & ".join(members),
-            player=seat.user.username if seat.user_id else (
-                f"Bot ({seat.get_bot_level_display().lower()})" if seat.bot_level else ""),
-            is_empty=seat.is_empty,
-            is_bot=seat.is_bot,
-            bot_level=seat.bot_level,
-            is_me=position == me,
-            connected=seat.is_bot or seat.connections > 0 or position == me,
-        ))
+        by_side.setdefault(side, []).append(
+            FormingSeat(
+                position=position,
+                name=seat_name(position),
+                side=side,
+                side_label=" & ".join(members),
+                player=seat.user.username
+                if seat.user_id
+                else (f"Bot ({seat.get_bot_level_display().lower()})" if seat.bot_level else ""),
+                is_empty=seat.is_empty,
+                is_bot=seat.is_bot,
+                bot_level=seat.bot_level,
+                is_me=position == me,
+                connected=seat.is_bot or seat.connections > 0 or position == me,
+            )
+        )
     return FormingView(
         match_id=match.pk,
         version=match.version,
@@ -839,7 +895,12 @@ def chat_lines(match: Match, user, limit: int = 30) -> list[ChatLine]:
         rows = rows.exclude(user_id__in=muted)
     rows = list(rows[:limit])
     return [
-        ChatLine(row.user.username, row.text, user.is_authenticated and row.user_id == user.pk, row.created_at)
+        ChatLine(
+            row.user.username,
+            row.text,
+            user.is_authenticated and row.user_id == user.pk,
+            row.created_at,
+        )
         for row in reversed(rows)
     ]
 

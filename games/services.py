@@ -133,7 +133,9 @@ def do_start_practice(user, match_id: int, number: int, step: int, bot_level: st
             raise NotFound("There is nothing left to play from this step.")
         rules = selectors.rules_of(source)
         totals = dict.fromkeys(rules.sides, 0)
-        for result in source.deals.filter(number__lt=number, finished_at__isnull=False).values_list("result", flat=True):
+        for result in source.deals.filter(number__lt=number, finished_at__isnull=False).values_list(
+            "result", flat=True
+        ):
             for side, delta in (result or {}).get("score", {}).items():
                 totals[side] += delta
         match = Match.objects.create(
@@ -151,14 +153,22 @@ def do_start_practice(user, match_id: int, number: int, step: int, bot_level: st
             for position in rules.seats
         )
         practice = Deal.objects.create(
-            match=match, number=1, dealer=deal_row.dealer, hands=deal_row.hands, stock=deal_row.stock,
+            match=match,
+            number=1,
+            dealer=deal_row.dealer,
+            hands=deal_row.hands,
+            stock=deal_row.stock,
         )
         state = engine.Deal(rules, deal_row.dealer, deal_row.hands, deal_row.stock)
         for action in actions[:step]:
             state.apply(action.token, action.seat)
             Action.objects.create(
-                deal=practice, sequence=action.sequence, seat=action.seat, kind=action.kind,
-                token=action.token, user=action.user if action.user_id == user.pk else None,
+                deal=practice,
+                sequence=action.sequence,
+                seat=action.seat,
+                kind=action.kind,
+                token=action.token,
+                user=action.user if action.user_id == user.pk else None,
                 bot_level=action.bot_level if action.user_id != user.pk else "",
             )
         _cache_state(practice, state)
@@ -207,7 +217,9 @@ def do_act(match_id: int, seat: str, token: str, version: int, actor: Actor) -> 
                 and (last.seat, last.token) == (seat, token)
             ):
                 return Outcome(match, applied=False)
-            raise StaleMove("The table moved on before your move arrived; it now shows the latest position.")
+            raise StaleMove(
+                "The table moved on before your move arrived; it now shows the latest position."
+            )
         state = selectors.current_state(deal_row)
         phase = apply_move(state, seat, token)
         try:
@@ -269,7 +281,9 @@ def _finish_deal(match: Match, deal_row: Deal, state: engine.Deal) -> None:
     deal_row.save(update_fields=["result", "finished_at"])
     if match.is_practice:
         # One deal, then over: no winner, and nothing for statistics or ratings.
-        match.totals = {side: match.totals.get(side, 0) + delta for side, delta in result.score.items()}
+        match.totals = {
+            side: match.totals.get(side, 0) + delta for side, delta in result.score.items()
+        }
         match.status = Match.Status.FINISHED
         match.finished_at = timezone.now()
         return
@@ -345,9 +359,16 @@ def announce_change(match_id: int, version: int) -> None:
         try:
             step(match_id, version)
         except Exception:
-            log.warning("after the commit of match %s v%s: %s failed; the sweeper will retry",
-                        match_id, version, step.__name__, exc_info=True)
+            log.warning(
+                "after the commit of match %s v%s: %s failed; the sweeper will retry",
+                match_id,
+                version,
+                step.__name__,
+                exc_info=True,
+            )
 
 
 def _tell_screens(match_id: int, version: int) -> None:
-    realtime.group_send(selectors.table_group(match_id), {"type": "table.changed", "version": version})
+    realtime.group_send(
+        selectors.table_group(match_id), {"type": "table.changed", "version": version}
+    )

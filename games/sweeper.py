@@ -85,7 +85,9 @@ def _run(interval: float) -> None:
             sweep()
             for receiver, error in signals.sweeping.send_robust(sender=None):
                 if isinstance(error, Exception):
-                    log.warning("sweeper: %s failed: %r", getattr(receiver, "__name__", receiver), error)
+                    log.warning(
+                        "sweeper: %s failed: %r", getattr(receiver, "__name__", receiver), error
+                    )
         except Exception:
             log.warning("sweeper: sweep failed; trying again in %.0f s", interval, exc_info=True)
         finally:
@@ -101,7 +103,8 @@ def start_watchdog() -> bool:
         return False
     with _watchdog_lock:
         if _watchdog is None or not _watchdog.is_alive():
-            _watchdog = threading.Thread(target=_run, args=(interval,), name="setback-sweeper",
-                                         daemon=True)
+            _watchdog = threading.Thread(
+                target=_run, args=(interval,), name="setback-sweeper", daemon=True
+            )
             _watchdog.start()
     return True

@@ -55,7 +55,9 @@ def _check_timeout(seconds) -> int:
     except (TypeError, ValueError) as error:
         raise GameError("The turn timeout must be a number of seconds.") from error
     if not MIN_TIMEOUT <= seconds <= MAX_TIMEOUT:
-        raise GameError(f"The turn timeout must be between {MIN_TIMEOUT} and {MAX_TIMEOUT} seconds.")
+        raise GameError(
+            f"The turn timeout must be between {MIN_TIMEOUT} and {MAX_TIMEOUT} seconds."
+        )
     return seconds
 
 
@@ -76,8 +78,10 @@ def _announce_listing(match: Match, started: bool = False) -> None:
 
 def announce_seen(match_id: int, version: int) -> None:
     # `same_version`: the screens change although the version may not (chat, presence, settings).
-    realtime.group_send(selectors.table_group(match_id),
-                        {"type": "table.changed", "version": version, "same_version": True})
+    realtime.group_send(
+        selectors.table_group(match_id),
+        {"type": "table.changed", "version": version, "same_version": True},
+    )
 
 
 def _lock_forming(match_id: int) -> Match:
@@ -95,8 +99,14 @@ def _require_host(match: Match, user) -> None:
 # --- Forming a table -------------------------------------------------------------------------
 
 
-def do_create_table(host, rules_spec, *, allow_spectators: bool = False,
-                    turn_timeout_seconds: int = 30, public: bool = False) -> Match:
+def do_create_table(
+    host,
+    rules_spec,
+    *,
+    allow_spectators: bool = False,
+    turn_timeout_seconds: int = 30,
+    public: bool = False,
+) -> Match:
     """A table waiting for players: the host sits down, the other seats are empty. A public
     table is listed in the lobby while it forms; a private one is found by its invite only."""
     try:
@@ -150,7 +160,12 @@ def do_create_paired_table(users: list, rules_spec, bot_level: str) -> Match:
         invite_code=_new_code(),
     )
     Seat.objects.bulk_create(
-        Seat(match=match, position=p, user=positions.get(p), bot_level="" if p in positions else bot_level)
+        Seat(
+            match=match,
+            position=p,
+            user=positions.get(p),
+            bot_level="" if p in positions else bot_level,
+        )
         for p in rules.seats
     )
     create_deal(match, rules, number=1, dealer=match.first_dealer)
@@ -238,7 +253,9 @@ def do_fill_with_bots(match_id: int, host, level: str) -> Match:
     return match
 
 
-def do_table_settings(match_id: int, host, *, allow_spectators: bool, turn_timeout_seconds) -> Match:
+def do_table_settings(
+    match_id: int, host, *, allow_spectators: bool, turn_timeout_seconds
+) -> Match:
     timeout = _check_timeout(turn_timeout_seconds)
     with transaction.atomic():
         match = lock_match(match_id)
@@ -259,7 +276,9 @@ def do_start_table(match_id: int, host) -> Match:
         _require_host(match, host)
         empty = [seat_name(s.position) for s in match.seats.all() if s.is_empty]
         if empty:
-            raise GameError(f"Fill the empty seats first (with people or bots): {', '.join(empty)}.")
+            raise GameError(
+                f"Fill the empty seats first (with people or bots): {', '.join(empty)}."
+            )
         rules = selectors.rules_of(match)
         create_deal(match, rules, number=1, dealer=match.first_dealer)
         match.status = Match.Status.PLAYING
@@ -349,8 +368,12 @@ def _after_disconnect(match_id: int, user_id: int) -> None:
         return
     seat = Seat.objects.filter(match_id=match_id, user_id=user_id).first()
     if seat is not None and seat.connections == 0:
-        _enqueue_stand_in(match_id, turn.version, "away",
-                          min(DISCONNECT_GRACE_SECONDS, turn.timeout_seconds or DISCONNECT_GRACE_SECONDS))
+        _enqueue_stand_in(
+            match_id,
+            turn.version,
+            "away",
+            min(DISCONNECT_GRACE_SECONDS, turn.timeout_seconds or DISCONNECT_GRACE_SECONDS),
+        )
 
 
 def _enqueue_stand_in(match_id: int, version: int, reason: str, countdown: float) -> None:
@@ -384,8 +407,9 @@ def stand_in_overdue(turn: selectors.Waiting, still_for: float, grace: float) ->
     return still_for >= idle_due or (not turn.connected and still_for >= away_due)
 
 
-def wake_overdue_stand_in(turn: selectors.Waiting, match_id: int, still_for: float,
-                          grace: float) -> bool:
+def wake_overdue_stand_in(
+    turn: selectors.Waiting, match_id: int, still_for: float, grace: float
+) -> bool:
     """The sweeper's look at a person's still turn (`services.resume_stalled_turn`): wake the
     stand-in if it is overdue, and say whether it was."""
     if not stand_in_overdue(turn, still_for, grace=grace):
@@ -471,7 +495,9 @@ def do_set_personal_block(owner, other_name: str, kind: str, on: bool) -> bool:
 
 # Characters that change how the text around them shows (right-to-left overrides, isolates,
 # marks): a line could otherwise dress itself up as someone else's or reverse a name.
-BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+BIDI_CONTROLS = frozenset(
+    "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+)
 
 
 def clean_chat_text(text: str) -> str:
@@ -517,8 +543,22 @@ def do_chat(match_id: int, user, text: str) -> ChatMessage:
 
 
 __all__ = [
-    "StaleMove", "TableFull", "do_create_table", "do_sit", "do_sit_by_invite", "do_set_seat_bot", "do_fill_with_bots",
-    "do_table_settings", "do_start_table", "do_leave", "do_presence", "stand_in_due",
-    "do_table_rematch", "do_chat", "normalise_code", "do_create_paired_table",
-    "do_remove_from_table", "do_set_personal_block",
+    "StaleMove",
+    "TableFull",
+    "do_create_table",
+    "do_sit",
+    "do_sit_by_invite",
+    "do_set_seat_bot",
+    "do_fill_with_bots",
+    "do_table_settings",
+    "do_start_table",
+    "do_leave",
+    "do_presence",
+    "stand_in_due",
+    "do_table_rematch",
+    "do_chat",
+    "normalise_code",
+    "do_create_paired_table",
+    "do_remove_from_table",
+    "do_set_personal_block",
 ]

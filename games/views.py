@@ -25,13 +25,13 @@ def _home_context(request: HttpRequest, **extra) -> dict:
         context["table_form"] = NewTableForm()
         context["unfinished"] = [
             (match, selectors.score_lines(match, request.user))
-            for match in Match.objects.filter(seats__user=request.user, status=Match.Status.PLAYING)
-            .order_by("-updated_at")[:20]
+            for match in Match.objects.filter(
+                seats__user=request.user, status=Match.Status.PLAYING
+            ).order_by("-updated_at")[:20]
         ]
-        context["forming"] = (
-            Match.objects.filter(seats__user=request.user, status=Match.Status.FORMING)
-            .order_by("-updated_at")[:20]
-        )
+        context["forming"] = Match.objects.filter(
+            seats__user=request.user, status=Match.Status.FORMING
+        ).order_by("-updated_at")[:20]
     context.update(extra)
     return context
 
@@ -77,10 +77,12 @@ def table(request: HttpRequest, match_id: int) -> HttpResponse:
     if match.invite_code is not None:
         context["knows_code"] = selectors.came_through_invite(match, request.user, invited)
         context["lines"] = selectors.chat_lines(match, request.user)
-        context["settings_form"] = TableSettingsForm(initial={
-            "allow_spectators": match.allow_spectators,
-            "turn_timeout_seconds": match.turn_timeout_seconds,
-        })
+        context["settings_form"] = TableSettingsForm(
+            initial={
+                "allow_spectators": match.allow_spectators,
+                "turn_timeout_seconds": match.turn_timeout_seconds,
+            }
+        )
     if match.status == Match.Status.FORMING:
         context["forming"] = selectors.forming_view(match, request.user, invited)
         return render(request, "games/table.html", context)
@@ -96,9 +98,7 @@ def _table_fragment(request, match_id: int, seat: str, error: str = "", status: 
         # Nothing is dealt at a forming table: no table to show, only why the request failed.
         return render(request, "games/refused.html", {"message": error}, status=status)
     view = selectors.table_view(match, seat)
-    return render(
-        request, "games/_table.html", {"view": view, "error": error}, status=status
-    )
+    return render(request, "games/_table.html", {"view": view, "error": error}, status=status)
 
 
 def _after_table_post(request: HttpRequest, match_id: int, error: services.GameError | None = None):
@@ -112,11 +112,20 @@ def _after_table_post(request: HttpRequest, match_id: int, error: services.GameE
         status = error.status if error else 200
         if match.status == Match.Status.FORMING:
             view = selectors.forming_view(match, request.user, invited)
-            return render(request, "games/_forming.html", {
-                "view": view, "error": str(error or ""), "origin": request.build_absolute_uri("/")[:-1],
-            }, status=status)
+            return render(
+                request,
+                "games/_forming.html",
+                {
+                    "view": view,
+                    "error": str(error or ""),
+                    "origin": request.build_absolute_uri("/")[:-1],
+                },
+                status=status,
+            )
         view = selectors.table_view(match, position)
-        return render(request, "games/_table.html", {"view": view, "error": str(error or "")}, status=status)
+        return render(
+            request, "games/_table.html", {"view": view, "error": str(error or "")}, status=status
+        )
     return redirect("table", match_id=match_id)
 
 
@@ -244,9 +253,12 @@ def rematch(request: HttpRequest, match: Match, seat) -> HttpResponse:
 def new_table(request: HttpRequest) -> HttpResponse:
     form = NewTableForm(request.POST)
     if not form.is_valid():
-        return render(request, "games/home.html", _home_context(request, table_form=form), status=400)
+        return render(
+            request, "games/home.html", _home_context(request, table_form=form), status=400
+        )
     match = tables.do_create_table(
-        request.user, form.cleaned_data["rules"].to_spec(),
+        request.user,
+        form.cleaned_data["rules"].to_spec(),
         allow_spectators=form.cleaned_data["allow_spectators"],
         turn_timeout_seconds=form.cleaned_data["turn_timeout_seconds"],
         public=form.cleaned_data["public"],
@@ -260,8 +272,12 @@ def join_by_code(request: HttpRequest, code: str = "") -> HttpResponse:
     code = code or request.GET.get("code", "") or request.POST.get("code", "")
     match = selectors.table_by_code(code)
     if match is None:
-        context = _home_context(request, join_error=f"No table has the code {code.strip()!r}." if code.strip()
-                                else "Type the table's code.")
+        context = _home_context(
+            request,
+            join_error=f"No table has the code {code.strip()!r}."
+            if code.strip()
+            else "Type the table's code.",
+        )
         return render(request, "games/home.html", context, status=404)
     invites.remember(request.session, match.pk)
     return redirect("table", match_id=match.pk)
@@ -335,10 +351,18 @@ def chat(request: HttpRequest, match: Match, seat) -> HttpResponse:
         if error:
             messages.error(request, error)
         return redirect("table", match_id=match.pk)
-    return render(request, "games/_chat_form.html", {
-        "match": match, "error": error, "text": request.POST.get("text", "") if error else "",
-        "lines": selectors.chat_lines(match, request.user), "posted": True,
-    }, status=400 if error else 200)
+    return render(
+        request,
+        "games/_chat_form.html",
+        {
+            "match": match,
+            "error": error,
+            "text": request.POST.get("text", "") if error else "",
+            "lines": selectors.chat_lines(match, request.user),
+            "posted": True,
+        },
+        status=400 if error else 200,
+    )
 
 
 @login_required
@@ -354,9 +378,11 @@ def manners(request: HttpRequest, name: str) -> HttpResponse:
     except services.GameError as error:
         messages.error(request, str(error))
         return redirect("player", name=name)
-    done = {("mute", True): f"You no longer see {name}'s chat.",
-            ("mute", False): f"You see {name}'s chat again.",
-            ("block", True): f"{name} can no longer sit at your tables.",
-            ("block", False): f"{name} may sit at your tables again."}
+    done = {
+        ("mute", True): f"You no longer see {name}'s chat.",
+        ("mute", False): f"You see {name}'s chat again.",
+        ("block", True): f"{name} can no longer sit at your tables.",
+        ("block", False): f"{name} may sit at your tables again.",
+    }
     messages.success(request, done[(kind, on)])
     return redirect("player", name=name)

@@ -13,9 +13,19 @@ from .engine.cards import SUIT_NAMES, SUIT_SYMBOLS, suit_of
 from .engine.scoring import POINT_NAMES
 
 RANK_NAMES = {
-    "A": "ace", "K": "king", "Q": "queen", "J": "jack", "T": "ten",
-    "9": "nine", "8": "eight", "7": "seven", "6": "six", "5": "five",
-    "4": "four", "3": "three", "2": "two",
+    "A": "ace",
+    "K": "king",
+    "Q": "queen",
+    "J": "jack",
+    "T": "ten",
+    "9": "nine",
+    "8": "eight",
+    "7": "seven",
+    "6": "six",
+    "5": "five",
+    "4": "four",
+    "3": "three",
+    "2": "two",
 }
 FACE_NAMES = {rank: RANK_NAMES[rank] for rank in "AKQJ"}
 CALL_NAMES = {PASS: "Pass", "smudge": "Smudge"}
@@ -27,19 +37,19 @@ def rank_label(rank: str) -> str:
 
 
 def card_name(card: str) -> str:
-    """"ten of hearts", "ace of spades": a card spelled out (labels for screen readers)."""
+    """ "ten of hearts", "ace of spades": a card spelled out (labels for screen readers)."""
     return f"{RANK_NAMES[card[0]]} of {SUIT_NAMES[suit_of(card)]}"
 
 
 def card_words(card: str, trump: str | None = None, article: str = "the ") -> str:
-    """"the 2 of trump", "the 10 of hearts", "the ace of spades" (`article=""`: "ace of spades")."""
+    """ "the 2 of trump", "the 10 of hearts", "the ace of spades" (`article=""`: "ace of spades")."""
     rank = FACE_NAMES.get(card[0], rank_label(card[0]))
     suit = "trump" if trump and suit_of(card) == trump else SUIT_NAMES[suit_of(card)]
     return f"{article}{rank} of {suit}"
 
 
 def short_card(card: str) -> str:
-    """"10♥", "2♠": for lists where the words would be too long."""
+    """ "10♥", "2♠": for lists where the words would be too long."""
     return f"{rank_label(card[0])}{SUIT_SYMBOLS[suit_of(card)]}"
 
 

@@ -23,7 +23,9 @@ application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
         "websocket": AllowedHostsOriginValidator(
-            AuthMiddlewareStack(URLRouter([*websocket_urlpatterns, *lobby_websockets, unknown_socket]))
+            AuthMiddlewareStack(
+                URLRouter([*websocket_urlpatterns, *lobby_websockets, unknown_socket])
+            )
         ),
     }
 )

@@ -59,7 +59,9 @@ def limited(kind: str, *, per: str = "user", methods: tuple = ("POST",)):
         @wraps(view)
         def wrapper(request, *args, **kwargs):
             if request.method in methods:
-                who = f"user{request.user.pk}" if per == "user" else f"addr{client_address(request)}"
+                who = (
+                    f"user{request.user.pk}" if per == "user" else f"addr{client_address(request)}"
+                )
                 if not count_and_check(kind, who):
                     return too_many(request, kind)
             return view(request, *args, **kwargs)

@@ -133,7 +133,8 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Threads and the live-server subprocess must reach the test database, so it is a file,
     # one per test run (the name is inherited by child processes through the environment).
     test_sqlite = os.environ.setdefault(
-        "SETBACK_TEST_SQLITE", str(Path(tempfile.gettempdir()) / f"setback-test-{os.getpid()}.sqlite3")
+        "SETBACK_TEST_SQLITE",
+        str(Path(tempfile.gettempdir()) / f"setback-test-{os.getpid()}.sqlite3"),
     )
     DATABASES["default"]["TEST"] = {"NAME": test_sqlite}
 

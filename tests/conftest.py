@@ -80,7 +80,8 @@ def celery_worker_process(django_db_setup, django_db_blocker):
     os.environ["SETBACK_QUEUE_PREFIX"] = f"{prefix}-"
     app.conf.task_default_queue = queues["bots"]
     app.conf.task_routes = {
-        pattern: {"queue": queues["coach"]} for pattern in ("games.coach.tasks.*", "games.replay.tasks.*")
+        pattern: {"queue": queues["coach"]}
+        for pattern in ("games.coach.tasks.*", "games.replay.tasks.*")
     }
     hostname = f"{prefix}@localhost"
     env = {
@@ -90,10 +91,22 @@ def celery_worker_process(django_db_setup, django_db_blocker):
     }
     worker = subprocess.Popen(
         [
-            sys.executable, "-m", "celery", "-A", "setback_site", "worker",
-            "--pool=threads", "--concurrency=4", "--without-gossip", "--without-mingle",
-            "--without-heartbeat", "--loglevel=WARNING", "-n", hostname,
-            "-Q", ",".join(queues.values()),
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "setback_site",
+            "worker",
+            "--pool=threads",
+            "--concurrency=4",
+            "--without-gossip",
+            "--without-mingle",
+            "--without-heartbeat",
+            "--loglevel=WARNING",
+            "-n",
+            hostname,
+            "-Q",
+            ",".join(queues.values()),
         ],
         env=env,
     )

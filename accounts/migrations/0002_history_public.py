@@ -4,15 +4,17 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('accounts', '0001_initial'),
+        ("accounts", "0001_initial"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='user',
-            name='history_public',
-            field=models.BooleanField(default=True, help_text="Show this player's ratings, record and recent matches on their player page."),
+            model_name="user",
+            name="history_public",
+            field=models.BooleanField(
+                default=True,
+                help_text="Show this player's ratings, record and recent matches on their player page.",
+            ),
         ),
     ]

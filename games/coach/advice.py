@@ -30,14 +30,21 @@ class Option:
     figures: dict
 
     def to_json(self) -> dict:
-        return {"action": self.action, "label": self.label, "reason": self.reason, "figures": self.figures}
+        return {
+            "action": self.action,
+            "label": self.label,
+            "reason": self.reason,
+            "figures": self.figures,
+        }
 
     @classmethod
     def from_json(cls, data: dict) -> Option:
         return cls(data["action"], data["label"], data["reason"], data["figures"])
 
 
-def advise(obs: Observation, seed: int, budget: int | None = None, raw: bool = False) -> list[Option]:
+def advise(
+    obs: Observation, seed: int, budget: int | None = None, raw: bool = False
+) -> list[Option]:
     """Every option the search values for the seat to act, best first (at least two legal
     actions; a forced move needs no advice). Its chances are made honest (``chances``) unless
     ``raw``: the search's own, which the calibration map is fitted on."""

@@ -56,7 +56,9 @@ class Bin:
 
 @dataclass
 class Calibration:
-    bins: dict = field(default_factory=lambda: {kind: [Bin() for _ in range(BINS)] for kind in KINDS})
+    bins: dict = field(
+        default_factory=lambda: {kind: [Bin() for _ in range(BINS)] for kind in KINDS}
+    )
     decisions: int = 0
     bid_decisions: int = 0
     contradictions: list = field(default_factory=list)
@@ -70,7 +72,9 @@ class Calibration:
     def ece(self, kind: str) -> float | None:
         return _ece(self.bins[kind])
 
-    def ece_interval(self, kind: str, draws: int = 200, seed: int = 0) -> tuple[float, float] | None:
+    def ece_interval(
+        self, kind: str, draws: int = 200, seed: int = 0
+    ) -> tuple[float, float] | None:
         """A 90% interval of the ECE over resampled deals (each deal drawn whole, since the
         chances of one deal's decisions rise and fall together)."""
         by_deal: dict[int, list] = {}
@@ -185,8 +189,14 @@ def contradictions(options) -> list[tuple[str, str]]:
     return found
 
 
-def run(rules: Rules | str, deals: int, seed: int = 1, budget: int | None = None,
-        progress: Callable[[int], None] | None = None, raw: bool = False) -> Calibration:
+def run(
+    rules: Rules | str,
+    deals: int,
+    seed: int = 1,
+    budget: int | None = None,
+    progress: Callable[[int], None] | None = None,
+    raw: bool = False,
+) -> Calibration:
     rules = Rules.from_spec(rules)
     rng = random.Random(seed)
     cal = Calibration()
@@ -219,7 +229,11 @@ def run(rules: Rules | str, deals: int, seed: int = 1, budget: int | None = None
         for seat, kind, chance, action in stated:
             if kind == "make":
                 # Tested only for the bid that became the contract (never in a thrown-in deal).
-                if not result.thrown_in and seat == result.pitcher and _is_winning_call(deal, seat, action):
+                if (
+                    not result.thrown_in
+                    and seat == result.pitcher
+                    and _is_winning_call(deal, seat, action)
+                ):
                     cal.add(kind, chance, bool(result.made))
             else:
                 taker = None if result.thrown_in else result.points[kind]

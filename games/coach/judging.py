@@ -51,7 +51,11 @@ def judge(best: dict, taken: dict) -> Judgement:
     """``best`` and ``taken`` are option figures (``OptionEstimate.to_json()``)."""
     if best["action"] == taken["action"]:
         return Judgement(0.0, 0.0, "points" if best["ranking"] != "match" else "match", "")
-    if best["ranking"] == "match" and best["p_win_match"] is not None and taken["p_win_match"] is not None:
+    if (
+        best["ranking"] == "match"
+        and best["p_win_match"] is not None
+        and taken["p_win_match"] is not None
+    ):
         unit = "match"
         loss = best["p_win_match"] - taken["p_win_match"]
         uncertainty = math.hypot(_match_stderr(best), _match_stderr(taken))

@@ -23,7 +23,9 @@ class Advice(models.Model):
     """The coach's ranked options for the seat to act at one moment of a deal."""
 
     deal = models.ForeignKey(Deal, on_delete=models.CASCADE, related_name="coach_advice")
-    step = models.PositiveSmallIntegerField(help_text="Actions applied in the deal before the decision.")
+    step = models.PositiveSmallIntegerField(
+        help_text="Actions applied in the deal before the decision."
+    )
     seat = models.CharField(max_length=2)
     # The match's version at that moment: the seed of the search, as for the hard bot.
     version = models.PositiveIntegerField()
@@ -75,12 +77,18 @@ class ExerciseAttempt(models.Model):
     """One try at an exercise: a position from the player's own deal where the coach marked a
     mistake or a blunder, answered again. The latest try of each position is the progress."""
 
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="exercise_attempts")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="exercise_attempts"
+    )
     deal = models.ForeignKey(Deal, on_delete=models.CASCADE, related_name="exercise_attempts")
     step = models.PositiveSmallIntegerField(help_text="Actions applied before the decision.")
     seat = models.CharField(max_length=2)
     choice = models.CharField(max_length=40, help_text="The engine token chosen this time.")
-    mark = models.CharField(max_length=10, blank=True, help_text='The coach\'s judgement: "", inaccuracy, mistake, blunder, or unvalued.')
+    mark = models.CharField(
+        max_length=10,
+        blank=True,
+        help_text='The coach\'s judgement: "", inaccuracy, mistake, blunder, or unvalued.',
+    )
     loss = models.FloatField(default=0.0)
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -88,10 +96,10 @@ class ExerciseAttempt(models.Model):
         ordering = ["-created_at", "-id"]
         indexes = [models.Index(fields=["user", "deal", "step"], name="exercise_user_position")]
 
+    def __str__(self) -> str:
+        return f"{self.user_id} tried {self.choice} at step {self.step} of deal {self.deal_id}"
+
     @property
     def solved(self) -> bool:
         """Good enough: the coach's choice, or within an inaccuracy of it."""
         return self.mark in ("", "inaccuracy")
-
-    def __str__(self) -> str:
-        return f"{self.user_id} tried {self.choice} at step {self.step} of deal {self.deal_id}"

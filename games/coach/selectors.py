@@ -55,7 +55,9 @@ def version_at(deal_row: Deal, step: int) -> int:
 
 def observation_at(deal_row: Deal, step: int, seat: str, totals: dict | None = None):
     state = tables.deal_state(deal_row, upto=step)
-    return state.observation(seat, match_totals=totals if totals is not None else totals_before(deal_row))
+    return state.observation(
+        seat, match_totals=totals if totals is not None else totals_before(deal_row)
+    )
 
 
 def advice_for(deal_row: Deal, step: int, seat: str) -> Advice | None:
@@ -84,14 +86,22 @@ def coached_turn(match: Match) -> Turn | None:
     if seat.user is None or not seat.user.coach_enabled:
         return None
     state = tables.current_state(deal_row)
-    return Turn(deal_row, state.version, match.version, seat.position,
-                len(state.observation(seat.position).legal_actions()))
+    return Turn(
+        deal_row,
+        state.version,
+        match.version,
+        seat.position,
+        len(state.observation(seat.position).legal_actions()),
+    )
 
 
 def coached_seats(match: Match) -> list[str]:
     """The seats of people who have the coach on."""
-    return [seat.position for seat in match.seats.select_related("user")
-            if seat.user is not None and seat.user.coach_enabled]
+    return [
+        seat.position
+        for seat in match.seats.select_related("user")
+        if seat.user is not None and seat.user.coach_enabled
+    ]
 
 
 # --- The panel ----------------------------------------------------------------------------------
@@ -192,13 +202,20 @@ def bid_grid(options: list[Option], obs) -> list[BidRow]:
         suit = option.figures.get("suit") or ""
         if action.kind == actions.PITCH:
             suit = suit_of(action.word)
-        rows.append(BidRow(option.label, SUIT_NAMES.get(suit, ""), SUIT_SYMBOLS.get(suit, ""),
-                           _percent(option.figures["p_make"])))
+        rows.append(
+            BidRow(
+                option.label,
+                SUIT_NAMES.get(suit, ""),
+                SUIT_SYMBOLS.get(suit, ""),
+                _percent(option.figures["p_make"]),
+            )
+        )
     return rows
 
 
-def coach_panel(match: Match, position: str, *, seats: list | None = None,
-                deal_row: Deal | None = None) -> CoachPanel:
+def coach_panel(
+    match: Match, position: str, *, seats: list | None = None, deal_row: Deal | None = None
+) -> CoachPanel:
     """What the coach shows the seat `position` now (`seats`, `deal_row`: already read)."""
     if seats is not None:
         seat = next(s for s in seats if s.position == position)
@@ -206,9 +223,14 @@ def coach_panel(match: Match, position: str, *, seats: list | None = None,
         seat = match.seats.select_related("user").get(position=position)
     deal_row = deal_row or tables.current_deal(match)
     panel = CoachPanel(
-        match_id=match.pk, deal_id=deal_row.pk, deal_number=deal_row.number,
-        step=deal_row.steps, version=match.version,
-        enabled=bool(seat.user and seat.user.coach_enabled), state="off", phase=deal_row.phase,
+        match_id=match.pk,
+        deal_id=deal_row.pk,
+        deal_number=deal_row.number,
+        step=deal_row.steps,
+        version=match.version,
+        enabled=bool(seat.user and seat.user.coach_enabled),
+        state="off",
+        phase=deal_row.phase,
     )
     if deal_row.is_over:
         review = Review.objects.filter(deal=deal_row, seat=position).first()
@@ -230,8 +252,9 @@ def coach_panel(match: Match, position: str, *, seats: list | None = None,
     if len(legal) == 1:
         panel.state, panel.forced_label = "forced", wording.action_label(obs, legal[0])
         return panel
-    advice = Advice.objects.filter(deal=deal_row, step=panel.step, seat=position,
-                                   status=Work.READY).first()
+    advice = Advice.objects.filter(
+        deal=deal_row, step=panel.step, seat=position, status=Work.READY
+    ).first()
     if advice is None:
         panel.state = "thinking"
         return panel
@@ -292,12 +315,19 @@ class ReviewView:
 
 def _mark(deal_row: Deal, entry: dict) -> DecisionMark:
     return DecisionMark(
-        deal_id=deal_row.pk, match_id=deal_row.match_id, deal_number=deal_row.number,
-        step=entry["step"], moment=entry["moment"], action=entry["action"],
-        action_label=entry["action_label"], mark=entry["mark"],
+        deal_id=deal_row.pk,
+        match_id=deal_row.match_id,
+        deal_number=deal_row.number,
+        step=entry["step"],
+        moment=entry["moment"],
+        action=entry["action"],
+        action_label=entry["action_label"],
+        mark=entry["mark"],
         better=entry["best"] if entry["best"] != entry["action"] else None,
         better_label=entry["best_label"] if entry["best"] != entry["action"] else "",
-        loss=entry["loss"], unit=entry["unit"], reason=entry["reason"],
+        loss=entry["loss"],
+        unit=entry["unit"],
+        reason=entry["reason"],
         better_reason=entry["best_reason"],
     )
 
@@ -306,11 +336,25 @@ def review_view(review: Review) -> ReviewView:
     deal_row = review.deal
     marks = [_mark(deal_row, entry) for entry in review.decisions]
     costly = sorted((m for m in marks if m.mark), key=lambda m: -m.loss)
-    counts = [f"{n} {name if n == 1 else plural}" for name, plural, n in (
-        ("blunder", "blunders", review.blunders), ("mistake", "mistakes", review.mistakes),
-        ("inaccuracy", "inaccuracies", review.inaccuracies)) if n]
-    return ReviewView(deal_row.pk, deal_row.number, deal_row.match_id, review.seat, review.accuracy,
-                      marks, costly, counts)
+    counts = [
+        f"{n} {name if n == 1 else plural}"
+        for name, plural, n in (
+            ("blunder", "blunders", review.blunders),
+            ("mistake", "mistakes", review.mistakes),
+            ("inaccuracy", "inaccuracies", review.inaccuracies),
+        )
+        if n
+    ]
+    return ReviewView(
+        deal_row.pk,
+        deal_row.number,
+        deal_row.match_id,
+        review.seat,
+        review.accuracy,
+        marks,
+        costly,
+        counts,
+    )
 
 
 @dataclass
@@ -343,8 +387,12 @@ def decision_marks(deal_row: Deal, seat: str) -> list[DecisionMark]:
 def replay_marks(deal_row: Deal, seat: str) -> list:
     """The marks the replay shows (games.replay.marks): the judged decisions that lost points."""
     return [
-        Mark(sequence=decision.step, severity=decision.mark, better=decision.better,
-             note=decision.better_reason)
+        Mark(
+            sequence=decision.step,
+            severity=decision.mark,
+            better=decision.better,
+            note=decision.better_reason,
+        )
         for decision in decision_marks(deal_row, seat)
         if decision.mark and decision.better
     ]
@@ -358,7 +406,9 @@ def deal_accuracy(deal_row: Deal, seat: str) -> float | None:
 
 def accuracy_by_deal(user) -> list[dict]:
     """Every reviewed deal the user played, oldest first: for the statistics' accuracy chart."""
-    played = Seat.objects.filter(match_id=OuterRef("deal__match_id"), position=OuterRef("seat"), user=user)
+    played = Seat.objects.filter(
+        match_id=OuterRef("deal__match_id"), position=OuterRef("seat"), user=user
+    )
     reviews = (
         Review.objects.filter(Exists(played), status=Work.READY, accuracy__isnull=False)
         .select_related("deal")
@@ -366,10 +416,14 @@ def accuracy_by_deal(user) -> list[dict]:
     )
     return [
         {
-            "deal_id": review.deal_id, "match_id": review.deal.match_id,
-            "deal_number": review.deal.number, "finished_at": review.deal.finished_at,
-            "accuracy": review.accuracy, "inaccuracies": review.inaccuracies,
-            "mistakes": review.mistakes, "blunders": review.blunders,
+            "deal_id": review.deal_id,
+            "match_id": review.deal.match_id,
+            "deal_number": review.deal.number,
+            "finished_at": review.deal.finished_at,
+            "accuracy": review.accuracy,
+            "inaccuracies": review.inaccuracies,
+            "mistakes": review.mistakes,
+            "blunders": review.blunders,
         }
         for review in reviews
     ]
@@ -404,7 +458,9 @@ class ExerciseList:
 
 
 def _reviews_of(user):
-    played = Seat.objects.filter(match_id=OuterRef("deal__match_id"), position=OuterRef("seat"), user=user)
+    played = Seat.objects.filter(
+        match_id=OuterRef("deal__match_id"), position=OuterRef("seat"), user=user
+    )
     return (
         Review.objects.filter(Exists(played), status=Work.READY)
         .filter(Q(mistakes__gt=0) | Q(blunders__gt=0))
@@ -426,11 +482,21 @@ def exercises_of(user) -> ExerciseList:
                 continue
             tries = attempts.get((review.deal_id, entry["step"]), [])
             status = "new" if not tries else ("solved" if tries[0].solved else "missed")
-            items.append(ExerciseItem(
-                deal_id=review.deal_id, match_id=review.deal.match_id, deal_number=review.deal.number,
-                step=entry["step"], moment=entry["moment"], mark=entry["mark"], status=status, tries=len(tries),
-            ))
-    return ExerciseList(items, sum(1 for i in items if i.status == "solved"), sum(1 for i in items if i.tries))
+            items.append(
+                ExerciseItem(
+                    deal_id=review.deal_id,
+                    match_id=review.deal.match_id,
+                    deal_number=review.deal.number,
+                    step=entry["step"],
+                    moment=entry["moment"],
+                    mark=entry["mark"],
+                    status=status,
+                    tries=len(tries),
+                )
+            )
+    return ExerciseList(
+        items, sum(1 for i in items if i.status == "solved"), sum(1 for i in items if i.tries)
+    )
 
 
 @dataclass(frozen=True)
@@ -468,7 +534,9 @@ def exercise_entry(user, deal_row: Deal, step: int) -> dict | None:
     review = Review.objects.filter(deal=deal_row, seat=seat.position, status=Work.READY).first()
     if review is None:
         return None
-    return next((e for e in review.decisions if e["step"] == step and e["mark"] in EXERCISE_MARKS), None)
+    return next(
+        (e for e in review.decisions if e["step"] == step and e["mark"] in EXERCISE_MARKS), None
+    )
 
 
 def exercise_observation(user, deal_row: Deal, step: int):
@@ -492,28 +560,49 @@ def exercise_view(user, deal_row: Deal, step: int, answered: bool) -> Exercise |
         return "You" if position == seat else seats[position].display_name
 
     legal = obs.legal_actions()
-    hand = [tables.card_view(c, obs.phase == engine.PLAY and c in legal) for c in tables.in_hand_order(obs.hand, obs.trump)]
+    hand = [
+        tables.card_view(c, obs.phase == engine.PLAY and c in legal)
+        for c in tables.in_hand_order(obs.hand, obs.trump)
+    ]
     calls = [] if obs.phase == engine.PLAY else [(t, wording.action_label(obs, t)) for t in legal]
     attempt = None
     options = []
     if answered:
         attempt = ExerciseAttempt.objects.filter(user=user, deal=deal_row, step=step).first()
-        advice = Advice.objects.filter(deal=deal_row, step=step, seat=seat, status=Work.READY).first()
+        advice = Advice.objects.filter(
+            deal=deal_row, step=step, seat=seat, status=Work.READY
+        ).first()
         if advice is not None:
-            options = [option_view(i, Option.from_json(o), obs) for i, o in enumerate(advice.options, start=1)]
+            options = [
+                option_view(i, Option.from_json(o), obs)
+                for i, o in enumerate(advice.options, start=1)
+            ]
     taken: dict[str, int] = {}
     for trick in obs.tricks:
         side = rules.side_of(trick.winner)
         taken[side] = taken.get(side, 0) + 1
     return Exercise(
-        deal_id=deal_row.pk, match_id=deal_row.match_id, deal_number=deal_row.number, step=step, seat=seat,
-        phase=obs.phase, moment=entry["moment"], hand=hand, calls=calls,
+        deal_id=deal_row.pk,
+        match_id=deal_row.match_id,
+        deal_number=deal_row.number,
+        step=step,
+        seat=seat,
+        phase=obs.phase,
+        moment=entry["moment"],
+        hand=hand,
+        calls=calls,
         auction=[(who(s), call_label(t)) for s, t in obs.calls],
-        trump_symbol=SUIT_SYMBOLS.get(obs.trump or "", ""), trump_red=(obs.trump or "") in "HD" and bool(obs.trump),
-        contract=f"{who(obs.pitcher)} bid {'Smudge' if obs.bid == 5 else obs.bid}" if obs.pitcher else "",
+        trump_symbol=SUIT_SYMBOLS.get(obs.trump or "", ""),
+        trump_red=(obs.trump or "") in "HD" and bool(obs.trump),
+        contract=f"{who(obs.pitcher)} bid {'Smudge' if obs.bid == 5 else obs.bid}"
+        if obs.pitcher
+        else "",
         trick=[(who(s), tables.card_view(c)) for s, c in obs.current_trick],
-        tricks_taken=[(tables.side_label(rules, side, seats, seat), n) for side, n in taken.items()],
-        original=entry["action_label"], original_mark=entry["mark"],
+        tricks_taken=[
+            (tables.side_label(rules, side, seats, seat), n) for side, n in taken.items()
+        ],
+        original=entry["action_label"],
+        original_mark=entry["mark"],
         attempt=attempt,
         attempt_label=wording.action_label(obs, attempt.choice) if attempt else "",
         options=options,

@@ -82,7 +82,10 @@ def _request_advice(match: Match) -> Advice | None:
 
 def do_request_review(deal_row: Deal, seat: str) -> Review | None:
     """Ask for the review of a finished deal for one seat (held by a person)."""
-    if not deal_row.is_over or not deal_row.match.seats.filter(position=seat, user__isnull=False).exists():
+    if (
+        not deal_row.is_over
+        or not deal_row.match.seats.filter(position=seat, user__isnull=False).exists()
+    ):
         return None
     review, created = _get_or_create(Review, deal=deal_row, seat=seat)
     if created or _lost(review):
@@ -128,7 +131,9 @@ def do_claim(model, pk: int):
 def do_release(row) -> None:
     """Give a claimed row back (its position moved on before it was computed): a review computes
     it later if it needs it."""
-    type(row).objects.filter(pk=row.pk, status=Work.COMPUTING).update(status=Work.PENDING, started_at=None)
+    type(row).objects.filter(pk=row.pk, status=Work.COMPUTING).update(
+        status=Work.PENDING, started_at=None
+    )
 
 
 def do_store_advice(advice: Advice, phase: str, options: list[Option], seconds: float) -> None:
@@ -142,17 +147,25 @@ def do_store_advice(advice: Advice, phase: str, options: list[Option], seconds: 
     transaction.on_commit(partial(_tell_seat, advice.deal.match_id, advice.seat, advice.version))
 
 
-def do_store_review(review: Review, entries: list[dict], judgements: list[judging.Judgement]) -> None:
+def do_store_review(
+    review: Review, entries: list[dict], judgements: list[judging.Judgement]
+) -> None:
     review.decisions = entries
     review.accuracy = judging.accuracy(judgements)
-    for name, column in (("inaccuracy", "inaccuracies"), ("mistake", "mistakes"), ("blunder", "blunders")):
+    for name, column in (
+        ("inaccuracy", "inaccuracies"),
+        ("mistake", "mistakes"),
+        ("blunder", "blunders"),
+    ):
         setattr(review, column, sum(1 for j in judgements if j.mark == name))
     review.status = Work.READY
     review.computed_at = timezone.now()
     review.save()
     if review.accuracy is not None:
         _tell_statistics(review)
-    version = Match.objects.filter(pk=review.deal.match_id).values_list("version", flat=True).first()
+    version = (
+        Match.objects.filter(pk=review.deal.match_id).values_list("version", flat=True).first()
+    )
     transaction.on_commit(partial(_tell_seat, review.deal.match_id, review.seat, version))
 
 
@@ -161,20 +174,35 @@ def _tell_statistics(review: Review) -> None:
     hooks.review_scored(review.deal_id, review.seat, review.accuracy / 100)
 
 
-def do_save_computed_advice(deal_row: Deal, step: int, seat: str, version: int, phase: str,
-                         options: list[Option], seconds: float) -> None:
+def do_save_computed_advice(
+    deal_row: Deal,
+    step: int,
+    seat: str,
+    version: int,
+    phase: str,
+    options: list[Option],
+    seconds: float,
+) -> None:
     """Keep advice a review had to compute itself (the player had the coach off, or moved on
     before it was ready), so that the position is never searched again."""
-    advice, _ = _get_or_create(Advice, deal=deal_row, step=step, seat=seat, defaults={"version": version})
+    advice, _ = _get_or_create(
+        Advice, deal=deal_row, step=step, seat=seat, defaults={"version": version}
+    )
     if advice.status != Work.READY:
-        advice.phase, advice.options, advice.seconds = phase, [o.to_json() for o in options], seconds
+        advice.phase, advice.options, advice.seconds = (
+            phase,
+            [o.to_json() for o in options],
+            seconds,
+        )
         advice.status, advice.computed_at = Work.READY, timezone.now()
         advice.save(update_fields=["phase", "options", "seconds", "status", "computed_at"])
 
 
 def _tell_seat(match_id: int, seat: str, version: int) -> None:
     # A small event: each consumer renders its own seat's panel, and only its own seat's.
-    realtime.group_send(tables.table_group(match_id), {"type": "coach.ready", "version": version, "seat": seat})
+    realtime.group_send(
+        tables.table_group(match_id), {"type": "coach.ready", "version": version, "seat": seat}
+    )
 
 
 # --- Exercises --------------------------------------------------------------------------------
@@ -189,7 +217,9 @@ def do_attempt_exercise(user, deal_row: Deal, step: int, choice: str) -> Exercis
         raise NotFound("This is not one of your exercises.")
     if choice not in obs.legal_actions():
         raise GameError("That is not a legal choice in this position.")
-    advice = Advice.objects.filter(deal=deal_row, step=step, seat=obs.seat, status=Work.READY).first()
+    advice = Advice.objects.filter(
+        deal=deal_row, step=step, seat=obs.seat, status=Work.READY
+    ).first()
     options = [Option.from_json(o) for o in advice.options] if advice else []
     taken = next((o for o in options if o.action == choice), None)
     if not options or taken is None:
@@ -213,5 +243,9 @@ def do_set_coach(user, enabled: bool, at_table: int | None = None) -> None:
     advice)."""
     user.coach_enabled = enabled
     user.save(update_fields=["coach_enabled"])
-    if enabled and at_table is not None and Seat.objects.filter(match_id=at_table, user=user).exists():
+    if (
+        enabled
+        and at_table is not None
+        and Seat.objects.filter(match_id=at_table, user=user).exists()
+    ):
         do_prepare(at_table)

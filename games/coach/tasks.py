@@ -41,7 +41,9 @@ def review_deal(review_id: int) -> str:
     totals = selectors.totals_before(deal_row)
     entries, judgements = [], []
     # Only the person's own decisions: a bot that stood in for them is not theirs to answer for.
-    for action in deal_row.actions.filter(seat=review.seat, user__isnull=False).order_by("sequence"):
+    for action in deal_row.actions.filter(seat=review.seat, user__isnull=False).order_by(
+        "sequence"
+    ):
         step = action.sequence
         obs = selectors.observation_at(deal_row, step, review.seat, totals)
         if len(obs.legal_actions()) < 2:
@@ -53,28 +55,37 @@ def review_deal(review_id: int) -> str:
             version = advice.version if advice is not None else selectors.version_at(deal_row, step)
             started = time.perf_counter()
             options = dispatch.compute(advise, obs, seed=tables.search_seed(match_id, version))
-            services.do_save_computed_advice(deal_row, step, review.seat, version, obs.phase, options,
-                                          time.perf_counter() - started)
+            services.do_save_computed_advice(
+                deal_row,
+                step,
+                review.seat,
+                version,
+                obs.phase,
+                options,
+                time.perf_counter() - started,
+            )
         taken = next((o for o in options if o.action == action.token), None)
         if taken is None:
             continue  # the search did not value this option (it keeps the likeliest discards and pitches)
         judgement = judging.judge(options[0].figures, taken.figures)
         judgements.append(judgement)
         best = options[0]
-        entries.append({
-            "step": step,
-            "moment": _moment(obs),
-            "action": taken.action,
-            "action_label": taken.label,
-            "reason": taken.reason,
-            "best": best.action,
-            "best_label": best.label,
-            "best_reason": best.reason,
-            "loss": judgement.loss,
-            "uncertainty": judgement.uncertainty,
-            "unit": judgement.unit,
-            "mark": judgement.mark,
-        })
+        entries.append(
+            {
+                "step": step,
+                "moment": _moment(obs),
+                "action": taken.action,
+                "action_label": taken.label,
+                "reason": taken.reason,
+                "best": best.action,
+                "best_label": best.label,
+                "best_reason": best.reason,
+                "loss": judgement.loss,
+                "uncertainty": judgement.uncertainty,
+                "unit": judgement.unit,
+                "mark": judgement.mark,
+            }
+        )
     services.do_store_review(review, entries, judgements)
     return f"{len(entries)} decisions"
 

@@ -9,5 +9,7 @@ urlpatterns = [
     path("deals/<int:deal_id>/review/", views.review, name="review"),
     path("exercises/", views.exercises, name="exercises"),
     path("exercises/<int:deal_id>/<int:step>/", views.exercise, name="exercise"),
-    path("exercises/<int:deal_id>/<int:step>/result/", views.exercise_result, name="exercise_result"),
+    path(
+        "exercises/<int:deal_id>/<int:step>/result/", views.exercise_result, name="exercise_result"
+    ),
 ]

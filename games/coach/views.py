@@ -38,7 +38,9 @@ def panel(request: HttpRequest, match_id: int) -> HttpResponse:
     if seat is None:
         return HttpResponse("You are not playing at this table.", status=403)
     if match.status == Match.Status.FORMING:
-        return HttpResponse("The table has not started yet: the coach speaks once it has.", status=409)
+        return HttpResponse(
+            "The table has not started yet: the coach speaks once it has.", status=409
+        )
     return HttpResponse(panel_html(match, seat.position))
 
 
@@ -67,7 +69,9 @@ def review(request: HttpRequest, deal_id: int) -> HttpResponse:
 
 @login_required
 def exercises(request: HttpRequest) -> HttpResponse:
-    return render(request, "coach/exercises.html", {"exercises": selectors.exercises_of(request.user)})
+    return render(
+        request, "coach/exercises.html", {"exercises": selectors.exercises_of(request.user)}
+    )
 
 
 @login_required
@@ -79,7 +83,9 @@ def exercise(request: HttpRequest, deal_id: int, step: int) -> HttpResponse:
     status = 200
     if request.method == "POST":
         try:
-            services.do_attempt_exercise(request.user, deal_row, step, request.POST.get("choice", ""))
+            services.do_attempt_exercise(
+                request.user, deal_row, step, request.POST.get("choice", "")
+            )
         except GameError as refused:
             error, status = str(refused), refused.status
         else:
@@ -101,8 +107,17 @@ def exercise_result(request: HttpRequest, deal_id: int, step: int) -> HttpRespon
     faceup_url = ""
     if view.phase == "play":
         faceup_url = reverse("replay:faceup", args=[view.match_id, view.deal_number, step])
-    return render(request, "coach/exercise.html", {"exercise": view, "answered": True, "faceup_url": faceup_url})
+    return render(
+        request,
+        "coach/exercise.html",
+        {"exercise": view, "answered": True, "faceup_url": faceup_url},
+    )
 
 
 def _not_an_exercise(request: HttpRequest) -> HttpResponse:
-    return render(request, "replay/refused.html", {"message": "This is not one of your exercises.", "status": 404}, status=404)
+    return render(
+        request,
+        "replay/refused.html",
+        {"message": "This is not one of your exercises.", "status": 404},
+        status=404,
+    )

@@ -61,7 +61,9 @@ def reasons(obs: Observation, estimates: list[OptionEstimate]) -> list[str]:
     return lines
 
 
-def _reason(obs: Observation, est: OptionEstimate, ref: OptionEstimate | None, is_best: bool) -> str:
+def _reason(
+    obs: Observation, est: OptionEstimate, ref: OptionEstimate | None, is_best: bool
+) -> str:
     if obs.phase == AUCTION:
         act, effect = _call_words(obs, est, ref, is_best)
     elif obs.phase == TRUMP:
@@ -69,7 +71,11 @@ def _reason(obs: Observation, est: OptionEstimate, ref: OptionEstimate | None, i
         effect = _effect(est, ref, is_best) or _likely_points(est)
     elif obs.phase == DISCARD:
         cards = Action.parse(est.action).cards
-        act = "Keep every card" if not cards else "Throw " + _and([card_words(c, obs.trump) for c in cards])
+        act = (
+            "Keep every card"
+            if not cards
+            else "Throw " + _and([card_words(c, obs.trump) for c in cards])
+        )
         effect = _effect(est, ref, is_best)
     else:
         act = _play_words(obs, est.action)
@@ -125,7 +131,9 @@ def _gift(obs: Observation, card: str) -> int:
     return game_points(card)
 
 
-def _gift_words(obs: Observation, est: OptionEstimate, ref: OptionEstimate | None, is_best: bool) -> str:
+def _gift_words(
+    obs: Observation, est: OptionEstimate, ref: OptionEstimate | None, is_best: bool
+) -> str:
     """Tens are worth 10 game points: say so when a card surely goes to the other side."""
     if ref is None:
         return ""
@@ -145,8 +153,10 @@ def _chance_words(name: str, p: float) -> str:
 
 
 def _point_deltas(est: OptionEstimate, ref: OptionEstimate):
-    return [(getattr(est, field) - getattr(ref, field), name, getattr(est, field), getattr(ref, field))
-            for name, field in POINTS]
+    return [
+        (getattr(est, field) - getattr(ref, field), name, getattr(est, field), getattr(ref, field))
+        for name, field in POINTS
+    ]
 
 
 def _contract_words(est: OptionEstimate) -> str:
@@ -156,7 +166,12 @@ def _contract_words(est: OptionEstimate) -> str:
         if est.p_make <= 1 - SURE:
             return "the bid is out of reach"
         return f"the bid is made {est.p_make:.0%} of the time"
-    if est.p_set is not None and est.p_contract < 0.5 and est.p_thrown_in < 0.5 and est.p_set > 1 - SURE:
+    if (
+        est.p_set is not None
+        and est.p_contract < 0.5
+        and est.p_thrown_in < 0.5
+        and est.p_set > 1 - SURE
+    ):
         if est.p_set >= SURE:
             return "the bidder is sure to be set"
         return f"the bidder is set {est.p_set:.0%} of the time"
@@ -189,7 +204,11 @@ def _effect(est: OptionEstimate, ref: OptionEstimate | None, is_best: bool) -> s
             words = _chance_words(first[1], first[2])
             more = [d for d in gains if d != first][:1]
             for _, name, p, _ in more:
-                words += f", and likely {name} ({p:.0%})" if p >= 0.5 else f", and a better chance of {name} ({p:.0%})"
+                words += (
+                    f", and likely {name} ({p:.0%})"
+                    if p >= 0.5
+                    else f", and a better chance of {name} ({p:.0%})"
+                )
             return words
         contract = _contract_delta(est, ref)
         if contract:
@@ -217,12 +236,20 @@ def _effect(est: OptionEstimate, ref: OptionEstimate | None, is_best: bool) -> s
 
 
 def _contract_delta(est: OptionEstimate, ref: OptionEstimate) -> str:
-    if est.p_make is not None and ref.p_make is not None and est.p_contract >= 0.5:
-        if abs(est.p_make - ref.p_make) >= NOTABLE:
-            return f"the bid is made {est.p_make:.0%} of the time (against {ref.p_make:.0%})"
-    if est.p_set is not None and ref.p_set is not None and est.p_contract < 0.5:
-        if abs(est.p_set - ref.p_set) >= NOTABLE:
-            return f"the bidder is set {est.p_set:.0%} of the time (against {ref.p_set:.0%})"
+    if (
+        est.p_make is not None
+        and ref.p_make is not None
+        and est.p_contract >= 0.5
+        and abs(est.p_make - ref.p_make) >= NOTABLE
+    ):
+        return f"the bid is made {est.p_make:.0%} of the time (against {ref.p_make:.0%})"
+    if (
+        est.p_set is not None
+        and ref.p_set is not None
+        and est.p_contract < 0.5
+        and abs(est.p_set - ref.p_set) >= NOTABLE
+    ):
+        return f"the bidder is set {est.p_set:.0%} of the time (against {ref.p_set:.0%})"
     return ""
 
 
@@ -233,7 +260,7 @@ def _their_points(est: OptionEstimate) -> float:
 
 def _uncertainty(a: OptionEstimate, b: OptionEstimate) -> float:
     """How far apart two estimates may be by chance alone: their standard errors combined."""
-    return (a.margin_stderr ** 2 + b.margin_stderr ** 2) ** 0.5
+    return (a.margin_stderr**2 + b.margin_stderr**2) ** 0.5
 
 
 def _danger(obs: Observation) -> tuple[str, int] | None:
@@ -242,8 +269,11 @@ def _danger(obs: Observation) -> tuple[str, int] | None:
         return None
     target = obs.rules.target
     mine = obs.side
-    close = [(points, side) for side, points in obs.match_totals.items()
-             if side != mine and points >= target - DANGER_MARGIN]
+    close = [
+        (points, side)
+        for side, points in obs.match_totals.items()
+        if side != mine and points >= target - DANGER_MARGIN
+    ]
     if not close:
         return None
     points, side = max(close)
@@ -262,14 +292,18 @@ def _call_words(obs: Observation, est: OptionEstimate, ref: OptionEstimate | Non
         if est.p_thrown_in >= 0.5:
             parts.append("the hand is likely thrown in")
         elif est.p_contract >= 0.5 and est.p_make is not None:
-            parts.append(f"partner likely takes the contract and makes it {est.p_make:.0%} of the time")
+            parts.append(
+                f"partner likely takes the contract and makes it {est.p_make:.0%} of the time"
+            )
         elif others > 0 and est.p_set is not None:
             parts.append(f"the bidder is set {est.p_set:.0%} of the time")
         if danger and others >= 0.5:
             parts.append(f"leaves the contract to {danger[0]} at {danger[1]} points")
     else:
         if action.kind == PITCH:
-            act = f"Pitch {card_words(action.word)}, a bid of 4 in {SUIT_NAMES[suit_of(action.word)]}"
+            act = (
+                f"Pitch {card_words(action.word)}, a bid of 4 in {SUIT_NAMES[suit_of(action.word)]}"
+            )
         elif token == "smudge":
             act = "Smudge: take all six tricks"
         else:

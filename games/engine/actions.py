@@ -32,15 +32,17 @@ CALL, PITCH, TRUMP, DISCARD, CARD = "call", "pitch", "trump", "discard", "card"
 @dataclass(frozen=True)
 class Action:
     kind: str  # CALL, PITCH, TRUMP, DISCARD or CARD
-    word: str = ""  # a call's word (``pass``, ``3``), a suit named trump, or the card pitched or played
+    word: str = (
+        ""  # a call's word (``pass``, ``3``), a suit named trump, or the card pitched or played
+    )
     cards: tuple[str, ...] = ()  # a discard's cards, in the order written
 
     @classmethod
     def parse(cls, token: str) -> Action:
         if token.startswith(PITCH_PREFIX):
-            return cls(PITCH, token[len(PITCH_PREFIX):])
+            return cls(PITCH, token[len(PITCH_PREFIX) :])
         if token.startswith(DISCARD_PREFIX):
-            body = token[len(DISCARD_PREFIX):]
+            body = token[len(DISCARD_PREFIX) :]
             return cls(DISCARD, cards=tuple(body.split(",")) if body else ())
         if token in SUITS:
             return cls(TRUMP, token)
@@ -104,7 +106,7 @@ def pitch_token(card: str) -> str:
 
 def pitched_card(token: str) -> str | None:
     """The card of a pitch token, or None if it is not one."""
-    return token[len(PITCH_PREFIX):] if token.startswith(PITCH_PREFIX) else None
+    return token[len(PITCH_PREFIX) :] if token.startswith(PITCH_PREFIX) else None
 
 
 __all__ = [

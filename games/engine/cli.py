@@ -34,12 +34,17 @@ from .rules import Rules
 EXIT_BAD_INPUT = 2
 
 # Modules imported before the parser is built, so that their @command functions register.
-COMMAND_MODULES: list[str] = ["games.engine.bots.commands", "games.engine.solver_bench"]  # arena, bench-bots, bench-solver
+COMMAND_MODULES: list[str] = [
+    "games.engine.bots.commands",
+    "games.engine.solver_bench",
+]  # arena, bench-bots, bench-solver
 
 _COMMANDS: dict[str, tuple[Callable[[argparse.Namespace], int], str, Callable | None]] = {}
 
 
-def command(name: str, help: str, configure: Callable[[argparse.ArgumentParser], None] | None = None):
+def command(
+    name: str, help: str, configure: Callable[[argparse.ArgumentParser], None] | None = None
+):
     """Register ``func(args) -> exit status`` as the subcommand ``name``.
 
     ``configure(parser)`` adds the command's arguments.
@@ -55,7 +60,9 @@ def command(name: str, help: str, configure: Callable[[argparse.ArgumentParser],
 def build_parser() -> argparse.ArgumentParser:
     for module in COMMAND_MODULES:
         importlib.import_module(module)
-    parser = argparse.ArgumentParser(prog="python -m games.engine", description="The Setback rules engine.")
+    parser = argparse.ArgumentParser(
+        prog="python -m games.engine", description="The Setback rules engine."
+    )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, (func, help_text, configure) in _COMMANDS.items():
         p = sub.add_parser(name, help=help_text, description=help_text)
@@ -120,7 +127,11 @@ def legal_command(args: argparse.Namespace) -> int:
     return 0
 
 
-@command("match", help="replay a match record: each deal's score, the totals, the winner", configure=_file_argument)
+@command(
+    "match",
+    help="replay a match record: each deal's score, the totals, the winner",
+    configure=_file_argument,
+)
 def match_command(args: argparse.Namespace) -> int:
     state = match_from_record(read_json(args.file))
     print_json(state.to_json())
@@ -128,12 +139,18 @@ def match_command(args: argparse.Namespace) -> int:
 
 
 def _bench_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--rules", default="house", help='a preset name or a JSON spec (default "house")')
+    parser.add_argument(
+        "--rules", default="house", help='a preset name or a JSON spec (default "house")'
+    )
     parser.add_argument("--seconds", type=float, default=3.0, help="how long to run (default 3)")
     parser.add_argument("--seed", type=int, default=None, help="seed for the random deals")
 
 
-@command("bench", help="play random complete deals on one core; prints 'N deals/s' last", configure=_bench_arguments)
+@command(
+    "bench",
+    help="play random complete deals on one core; prints 'N deals/s' last",
+    configure=_bench_arguments,
+)
 def bench_command(args: argparse.Namespace) -> int:
     spec: Any = args.rules
     if spec.startswith("{"):

@@ -42,11 +42,15 @@ class Deal:
         rules = Rules.from_spec(rules)
         self.rules = rules
         if dealer not in rules.seats:
-            raise RecordError(f"dealer: {dealer!r} is not a seat at this table ({' '.join(rules.seats)})")
+            raise RecordError(
+                f"dealer: {dealer!r} is not a seat at this table ({' '.join(rules.seats)})"
+            )
         self.dealer = dealer
         self.dealt_hands = _check_hands(rules, hands)
         self.stock = _check_stock(rules, self.dealt_hands, stock)
-        self._hands: dict[str, set[str]] = {seat: set(cards) for seat, cards in self.dealt_hands.items()}
+        self._hands: dict[str, set[str]] = {
+            seat: set(cards) for seat, cards in self.dealt_hands.items()
+        }
         self.auction = Auction(rules, dealer)
         self.trump: str | None = None
         self._phase = AUCTION
@@ -69,8 +73,8 @@ class Deal:
         size = rules.hand_size
         hands = {}
         for i, seat in enumerate(rules.seats_from_left_of(dealer)):
-            hands[seat] = deck[i * size:(i + 1) * size]
-        return cls(rules, dealer, hands, deck[len(rules.seats) * size:])
+            hands[seat] = deck[i * size : (i + 1) * size]
+        return cls(rules, dealer, hands, deck[len(rules.seats) * size :])
 
     def copy(self) -> Deal:
         other = Deal.__new__(Deal)
@@ -143,7 +147,7 @@ class Deal:
 
     @property
     def stock_remaining(self) -> list[str]:
-        return list(self.stock[self._stock_next:])
+        return list(self.stock[self._stock_next :])
 
     @property
     def leader(self) -> str | None:
@@ -170,13 +174,17 @@ class Deal:
             return list(SUITS)
         if self._phase == DISCARD:
             return self._discard_tokens(seat)
-        return playable(self.rules, self._hands[seat], self.current_trick, self.trump, len(self.tricks))
+        return playable(
+            self.rules, self._hands[seat], self.current_trick, self.trump, len(self.tricks)
+        )
 
     def discardable(self, seat: str) -> list[str]:
         """The cards ``seat`` may discard now (docs/rules.md: the ``legal`` command's discard list)."""
         if self._phase != DISCARD or seat in self.discards:
             return []
-        return discardable(self.rules.discard_kind, self._hands[seat], self.trump, self._draw_limit())
+        return discardable(
+            self.rules.discard_kind, self._hands[seat], self.trump, self._draw_limit()
+        )
 
     def _draw_limit(self) -> int:
         # Decided: a player may discard only as many as the stock can still replace, so every
@@ -184,7 +192,9 @@ class Deal:
         return len(self.stock) - self._stock_next
 
     def _discard_tokens(self, seat: str) -> list[str]:
-        return discard_tokens(self.rules.discard_kind, self._hands[seat], self.trump, self._draw_limit())
+        return discard_tokens(
+            self.rules.discard_kind, self._hands[seat], self.trump, self._draw_limit()
+        )
 
     # ------------------------------------------------------------------ applying actions
     def apply(self, token: str, seat: str | None = None) -> None:
@@ -207,7 +217,9 @@ class Deal:
         elif self._phase == DISCARD:
             cards = parse_discard_token(token)
             if cards is None:
-                raise IllegalAction(token, actor, "expected a discard: discard:<cards, comma-joined>")
+                raise IllegalAction(
+                    token, actor, "expected a discard: discard:<cards, comma-joined>"
+                )
             self.discard(actor, cards, token=token)
         else:
             self._apply_play(actor, token)
@@ -263,7 +275,7 @@ class Deal:
         if self.rules.discard_kind == "draw":
             # The dealer refills this hand to six from the front of the stock at once, before
             # the next player discards (decided).
-            drawn = self.stock[self._stock_next:self._stock_next + len(cards)]
+            drawn = self.stock[self._stock_next : self._stock_next + len(cards)]
             self._stock_next += len(cards)
             hand.update(drawn)
         self.history.append((seat, discard_token(cards)))
@@ -323,7 +335,9 @@ class Deal:
             if card in self.discards.get(seat, ()):
                 return f"not in {seat}'s hand (discarded)"
             return f"not in {seat}'s hand"
-        return play_problem(self.rules, self._hands[seat], card, self.current_trick, self.trump, len(self.tricks))
+        return play_problem(
+            self.rules, self._hands[seat], card, self.current_trick, self.trump, len(self.tricks)
+        )
 
     # ------------------------------------------------------------------ results and views
     def result(self) -> DealResult:
@@ -365,9 +379,13 @@ def _check_hands(rules: Rules, hands: Mapping[str, Sequence[str]]) -> dict[str, 
             raise RecordError(f"hands.{seat}: expected a list of cards")
         for i, card in enumerate(cards):
             if not is_card(card):
-                raise RecordError(f"hands.{seat}[{i}] {card if isinstance(card, str) else repr(card)}: unknown card")
+                raise RecordError(
+                    f"hands.{seat}[{i}] {card if isinstance(card, str) else repr(card)}: unknown card"
+                )
             if card in seen:
-                raise RecordError(f"hands.{seat}[{i}] {card}: dealt twice (also in hands.{seen[card]})")
+                raise RecordError(
+                    f"hands.{seat}[{i}] {card}: dealt twice (also in hands.{seen[card]})"
+                )
             seen[card] = seat
         if len(cards) != rules.hand_size:
             raise RecordError(f"hands.{seat}: {len(cards)} cards, expected {rules.hand_size}")
@@ -375,7 +393,9 @@ def _check_hands(rules: Rules, hands: Mapping[str, Sequence[str]]) -> dict[str, 
     return checked
 
 
-def _check_stock(rules: Rules, hands: Mapping[str, Sequence[str]], stock: Sequence[str] | None) -> tuple[str, ...]:
+def _check_stock(
+    rules: Rules, hands: Mapping[str, Sequence[str]], stock: Sequence[str] | None
+) -> tuple[str, ...]:
     dealt = {card: seat for seat, cards in hands.items() for card in cards}
     undealt = [card for card in DISPLAY_ORDER if card not in dealt]
     if stock is None:
@@ -385,14 +405,18 @@ def _check_stock(rules: Rules, hands: Mapping[str, Sequence[str]], stock: Sequen
     seen: set[str] = set()
     for i, card in enumerate(stock):
         if not is_card(card):
-            raise RecordError(f"stock[{i}] {card if isinstance(card, str) else repr(card)}: unknown card")
+            raise RecordError(
+                f"stock[{i}] {card if isinstance(card, str) else repr(card)}: unknown card"
+            )
         if card in dealt:
             raise RecordError(f"stock[{i}] {card}: also dealt (hands.{dealt[card]})")
         if card in seen:
             raise RecordError(f"stock[{i}] {card}: twice in the stock")
         seen.add(card)
     if len(stock) != len(undealt):
-        raise RecordError(f"stock: {len(stock)} cards, expected {len(undealt)} (every undealt card)")
+        raise RecordError(
+            f"stock: {len(stock)} cards, expected {len(undealt)} (every undealt card)"
+        )
     return tuple(stock)
 
 

@@ -22,9 +22,7 @@ from .rules import END_COUNT_OUT, END_HOUSE, Rules
 from .scoring import POINT_NAMES, DealResult
 
 
-def count_out(
-    totals_before: Mapping[str, int], result: DealResult, threshold: int
-) -> str | None:
+def count_out(totals_before: Mapping[str, int], result: DealResult, threshold: int) -> str | None:
     """The first side to reach ``threshold`` when the deal's points are counted one by one:
     the pitcher's side first (its whole score), then High, Low, Jack, Game for the others."""
     running = dict(totals_before)
@@ -42,7 +40,9 @@ def count_out(
     return None
 
 
-def decide_winner(rules: Rules, before: Mapping[str, int], after: Mapping[str, int], result: DealResult) -> str | None:
+def decide_winner(
+    rules: Rules, before: Mapping[str, int], after: Mapping[str, int], result: DealResult
+) -> str | None:
     """The side that has won the match after this deal, or None if it goes on."""
     if result.thrown_in:
         return None
@@ -100,8 +100,9 @@ class MatchState:
         self.current: Any = None  # from a match record: its last deal, if still in progress
 
     @classmethod
-    def resume(cls, rules: Rules | str | dict, first_dealer: str, totals: Mapping[str, int],
-               dealer: str) -> MatchState:
+    def resume(
+        cls, rules: Rules | str | dict, first_dealer: str, totals: Mapping[str, int], dealer: str
+    ) -> MatchState:
         """A match under way, from its running totals and the dealer of its next deal: the end
         rule needs only those, so the earlier deals need not be replayed (their ``history`` is
         left empty)."""
@@ -139,5 +140,8 @@ class MatchState:
 
     def to_json(self) -> dict[str, Any]:
         """What ``python -m games.engine match`` prints."""
-        return {"deals": [dict(d) for d in self.history], "totals": dict(self.totals), "winner": self.winner}
-
+        return {
+            "deals": [dict(d) for d in self.history],
+            "totals": dict(self.totals),
+            "winner": self.winner,
+        }

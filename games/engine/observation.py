@@ -62,7 +62,9 @@ class Observation:
         return _rebuilt_observation, (values,)
 
     @classmethod
-    def of(cls, deal: Deal, seat: str, match_totals: Mapping[str, int] | None = None) -> Observation:
+    def of(
+        cls, deal: Deal, seat: str, match_totals: Mapping[str, int] | None = None
+    ) -> Observation:
         if seat not in deal.rules.seats:
             raise ValueError(f"{seat!r} is not a seat at this table")
         return cls(
@@ -98,7 +100,9 @@ class Observation:
     @property
     def played(self) -> list[str]:
         """Every card played so far, in order."""
-        return [card for t in self.tricks for _, card in t.cards] + [card for _, card in self.current_trick]
+        return [card for t in self.tricks for _, card in t.cards] + [
+            card for _, card in self.current_trick
+        ]
 
     @property
     def trick_number(self) -> int:

@@ -28,7 +28,11 @@ def playable(
     ``trick`` is the current trick as ``(seat, card)`` pairs; ``trump`` is None only before the
     pitcher's opening lead sets it; ``trick_number`` counts completed tricks (0 = first trick).
     """
-    return [card for card in sort_cards(hand) if play_problem(rules, hand, card, trick, trump, trick_number) is None]
+    return [
+        card
+        for card in sort_cards(hand)
+        if play_problem(rules, hand, card, trick, trump, trick_number) is None
+    ]
 
 
 def play_problem(

@@ -21,7 +21,18 @@ from .rules import Rules
 
 DEAL_FORMAT = "setback-deal/1"
 MATCH_FORMAT = "setback-match/1"
-DEAL_KEYS = ("format", "rules", "dealer", "hands", "stock", "auction", "trump", "discards", "plays", "meta")
+DEAL_KEYS = (
+    "format",
+    "rules",
+    "dealer",
+    "hands",
+    "stock",
+    "auction",
+    "trump",
+    "discards",
+    "plays",
+    "meta",
+)
 MATCH_KEYS = ("format", "rules", "deals", "meta")
 
 
@@ -48,7 +59,9 @@ def deal_to_record(deal: Deal, *, in_match: bool = False) -> dict[str, Any]:
         record["trump"] = deal.trump
     if rules.discard_kind:
         order = rules.seats_from_left_of(deal.dealer)
-        record["discards"] = {seat: list(deal.discards[seat]) for seat in order if seat in deal.discards}
+        record["discards"] = {
+            seat: list(deal.discards[seat]) for seat in order if seat in deal.discards
+        }
     record["plays"] = deal.plays
     return record
 
@@ -64,7 +77,9 @@ def match_record_json(rules: Rules | str | dict, deals: Sequence[Deal]) -> dict[
 
 
 # ---------------------------------------------------------------------- reading
-def _field(record: Mapping[str, Any], name: str, kind: type | tuple, what: str, default: Any = ...) -> Any:
+def _field(
+    record: Mapping[str, Any], name: str, kind: type | tuple, what: str, default: Any = ...
+) -> Any:
     if name not in record:
         if default is ...:
             raise RecordError(f"{name}: missing")
@@ -77,7 +92,7 @@ def _field(record: Mapping[str, Any], name: str, kind: type | tuple, what: str, 
     return value
 
 
-def deal_from_record(
+def deal_from_record(  # noqa: C901 - older than the limit; split when next changed
     record: Any,
     *,
     rules: Rules | None = None,
@@ -169,7 +184,9 @@ def deal_from_record(
             continue  # already on the table
         if deal.phase != PLAY:
             if deal.phase == OVER and not deal.thrown_in:
-                raise RecordError(f"plays[{i}] {card}: too many plays (the deal is over after {len(deal.plays)} cards)")
+                raise RecordError(
+                    f"plays[{i}] {card}: too many plays (the deal is over after {len(deal.plays)} cards)"
+                )
             raise RecordError(f"plays[{i}] {card}: {_not_yet(deal)}")
         try:
             deal.apply(card)
@@ -178,9 +195,13 @@ def deal_from_record(
 
     if trump is not None and not rules.names_trump:
         if deal.trump is None:
-            raise RecordError(f"trump {trump}: no card has been played; in these rules the opening lead sets trump")
+            raise RecordError(
+                f"trump {trump}: no card has been played; in these rules the opening lead sets trump"
+            )
         if trump != deal.trump:
-            raise RecordError(f"trump {trump}: the opening lead {deal.plays[0]} makes {deal.trump} trump")
+            raise RecordError(
+                f"trump {trump}: the opening lead {deal.plays[0]} makes {deal.trump} trump"
+            )
     return deal
 
 
@@ -203,7 +224,7 @@ def _read_discards(deal: Deal, discards: Mapping[str, Any], plays_follow: bool) 
             cards = discards[seat]
             if not isinstance(cards, list) or not all(isinstance(c, str) for c in cards):
                 raise RecordError(f"discards.{seat}: expected a list of cards")
-        elif plays_follow or any(s in discards for s in order[k + 1:]):
+        elif plays_follow or any(s in discards for s in order[k + 1 :]):
             # A seat left out before later discards or plays discarded nothing (draw).
             if deal.rules.discard_kind == "two":
                 raise RecordError(f"discards.{seat}: missing (each player discards 2 cards)")
@@ -216,7 +237,7 @@ def _read_discards(deal: Deal, discards: Mapping[str, Any], plays_follow: bool) 
             raise RecordError(f"discards.{seat}: {e.reason}") from None
 
 
-def match_from_record(record: Any) -> MatchState:
+def match_from_record(record: Any) -> MatchState:  # noqa: C901 - older than the limit; split when next changed
     """Replay a match record. The state's ``current`` is the last deal if it is in progress."""
     if not isinstance(record, Mapping):
         raise RecordError("expected a match record (a JSON object)")
@@ -239,17 +260,23 @@ def match_from_record(record: Any) -> MatchState:
         if state is not None and state.over:
             raise RecordError(f"deals[{i}]: the match was already over ({state.winner} won)")
         if current is not None:
-            raise RecordError(f"deals[{i - 1}]: the deal is not over (only the last deal may be in progress)")
+            raise RecordError(
+                f"deals[{i - 1}]: the deal is not over (only the last deal may be in progress)"
+            )
         try:
             if state is None:
                 if isinstance(item, Mapping) and "dealer" not in item:
                     raise RecordError("dealer: missing (the first deal names its dealer)")
-                deal = deal_from_record(item, rules=rules, dealer=None if state is None else state.dealer)
+                deal = deal_from_record(
+                    item, rules=rules, dealer=None if state is None else state.dealer
+                )
                 state = MatchState(rules, deal.dealer)
             else:
                 deal = deal_from_record(item, rules=rules, dealer=state.dealer)
         except RecordError as e:
-            raise RecordError(f"deals[{i}].{e}" if not str(e).startswith("expected") else f"deals[{i}]: {e}") from None
+            raise RecordError(
+                f"deals[{i}].{e}" if not str(e).startswith("expected") else f"deals[{i}]: {e}"
+            ) from None
         if deal.is_over:
             state.add(deal)
         else:

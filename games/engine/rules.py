@@ -144,11 +144,9 @@ class Rules:
     six_players: bool = False
     _preset: Preset = field(init=False, repr=False, compare=False, hash=False)
 
-    def __post_init__(self) -> None:
+    def __post_init__(self) -> None:  # noqa: C901 - older than the limit; split when next changed
         if self.preset not in PRESETS:
-            raise RulesError(
-                f"unknown preset {self.preset!r} (one of {', '.join(PRESET_NAMES)})"
-            )
+            raise RulesError(f"unknown preset {self.preset!r} (one of {', '.join(PRESET_NAMES)})")
         object.__setattr__(self, "_preset", PRESETS[self.preset])
         if self.low_to not in LOW_TO:
             raise RulesError(f"option low_to must be 'taker' or 'holder', not {self.low_to!r}")
@@ -168,7 +166,9 @@ class Rules:
                     )
         if self.six_players:
             if self.cutthroat:
-                raise RulesError("six_players (three partnerships) cannot be combined with cutthroat")
+                raise RulesError(
+                    "six_players (three partnerships) cannot be combined with cutthroat"
+                )
             if self.draw:
                 raise RulesError("six_players cannot be combined with draw")
             if self.players != 6:
@@ -344,7 +344,9 @@ class Rules:
         try:
             return self._side_by_seat[seat]
         except KeyError:
-            raise ValueError(f"{seat!r} is not a seat at this table ({' '.join(self.seats)})") from None
+            raise ValueError(
+                f"{seat!r} is not a seat at this table ({' '.join(self.seats)})"
+            ) from None
 
     def seats_of(self, side: str) -> tuple[str, ...]:
         return tuple(seat for seat in self.seats if self._side_by_seat[seat] == side)
@@ -383,8 +385,16 @@ class Rules:
             parts.append("a bid of 4 ends the auction")
         if self.dealer_steal:
             parts.append("the dealer may steal")
-        parts.append("the dealer must bid if the others pass" if self.dealer_must_bid else "all pass: thrown in")
-        parts.append("follow suit, else trump" if self.follow == FOLLOW_ELSE_TRUMP else "follow suit or trump")
+        parts.append(
+            "the dealer must bid if the others pass"
+            if self.dealer_must_bid
+            else "all pass: thrown in"
+        )
+        parts.append(
+            "follow suit, else trump"
+            if self.follow == FOLLOW_ELSE_TRUMP
+            else "follow suit or trump"
+        )
         parts.append(f"Low to the {self.low_to}")
         if self.draw:
             parts.append("discard and draw")

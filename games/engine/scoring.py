@@ -24,7 +24,11 @@ class Trick:
     winner: str
 
     def to_json(self) -> dict[str, Any]:
-        return {"leader": self.leader, "cards": [card for _, card in self.cards], "winner": self.winner}
+        return {
+            "leader": self.leader,
+            "cards": [card for _, card in self.cards],
+            "winner": self.winner,
+        }
 
 
 @dataclass(frozen=True)

@@ -69,14 +69,21 @@ def run(rules: Rules, deals: int, seed: int, max_nodes: int) -> dict[str, Any]:
 
 
 def _arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--rules", default="house", help='a preset name or a JSON spec (default "house")')
-    parser.add_argument("--deals", type=int, default=20, help="deals, every play step analysed (default 20)")
+    parser.add_argument(
+        "--rules", default="house", help='a preset name or a JSON spec (default "house")'
+    )
+    parser.add_argument(
+        "--deals", type=int, default=20, help="deals, every play step analysed (default 20)"
+    )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--max-nodes", type=int, default=DEFAULT_MAX_NODES)
 
 
-@command("bench-solver", help="seconds per replay step of the face-up solver: p50, p95, largest",
-         configure=_arguments)
+@command(
+    "bench-solver",
+    help="seconds per replay step of the face-up solver: p50, p95, largest",
+    configure=_arguments,
+)
 def bench_solver_command(args: argparse.Namespace) -> int:
     spec: Any = json.loads(args.rules) if args.rules.strip().startswith("{") else args.rules
     report = run(Rules.from_spec(spec), args.deals, args.seed, args.max_nodes)

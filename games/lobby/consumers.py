@@ -86,11 +86,15 @@ class _Relay:
                 await asyncio.sleep(1)
                 continue
             change = event.get("change")
-            if event.get("type") != "lobby.changed" or (self.latest is not None and change < self.latest):
+            if event.get("type") != "lobby.changed" or (
+                self.latest is not None and change < self.latest
+            ):
                 continue  # an older change overtaken by a newer one: its screen would be stale
             self.latest = change
             viewers = list(self.viewers)
-            await asyncio.gather(*(viewer.show(change) for viewer in viewers), return_exceptions=True)
+            await asyncio.gather(
+                *(viewer.show(change) for viewer in viewers), return_exceptions=True
+            )
 
 
 _relay = _Relay()

@@ -15,7 +15,10 @@ class PairingForm(forms.Form):
     preset = forms.ChoiceField(label="Rules", choices=PRESETS, initial="house")
     seating = forms.ChoiceField(choices=SEATING, initial="partners")
     players = forms.TypedChoiceField(
-        label="Players (cutthroat)", choices=[(n, str(n)) for n in range(2, 8)], coerce=int, initial=3
+        label="Players (cutthroat)",
+        choices=[(n, str(n)) for n in range(2, 8)],
+        coerce=int,
+        initial=3,
     )
     bot_level = forms.ChoiceField(
         label="Bots for empty seats", choices=BotLevel.choices, initial=BotLevel.MEDIUM
@@ -29,8 +32,9 @@ class PairingForm(forms.Form):
         field.min_value = settings.PAIRING_WAIT_MIN_SECONDS
         field.max_value = settings.PAIRING_WAIT_MAX_SECONDS
         field.widget.attrs.update(min=field.min_value, max=field.max_value)
-        field.validators.extend(forms.IntegerField(
-            min_value=field.min_value, max_value=field.max_value).validators)
+        field.validators.extend(
+            forms.IntegerField(min_value=field.min_value, max_value=field.max_value).validators
+        )
 
     def clean(self):
         data = super().clean()

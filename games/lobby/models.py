@@ -35,7 +35,9 @@ class PairingTicket(models.Model):
     bot_level = bot_level_field()
     wait_seconds = models.PositiveSmallIntegerField()
     status = models.CharField(max_length=9, choices=Status.choices, default=Status.WAITING)
-    match = models.ForeignKey(Match, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    match = models.ForeignKey(
+        Match, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     due_at = models.DateTimeField(help_text="When bots fill the empty seats.")
 
@@ -47,7 +49,9 @@ class PairingTicket(models.Model):
                 fields=["user"], condition=Q(status="waiting"), name="pairing_one_waiting_per_user"
             ),
         ]
-        indexes = [models.Index(fields=["queue", "status", "created_at"], name="pairing_queue_waiting")]
+        indexes = [
+            models.Index(fields=["queue", "status", "created_at"], name="pairing_queue_waiting")
+        ]
 
     def __str__(self) -> str:
         return f"{self.user_id} {self.status} for {self.queue_id}"

@@ -51,7 +51,9 @@ def listed_table(match_id: int, user) -> Match | None:
 
 def free_seats(match: Match, side: str = "") -> list[str]:
     rules = game_selectors.rules_of(match)
-    empty = set(match.seats.filter(user__isnull=True, bot_level="").values_list("position", flat=True))
+    empty = set(
+        match.seats.filter(user__isnull=True, bot_level="").values_list("position", flat=True)
+    )
     return [p for p in rules.seats if p in empty and (not side or rules.side_of(p) == side)]
 
 
@@ -63,7 +65,9 @@ def open_tables() -> list[OpenTable]:
         Match.objects.filter(_listed())
         .annotate(
             free=Count("seats", filter=Q(seats__user__isnull=True, seats__bot_level="")),
-            host_here=Count("seats", filter=Q(seats__user_id=F("host_id"), seats__connections__gt=0)),
+            host_here=Count(
+                "seats", filter=Q(seats__user_id=F("host_id"), seats__connections__gt=0)
+            ),
         )
         .filter(free__gt=0, host_here__gt=0)
         .select_related("host")
@@ -80,13 +84,15 @@ def _open_table(match: Match, host_rating: int | None) -> OpenTable:
     sides = []
     for side in rules.sides:
         positions = [p for p in rules.seats if rules.side_of(p) == side]
-        sides.append(SideView(
-            label=" & ".join(seat_name(p) for p in positions),
-            side=side,
-            free=sum(1 for p in positions if seats[p].is_empty),
-            seats=len(positions),
-            people=tuple(seats[p].user.username for p in positions if seats[p].user_id),
-        ))
+        sides.append(
+            SideView(
+                label=" & ".join(seat_name(p) for p in positions),
+                side=side,
+                free=sum(1 for p in positions if seats[p].is_empty),
+                seats=len(positions),
+                people=tuple(seats[p].user.username for p in positions if seats[p].user_id),
+            )
+        )
     return OpenTable(
         match_id=match.pk,
         host_id=match.host_id,
@@ -103,7 +109,9 @@ def _open_table(match: Match, host_rating: int | None) -> OpenTable:
 def hosts_blocking(user) -> frozenset[int]:
     """The hosts whose tables `user` does not see in the lobby (they blocked `user`)."""
     return frozenset(
-        PersonalBlock.objects.filter(other=user, kind=PersonalBlock.Kind.BLOCK).values_list("owner_id", flat=True)
+        PersonalBlock.objects.filter(other=user, kind=PersonalBlock.Kind.BLOCK).values_list(
+            "owner_id", flat=True
+        )
     )
 
 
@@ -113,8 +121,10 @@ def visible_tables(tables: list[OpenTable], hidden_hosts: frozenset[int]) -> lis
 
 def latest_ticket(user) -> PairingTicket | None:
     return (
-        PairingTicket.objects.filter(user=user).select_related("queue", "match")
-        .order_by("-created_at", "-id").first()
+        PairingTicket.objects.filter(user=user)
+        .select_related("queue", "match")
+        .order_by("-created_at", "-id")
+        .first()
     )
 
 
@@ -137,7 +147,11 @@ def pairing_view(user) -> PairingView:
     rules = engine.Rules.from_spec(ticket.rules)
     others = 0
     if ticket.status == PairingTicket.Status.WAITING:
-        others = ticket.queue.tickets.filter(status=PairingTicket.Status.WAITING).exclude(pk=ticket.pk).count()
+        others = (
+            ticket.queue.tickets.filter(status=PairingTicket.Status.WAITING)
+            .exclude(pk=ticket.pk)
+            .count()
+        )
     return PairingView(
         status=ticket.status,
         rules_text=rules.describe(),

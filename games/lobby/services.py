@@ -79,8 +79,12 @@ def do_find_players(user, rules_spec, bot_level: str, wait_seconds: int) -> Pair
         try:
             with transaction.atomic():
                 ticket = PairingTicket.objects.create(
-                    user=user, queue=queue, rules=rules.to_spec(), bot_level=bot_level,
-                    wait_seconds=wait, due_at=now + timedelta(seconds=wait),
+                    user=user,
+                    queue=queue,
+                    rules=rules.to_spec(),
+                    bot_level=bot_level,
+                    wait_seconds=wait,
+                    due_at=now + timedelta(seconds=wait),
                 )
         except IntegrityError as error:  # the same person asked for other rules at that moment
             raise GameError("You are already looking for players; cancel that first.") from error
@@ -96,7 +100,8 @@ def do_find_players(user, rules_spec, bot_level: str, wait_seconds: int) -> Pair
 
 def _waiting(queue: PairingQueue, limit: int) -> list[PairingTicket]:
     return list(
-        queue.tickets.filter(status=PairingTicket.Status.WAITING).select_related("user")
+        queue.tickets.filter(status=PairingTicket.Status.WAITING)
+        .select_related("user")
         .order_by("created_at", "id")[:limit]
     )
 
@@ -176,5 +181,9 @@ def resume_overdue(user) -> None:
     """A waiting ticket past its time (its timer was lost with a restarted process) is seated
     now; called when its owner opens the waiting page."""
     ticket = selectors.latest_ticket(user)
-    if ticket is not None and ticket.status == PairingTicket.Status.WAITING and ticket.due_at <= timezone.now():
+    if (
+        ticket is not None
+        and ticket.status == PairingTicket.Status.WAITING
+        and ticket.due_at <= timezone.now()
+    ):
         do_pairing_due(ticket.pk)

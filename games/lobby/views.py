@@ -14,14 +14,23 @@ from . import selectors, services
 from .forms import PairingForm
 
 
-def _lobby(request: HttpRequest, form: PairingForm | None = None, error: str = "", status: int = 200):
-    tables = selectors.visible_tables(selectors.open_tables(), selectors.hosts_blocking(request.user))
-    return render(request, "lobby/lobby.html", {
-        "tables": tables,
-        "form": form or PairingForm(),
-        "pairing": selectors.pairing_view(request.user),
-        "error": error,
-    }, status=status)
+def _lobby(
+    request: HttpRequest, form: PairingForm | None = None, error: str = "", status: int = 200
+):
+    tables = selectors.visible_tables(
+        selectors.open_tables(), selectors.hosts_blocking(request.user)
+    )
+    return render(
+        request,
+        "lobby/lobby.html",
+        {
+            "tables": tables,
+            "form": form or PairingForm(),
+            "pairing": selectors.pairing_view(request.user),
+            "error": error,
+        },
+        status=status,
+    )
 
 
 @login_required
@@ -37,7 +46,9 @@ def take_seat(request: HttpRequest, match_id: int) -> HttpResponse:
         match = services.do_take_seat(match_id, request.user, request.POST.get("side", ""))
     except GameError as error:
         if request.htmx:
-            return render(request, "lobby/_message.html", {"error": str(error)}, status=error.status)
+            return render(
+                request, "lobby/_message.html", {"error": str(error)}, status=error.status
+            )
         return _lobby(request, error=str(error), status=error.status)
     url = reverse("table", args=[match.pk])
     return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
@@ -51,7 +62,9 @@ def find_players(request: HttpRequest) -> HttpResponse:
         return _lobby(request, form=form, status=400)
     try:
         ticket = services.do_find_players(
-            request.user, form.cleaned_data["rules"].to_spec(), form.cleaned_data["bot_level"],
+            request.user,
+            form.cleaned_data["rules"].to_spec(),
+            form.cleaned_data["bot_level"],
             form.cleaned_data["wait_seconds"],
         )
     except GameError as error:

@@ -6,7 +6,6 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
@@ -15,99 +14,246 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.CreateModel(
-            name='Match',
+            name="Match",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('rules', models.JSONField(help_text="The engine's rules spec: a preset name or an options dict.")),
-                ('status', models.CharField(choices=[('forming', 'Waiting for players'), ('playing', 'Playing'), ('finished', 'Finished')], default='playing', max_length=10)),
-                ('first_dealer', models.CharField(max_length=2)),
-                ('version', models.PositiveIntegerField(default=0)),
-                ('totals', models.JSONField(default=dict, help_text='Running score by side.')),
-                ('winner', models.CharField(blank=True, max_length=8)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('invite_code', models.CharField(blank=True, max_length=12, null=True, unique=True)),
-                ('allow_spectators', models.BooleanField(default=False)),
-                ('turn_timeout_seconds', models.PositiveSmallIntegerField(default=30)),
-                ('share_token', models.CharField(blank=True, max_length=32, null=True, unique=True)),
-                ('host', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='hosted_matches', to=settings.AUTH_USER_MODEL)),
-                ('rematch_of', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='rematches', to='games.match')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "rules",
+                    models.JSONField(
+                        help_text="The engine's rules spec: a preset name or an options dict."
+                    ),
+                ),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("forming", "Waiting for players"),
+                            ("playing", "Playing"),
+                            ("finished", "Finished"),
+                        ],
+                        default="playing",
+                        max_length=10,
+                    ),
+                ),
+                ("first_dealer", models.CharField(max_length=2)),
+                ("version", models.PositiveIntegerField(default=0)),
+                ("totals", models.JSONField(default=dict, help_text="Running score by side.")),
+                ("winner", models.CharField(blank=True, max_length=8)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "invite_code",
+                    models.CharField(blank=True, max_length=12, null=True, unique=True),
+                ),
+                ("allow_spectators", models.BooleanField(default=False)),
+                ("turn_timeout_seconds", models.PositiveSmallIntegerField(default=30)),
+                (
+                    "share_token",
+                    models.CharField(blank=True, max_length=32, null=True, unique=True),
+                ),
+                (
+                    "host",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="hosted_matches",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "rematch_of",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="rematches",
+                        to="games.match",
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='Deal',
+            name="Deal",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('number', models.PositiveSmallIntegerField(help_text="1 for the match's first deal.")),
-                ('dealer', models.CharField(max_length=2)),
-                ('hands', models.JSONField(help_text='Seat -> the cards as dealt.')),
-                ('stock', models.JSONField(help_text='The undealt cards, in order.')),
-                ('phase', models.CharField(default='auction', max_length=8)),
-                ('to_act', models.CharField(blank=True, max_length=2)),
-                ('pitcher', models.CharField(blank=True, max_length=2)),
-                ('bid', models.PositiveSmallIntegerField(blank=True, null=True)),
-                ('trump', models.CharField(blank=True, max_length=1)),
-                ('result', models.JSONField(blank=True, help_text="The engine's score JSON.", null=True)),
-                ('started_at', models.DateTimeField(auto_now_add=True)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('match', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='deals', to='games.match')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "number",
+                    models.PositiveSmallIntegerField(help_text="1 for the match's first deal."),
+                ),
+                ("dealer", models.CharField(max_length=2)),
+                ("hands", models.JSONField(help_text="Seat -> the cards as dealt.")),
+                ("stock", models.JSONField(help_text="The undealt cards, in order.")),
+                ("phase", models.CharField(default="auction", max_length=8)),
+                ("to_act", models.CharField(blank=True, max_length=2)),
+                ("pitcher", models.CharField(blank=True, max_length=2)),
+                ("bid", models.PositiveSmallIntegerField(blank=True, null=True)),
+                ("trump", models.CharField(blank=True, max_length=1)),
+                (
+                    "result",
+                    models.JSONField(blank=True, help_text="The engine's score JSON.", null=True),
+                ),
+                ("started_at", models.DateTimeField(auto_now_add=True)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "match",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="deals",
+                        to="games.match",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['match', 'number'],
+                "ordering": ["match", "number"],
             },
         ),
         migrations.CreateModel(
-            name='Seat',
+            name="Seat",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('position', models.CharField(help_text='N E S W, or P1..P7.', max_length=2)),
-                ('bot_level', models.CharField(blank=True, choices=[('easy', 'Easy'), ('medium', 'Medium'), ('hard', 'Hard')], max_length=6)),
-                ('connections', models.PositiveSmallIntegerField(default=0)),
-                ('last_seen_at', models.DateTimeField(blank=True, null=True)),
-                ('match', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='seats', to='games.match')),
-                ('user', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='seats', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("position", models.CharField(help_text="N E S W, or P1..P7.", max_length=2)),
+                (
+                    "bot_level",
+                    models.CharField(
+                        blank=True,
+                        choices=[("easy", "Easy"), ("medium", "Medium"), ("hard", "Hard")],
+                        max_length=6,
+                    ),
+                ),
+                ("connections", models.PositiveSmallIntegerField(default=0)),
+                ("last_seen_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "match",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="seats",
+                        to="games.match",
+                    ),
+                ),
+                (
+                    "user",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="seats",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['match', 'id'],
+                "ordering": ["match", "id"],
             },
         ),
         migrations.CreateModel(
-            name='Action',
+            name="Action",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('sequence', models.PositiveSmallIntegerField(help_text="0 for the deal's first action.")),
-                ('seat', models.CharField(max_length=2)),
-                ('kind', models.CharField(choices=[('bid', 'Bid'), ('trump', 'Trump named'), ('discard', 'Discard'), ('play', 'Card played')], max_length=7)),
-                ('token', models.CharField(help_text="The engine's action token.", max_length=40)),
-                ('bot_level', models.CharField(blank=True, choices=[('easy', 'Easy'), ('medium', 'Medium'), ('hard', 'Hard')], max_length=6)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('user', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL)),
-                ('deal', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='actions', to='games.deal')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "sequence",
+                    models.PositiveSmallIntegerField(help_text="0 for the deal's first action."),
+                ),
+                ("seat", models.CharField(max_length=2)),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[
+                            ("bid", "Bid"),
+                            ("trump", "Trump named"),
+                            ("discard", "Discard"),
+                            ("play", "Card played"),
+                        ],
+                        max_length=7,
+                    ),
+                ),
+                ("token", models.CharField(help_text="The engine's action token.", max_length=40)),
+                (
+                    "bot_level",
+                    models.CharField(
+                        blank=True,
+                        choices=[("easy", "Easy"), ("medium", "Medium"), ("hard", "Hard")],
+                        max_length=6,
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "user",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "deal",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="actions",
+                        to="games.deal",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['deal', 'sequence'],
-                'constraints': [models.UniqueConstraint(fields=('deal', 'sequence'), name='action_unique_sequence')],
+                "ordering": ["deal", "sequence"],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("deal", "sequence"), name="action_unique_sequence"
+                    )
+                ],
             },
         ),
         migrations.AddIndex(
-            model_name='match',
-            index=models.Index(fields=['status', '-updated_at'], name='games_match_status_1ad5cc_idx'),
+            model_name="match",
+            index=models.Index(
+                fields=["status", "-updated_at"], name="games_match_status_1ad5cc_idx"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='deal',
-            constraint=models.UniqueConstraint(fields=('match', 'number'), name='deal_unique_number'),
+            model_name="deal",
+            constraint=models.UniqueConstraint(
+                fields=("match", "number"), name="deal_unique_number"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='seat',
-            constraint=models.UniqueConstraint(fields=('match', 'position'), name='seat_unique_position'),
+            model_name="seat",
+            constraint=models.UniqueConstraint(
+                fields=("match", "position"), name="seat_unique_position"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='seat',
-            constraint=models.UniqueConstraint(condition=models.Q(('user__isnull', False)), fields=('match', 'user'), name='seat_unique_user'),
+            model_name="seat",
+            constraint=models.UniqueConstraint(
+                condition=models.Q(("user__isnull", False)),
+                fields=("match", "user"),
+                name="seat_unique_user",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='seat',
-            constraint=models.CheckConstraint(condition=models.Q(('user__isnull', True), ('bot_level', ''), _connector='OR'), name='seat_user_or_bot'),
+            model_name="seat",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("user__isnull", True), ("bot_level", ""), _connector="OR"),
+                name="seat_user_or_bot",
+            ),
         ),
     ]

@@ -10,7 +10,6 @@ def count_steps(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
         ("games", "0002_chat_messages"),
     ]

@@ -6,29 +6,61 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('games', '0002_chat_messages'),
+        ("games", "0002_chat_messages"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='match',
-            name='public',
+            model_name="match",
+            name="public",
             field=models.BooleanField(default=False),
         ),
         migrations.CreateModel(
-            name='PersonalBlock',
+            name="PersonalBlock",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('kind', models.CharField(choices=[('mute', 'Muted chat'), ('block', 'Blocked from my tables')], max_length=5)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('other', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='blocked_by', to=settings.AUTH_USER_MODEL)),
-                ('owner', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='personal_blocks', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[("mute", "Muted chat"), ("block", "Blocked from my tables")],
+                        max_length=5,
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "other",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="blocked_by",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "owner",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="personal_blocks",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'constraints': [models.UniqueConstraint(fields=('owner', 'other', 'kind'), name='personalblock_unique'), models.CheckConstraint(condition=models.Q(('owner', models.F('other')), _negated=True), name='personalblock_not_self')],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("owner", "other", "kind"), name="personalblock_unique"
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(("owner", models.F("other")), _negated=True),
+                        name="personalblock_not_self",
+                    ),
+                ],
             },
         ),
     ]

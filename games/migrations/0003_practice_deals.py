@@ -5,20 +5,25 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('games', '0002_chat_messages'),
+        ("games", "0002_chat_messages"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='match',
-            name='practice_of',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='practices', to='games.deal'),
+            model_name="match",
+            name="practice_of",
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.SET_NULL,
+                related_name="practices",
+                to="games.deal",
+            ),
         ),
         migrations.AddField(
-            model_name='match',
-            name='practice_step',
+            model_name="match",
+            name="practice_step",
             field=models.PositiveSmallIntegerField(blank=True, null=True),
         ),
     ]

@@ -4,11 +4,9 @@ from django.db import migrations
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('games', '0003_lobby_public_tables_and_blocks'),
-        ('games', '0003_practice_deals'),
+        ("games", "0003_lobby_public_tables_and_blocks"),
+        ("games", "0003_practice_deals"),
     ]
 
-    operations = [
-    ]
+    operations = []

@@ -4,11 +4,9 @@ from django.db import migrations
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('games', '0003_deal_steps'),
-        ('games', '0004_merge_lobby_and_practice'),
+        ("games", "0003_deal_steps"),
+        ("games", "0004_merge_lobby_and_practice"),
     ]
 
-    operations = [
-    ]
+    operations = []

@@ -8,11 +8,13 @@ from .services import MAX_RECORD_BYTES
 
 class HistoryFilter(forms.Form):
     preset = forms.ChoiceField(
-        label="Rules", required=False,
+        label="Rules",
+        required=False,
         choices=[("", "All rules")] + [(p, preset_name(p)) for p in PRESETS],
     )
     outcome = forms.ChoiceField(
-        label="Result", required=False,
+        label="Result",
+        required=False,
         choices=[("", "Any result"), ("won", "Won"), ("lost", "Lost"), ("playing", "Not finished")],
     )
 
@@ -25,8 +27,15 @@ class HistoryFilter(forms.Form):
 class ImportForm(forms.Form):
     file = forms.FileField(label="A record file (.json)", required=False)
     text = forms.CharField(
-        label="…or paste the record", required=False,
-        widget=forms.Textarea(attrs={"rows": 6, "spellcheck": "false", "placeholder": '{"format": "setback-deal/1", ...}'}),
+        label="…or paste the record",
+        required=False,
+        widget=forms.Textarea(
+            attrs={
+                "rows": 6,
+                "spellcheck": "false",
+                "placeholder": '{"format": "setback-deal/1", ...}',
+            }
+        ),
     )
 
     def clean(self):

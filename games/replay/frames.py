@@ -338,13 +338,15 @@ def build_frame(
             settled = step >= timeline.settled_at[name]
             side = result.points[name]
             code = timeline.point_cards.get(name)
-            points.append(PointView(
-                name=name.title(),
-                settled=settled,
-                taker=(sides[side] if side else "nobody") if settled else "",
-                card=card_view(code) if settled and code else None,
-                mine=settled and side is not None and side == my_side,
-            ))
+            points.append(
+                PointView(
+                    name=name.title(),
+                    settled=settled,
+                    taker=(sides[side] if side else "nobody") if settled else "",
+                    card=card_view(code) if settled and code else None,
+                    mine=settled and side is not None and side == my_side,
+                )
+            )
 
     moves = _moves(timeline, names, marks, viewer, url_of)
     totals_after = []
@@ -379,14 +381,16 @@ def build_frame(
         points=points,
         score=(
             [SideLine(sides[s], result.score[s], s == my_side) for s in rules.sides]
-            if at_end and result is not None else []
+            if at_end and result is not None
+            else []
         ),
         made=result.made if at_end and result is not None else None,
         thrown_in=bool(result and result.thrown_in),
         complete=complete,
         totals_before=(
             [SideLine(sides[s], totals_before.get(s, 0), s == my_side) for s in rules.sides]
-            if totals_before is not None else []
+            if totals_before is not None
+            else []
         ),
         totals_after=totals_after,
         groups=_groups(timeline, moves, names),
@@ -405,23 +409,27 @@ def build_frame(
 
 def _moves(timeline: Timeline, names, marks: Mapping[int, Mark], viewer, url_of) -> list[Move]:
     moves = []
-    for sequence, ((seat, token), kind) in enumerate(zip(timeline.history, timeline.kinds, strict=True)):
+    for sequence, ((seat, token), kind) in enumerate(
+        zip(timeline.history, timeline.kinds, strict=True)
+    ):
         mark = marks.get(sequence) if seat == viewer else None  # only the viewer's own decisions
         card = None
         action = Action.parse(token)
         if kind == "play" or action.kind == PITCH:
             card = card_view(action.word)
-        moves.append(Move(
-            step=sequence + 1,
-            seat=seat,
-            who=names[seat],
-            kind=kind,
-            label=token_label(token, kind),
-            card=card,
-            mark=mark,
-            better=token_label(mark.better, kind) if mark else "",
-            url=url_of(sequence + 1),
-        ))
+        moves.append(
+            Move(
+                step=sequence + 1,
+                seat=seat,
+                who=names[seat],
+                kind=kind,
+                label=token_label(token, kind),
+                card=card,
+                mark=mark,
+                better=token_label(mark.better, kind) if mark else "",
+                url=url_of(sequence + 1),
+            )
+        )
     return moves
 
 
@@ -441,9 +449,20 @@ def _groups(timeline: Timeline, moves: list[Move], names) -> list[MoveGroup]:
         by_title[title].append(move)
     if timeline.winning_pitch:
         # The winning pitch is also the first trick's lead: show it there too.
-        pitch = next(m for m in moves if m.kind == "call" and m.card and m.card.code == timeline.winning_pitch)
-        lead = Move(pitch.step, pitch.seat, pitch.who, "play", short_card(pitch.card.code), pitch.card,
-                    url=pitch.url)
+        pitch = next(
+            m
+            for m in moves
+            if m.kind == "call" and m.card and m.card.code == timeline.winning_pitch
+        )
+        lead = Move(
+            pitch.step,
+            pitch.seat,
+            pitch.who,
+            "play",
+            short_card(pitch.card.code),
+            pitch.card,
+            url=pitch.url,
+        )
         if "Trick 1" in by_title:
             by_title["Trick 1"].insert(0, lead)
         else:

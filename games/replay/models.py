@@ -46,9 +46,13 @@ class FaceUpAnalysis(models.Model):
     step = models.PositiveSmallIntegerField(help_text="Actions applied before the decision.")
     status = models.CharField(max_length=9, choices=Status.choices, default=Status.PENDING)
     seat = models.CharField(max_length=2, blank=True)
-    lines = models.JSONField(default=list, help_text="One per legal card: card, points, takers, score, made, best.")
+    lines = models.JSONField(
+        default=list, help_text="One per legal card: card, points, takers, score, made, best."
+    )
     exact_from_trick = models.PositiveSmallIntegerField(
-        null=True, blank=True, help_text="When too large: the first trick of this deal that is solved exactly."
+        null=True,
+        blank=True,
+        help_text="When too large: the first trick of this deal that is solved exactly.",
     )
     nodes = models.PositiveIntegerField(default=0)
     seconds = models.FloatField(null=True, blank=True)

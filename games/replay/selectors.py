@@ -147,12 +147,17 @@ def history_page(user, preset: str = "", outcome: str = "", page: int | str = 1)
         seats = seats.filter(_won())
     elif outcome == "lost":
         # A practice deal is neither won nor lost.
-        seats = seats.filter(match__status=Match.Status.FINISHED, match__practice_step__isnull=True).exclude(_won())
+        seats = seats.filter(
+            match__status=Match.Status.FINISHED, match__practice_step__isnull=True
+        ).exclude(_won())
     elif outcome == "playing":
         seats = seats.exclude(match__status=Match.Status.FINISHED)
-    seats = seats.select_related("match").prefetch_related(
-        Prefetch("match__seats", queryset=Seat.objects.select_related("user"))
-    ).annotate(deal_count=Count("match__deals")).order_by("-match__created_at", "-match_id")
+    seats = (
+        seats.select_related("match")
+        .prefetch_related(Prefetch("match__seats", queryset=Seat.objects.select_related("user")))
+        .annotate(deal_count=Count("match__deals"))
+        .order_by("-match__created_at", "-match_id")
+    )
     paginated = Paginator(seats, HISTORY_PAGE_SIZE).get_page(page)
     paginated.object_list = [_history_row(seat) for seat in paginated.object_list]
     return paginated
@@ -175,8 +180,12 @@ def _history_row(my_seat: Seat) -> HistoryRow:
         played_at=match.created_at,
         rules_label=match.rules_label,
         seats=[
-            (p, names.get(p, "Empty seat") + (f" ({seats[p].bot_level} bot)" if p in seats and seats[p].is_bot else ""),
-             p == my_seat.position)
+            (
+                p,
+                names.get(p, "Empty seat")
+                + (f" ({seats[p].bot_level} bot)" if p in seats and seats[p].is_bot else ""),
+                p == my_seat.position,
+            )
             for p in rules.seats
         ],
         outcome=outcome,
@@ -238,28 +247,40 @@ def deal_lines(
             continue
         for side, delta in result["score"].items():
             totals[side] += delta
-        running = tuple(SideLine(short_side(rules, s, names), totals[s], s == mine) for s in rules.sides)
+        running = tuple(
+            SideLine(short_side(rules, s, names), totals[s], s == mine) for s in rules.sides
+        )
         if result["thrown_in"]:
-            lines.append(DealLine(number, names[dealer], "thrown_in", totals=running, url=url_of(number)))
+            lines.append(
+                DealLine(number, names[dealer], "thrown_in", totals=running, url=url_of(number))
+            )
             continue
         bid = result["bid"]
-        lines.append(DealLine(
-            number=number,
-            dealer=names[dealer],
-            outcome="made" if result["made"] else "set",
-            pitcher=names[result["pitcher"]],
-            bid="Smudge" if bid == 5 else str(bid),
-            trump=result["trump"],
-            points=tuple(
-                (name.title(), short_side(rules, result["points"][name], names) if result["points"][name] else "—")
-                for name in game_selectors.POINT_NAMES
-            ),
-            score=tuple(
-                SideLine(short_side(rules, s, names), result["score"][s], s == mine) for s in rules.sides
-            ),
-            totals=running,
-            url=url_of(number),
-        ))
+        lines.append(
+            DealLine(
+                number=number,
+                dealer=names[dealer],
+                outcome="made" if result["made"] else "set",
+                pitcher=names[result["pitcher"]],
+                bid="Smudge" if bid == 5 else str(bid),
+                trump=result["trump"],
+                points=tuple(
+                    (
+                        name.title(),
+                        short_side(rules, result["points"][name], names)
+                        if result["points"][name]
+                        else "—",
+                    )
+                    for name in game_selectors.POINT_NAMES
+                ),
+                score=tuple(
+                    SideLine(short_side(rules, s, names), result["score"][s], s == mine)
+                    for s in rules.sides
+                ),
+                totals=running,
+                url=url_of(number),
+            )
+        )
     return lines
 
 
@@ -271,9 +292,9 @@ def _summary(title, rules, names, viewer, winner, totals, lines) -> MatchSummary
         rules_label=_rules_label(rules),
         rules_text=rules.describe(),
         seats=[(seat, names[seat], seat == viewer) for seat in rules.seats],
-        sides=[] if rules.cutthroat else [
-            (short_side(rules, side, names), full[side], side == mine) for side in rules.sides
-        ],
+        sides=[]
+        if rules.cutthroat
+        else [(short_side(rules, side, names), full[side], side == mine) for side in rules.sides],
         winner=full.get(winner, "") if winner else "",
         totals=[SideLine(full[side], totals.get(side, 0), side == mine) for side in rules.sides],
         deals=lines,
@@ -317,8 +338,14 @@ def match_deal_frame(
         for side, delta in (result or {}).get("score", {}).items():
             totals[side] += delta
     return build_frame(
-        timeline, step, number=deal_row.number, names=seat_names(match), viewer=viewer,
-        url_of=url_of, marks=marks, totals_before=totals,
+        timeline,
+        step,
+        number=deal_row.number,
+        names=seat_names(match),
+        viewer=viewer,
+        url_of=url_of,
+        marks=marks,
+        totals_before=totals,
     )
 
 
@@ -348,7 +375,9 @@ def deal_record(match: Match, deal_row: Deal) -> dict:
 def match_record(match: Match) -> dict:
     """The match record of its finished deals (a deal in progress is left out)."""
     rules = game_selectors.rules_of(match)
-    deals = [game_selectors.deal_state(row) for row in match.deals.order_by("number") if row.is_over]
+    deals = [
+        game_selectors.deal_state(row) for row in match.deals.order_by("number") if row.is_over
+    ]
     record = engine.match_record_json(rules, deals)
     record["meta"] = _meta(match, seat_names(match))
     return record
@@ -389,7 +418,9 @@ def read_import(imported: ImportedDeal) -> ImportedReplay:
     if imported.kind == ImportedDeal.Kind.MATCH:
         state = engine.match_from_record(record)
         deals = list(state.played_deals) + ([state.current] if state.current is not None else [])
-        return ImportedReplay(imported, state.rules, deals, _names_from_meta(state.rules, record), state)
+        return ImportedReplay(
+            imported, state.rules, deals, _names_from_meta(state.rules, record), state
+        )
     deal = engine.deal_from_record(record)
     return ImportedReplay(imported, deal.rules, [deal], _names_from_meta(deal.rules, record), None)
 
@@ -406,12 +437,21 @@ def imported_summary(replay: ImportedReplay, url_of: Callable[[int], str]) -> Ma
         for n, deal in enumerate(replay.deals, start=1)
     ]
     lines = deal_lines(replay.rules, rows, replay.names, None, url_of)
-    lines = [line if line.outcome != "playing" else DealLine(line.number, line.dealer, "stopped",
-                                                            url=url_of(line.number)) for line in lines]
+    lines = [
+        line
+        if line.outcome != "playing"
+        else DealLine(line.number, line.dealer, "stopped", url=url_of(line.number))
+        for line in lines
+    ]
     state = replay.match
     return _summary(
-        f"Imported match {replay.imported.pk}", replay.rules, replay.names, None,
-        state.winner, dict(state.totals), lines,
+        f"Imported match {replay.imported.pk}",
+        replay.rules,
+        replay.names,
+        None,
+        state.winner,
+        dict(state.totals),
+        lines,
     )
 
 
@@ -424,8 +464,13 @@ def imported_frame(replay: ImportedReplay, number: int, step: int, url_of) -> Fr
             for side, delta in earlier.result().score.items():
                 totals_before[side] += delta
     return build_frame(
-        Timeline(deal), step, number=_shown_deal_number(replay, number), names=replay.names,
-        viewer=None, url_of=url_of, totals_before=totals_before,
+        Timeline(deal),
+        step,
+        number=_shown_deal_number(replay, number),
+        names=replay.names,
+        viewer=None,
+        url_of=url_of,
+        totals_before=totals_before,
     )
 
 
@@ -524,7 +569,10 @@ def faceup_panel(match: Match, deal_row: Deal, step: int, viewer: str | None) ->
     choices = [
         FaceUpChoice(
             card=game_selectors.card_view(line["card"]),
-            sides=[SideLine(short_side(rules, side, names), line["points"][side], side == my_side) for side in rules.sides],
+            sides=[
+                SideLine(short_side(rules, side, names), line["points"][side], side == my_side)
+                for side in rules.sides
+            ],
             made=line["made"],
             best=line["best"],
             actual=line["card"] == actual,

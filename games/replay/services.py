@@ -117,8 +117,12 @@ def do_request_faceup(deal_row, step: int) -> FaceUpAnalysis:
     except IntegrityError:  # a concurrent request created it between the get and the create
         row, created = FaceUpAnalysis.objects.get(deal=deal_row, step=step), False
     now = timezone.now()
-    lost = Q(status=FaceUpAnalysis.Status.PENDING, requested_at__lt=now - timedelta(seconds=FACEUP_RETRY_SECONDS)) | Q(
-        status=FaceUpAnalysis.Status.COMPUTING, started_at__lt=now - timedelta(seconds=FACEUP_CLAIM_SECONDS)
+    lost = Q(
+        status=FaceUpAnalysis.Status.PENDING,
+        requested_at__lt=now - timedelta(seconds=FACEUP_RETRY_SECONDS),
+    ) | Q(
+        status=FaceUpAnalysis.Status.COMPUTING,
+        started_at__lt=now - timedelta(seconds=FACEUP_CLAIM_SECONDS),
     )
     if created or FaceUpAnalysis.objects.filter(Q(pk=row.pk) & lost).update(requested_at=now):
         transaction.on_commit(lambda: _enqueue_faceup(row.pk), robust=True)
@@ -133,10 +137,13 @@ def _enqueue_faceup(row_id: int) -> None:
 def do_claim_faceup(row_id: int) -> FaceUpAnalysis | None:
     """Take a pending row (or one whose worker died) for computing; None if taken or done."""
     now = timezone.now()
-    lost = Q(status=FaceUpAnalysis.Status.COMPUTING, started_at__lt=now - timedelta(seconds=FACEUP_CLAIM_SECONDS))
-    taken = FaceUpAnalysis.objects.filter(Q(pk=row_id) & (Q(status=FaceUpAnalysis.Status.PENDING) | lost)).update(
-        status=FaceUpAnalysis.Status.COMPUTING, started_at=now
+    lost = Q(
+        status=FaceUpAnalysis.Status.COMPUTING,
+        started_at__lt=now - timedelta(seconds=FACEUP_CLAIM_SECONDS),
     )
+    taken = FaceUpAnalysis.objects.filter(
+        Q(pk=row_id) & (Q(status=FaceUpAnalysis.Status.PENDING) | lost)
+    ).update(status=FaceUpAnalysis.Status.COMPUTING, started_at=now)
     return FaceUpAnalysis.objects.select_related("deal__match").get(pk=row_id) if taken else None
 
 
@@ -146,8 +153,14 @@ def do_store_faceup(row: FaceUpAnalysis, analysis, seconds: float) -> None:
     FaceUpAnalysis.objects.filter(pk=row.pk).update(
         seat=analysis.seat,
         lines=[
-            {"card": line.card, "points": line.points, "takers": line.takers, "score": line.score,
-             "made": line.made, "best": line.best}
+            {
+                "card": line.card,
+                "points": line.points,
+                "takers": line.takers,
+                "score": line.score,
+                "made": line.made,
+                "best": line.best,
+            }
             for line in analysis.lines
         ],
         nodes=analysis.nodes,
@@ -156,9 +169,13 @@ def do_store_faceup(row: FaceUpAnalysis, analysis, seconds: float) -> None:
     )
 
 
-def do_store_faceup_too_large(row: FaceUpAnalysis, seat: str, exact_from_trick: int | None, seconds: float) -> None:
+def do_store_faceup_too_large(
+    row: FaceUpAnalysis, seat: str, exact_from_trick: int | None, seconds: float
+) -> None:
     """Keep that a step is too large to solve exactly, and from which trick on it is."""
     FaceUpAnalysis.objects.filter(pk=row.pk).update(
-        seat=seat, exact_from_trick=exact_from_trick, seconds=seconds,
+        seat=seat,
+        exact_from_trick=exact_from_trick,
+        seconds=seconds,
         status=FaceUpAnalysis.Status.TOO_LARGE,
     )

@@ -24,8 +24,9 @@ def analyse_faceup(row_id: int) -> str:
     try:
         analysis = analyse(deal, max_nodes=MAX_NODES)
     except TooLarge:
-        services.do_store_faceup_too_large(row, deal.to_act, _first_exact_trick(row.deal, row.step),
-                                        time.process_time() - started)
+        services.do_store_faceup_too_large(
+            row, deal.to_act, _first_exact_trick(row.deal, row.step), time.process_time() - started
+        )
         return "too large"
     services.do_store_faceup(row, analysis, time.process_time() - started)
     return f"{len(analysis.lines)} choices"

@@ -34,7 +34,12 @@ def refusals_as_pages(view):
         try:
             return view(request, *args, **kwargs)
         except GameError as error:
-            return render(request, "replay/refused.html", {"message": str(error), "status": error.status}, status=error.status)
+            return render(
+                request,
+                "replay/refused.html",
+                {"message": str(error), "status": error.status},
+                status=error.status,
+            )
 
     return answer
 
@@ -89,12 +94,16 @@ def history(request: HttpRequest) -> HttpResponse:
     page = selectors.history_page(request.user, page=request.GET.get("page", 1), **values)
     query = request.GET.copy()
     query.pop("page", None)
-    return render(request, "replay/history.html", {
-        "filters": filters,
-        "filtered": any(values.values()),
-        "page": page,
-        "query": query.urlencode(),
-    })
+    return render(
+        request,
+        "replay/history.html",
+        {
+            "filters": filters,
+            "filtered": any(values.values()),
+            "page": page,
+            "query": query.urlencode(),
+        },
+    )
 
 
 @login_required
@@ -106,19 +115,27 @@ def match(request: HttpRequest, match_id: int) -> HttpResponse:
     )
     public_url = ""
     if game.share_token:
-        public_url = request.build_absolute_uri(reverse("replay:shared_match", args=[game.share_token]))
-    return render(request, "replay/match.html", {
-        "summary": summary,
-        "match": game,
-        "record_url": reverse("replay:match_record", args=[game.pk]),
-        "public_url": public_url,
-        "is_player": True,
-        # The coach reviews any finished deal of the player's: by deal number, from each line.
-        "review_urls": {
-            number: reverse("coach:review", args=[pk])
-            for number, pk in game.deals.filter(finished_at__isnull=False).values_list("number", "pk")
+        public_url = request.build_absolute_uri(
+            reverse("replay:shared_match", args=[game.share_token])
+        )
+    return render(
+        request,
+        "replay/match.html",
+        {
+            "summary": summary,
+            "match": game,
+            "record_url": reverse("replay:match_record", args=[game.pk]),
+            "public_url": public_url,
+            "is_player": True,
+            # The coach reviews any finished deal of the player's: by deal number, from each line.
+            "review_urls": {
+                number: reverse("coach:review", args=[pk])
+                for number, pk in game.deals.filter(finished_at__isnull=False).values_list(
+                    "number", "pk"
+                )
+            },
         },
-    })
+    )
 
 
 @login_required
@@ -163,7 +180,10 @@ def deal_step(request: HttpRequest, match_id: int, number: int, step: int) -> Ht
     deal_row = selectors.finished_deal(game, number)
     frame = _step_or_404(
         lambda s: selectors.match_deal_frame(
-            game, deal_row, s, seat.position,
+            game,
+            deal_row,
+            s,
+            seat.position,
             lambda n: reverse("replay:deal_step", args=[game.pk, number, n]),
         ),
         step,
@@ -181,8 +201,12 @@ def deal_step(request: HttpRequest, match_id: int, number: int, step: int) -> Ht
         public_url=public_url,
         share_url="" if public_url else reverse("replay:share", args=[game.pk]),
         review_url=reverse("coach:review", args=[deal_row.pk]),
-        faceup_url=reverse("replay:faceup", args=[game.pk, number, step]) if frame.phase == "play" else "",
-        practice_url=reverse("replay:practice", args=[game.pk, number, step]) if step < frame.last else "",
+        faceup_url=reverse("replay:faceup", args=[game.pk, number, step])
+        if frame.phase == "play"
+        else "",
+        practice_url=reverse("replay:practice", args=[game.pk, number, step])
+        if step < frame.last
+        else "",
     )
     return _render_step(request, frame, page)
 
@@ -207,9 +231,14 @@ def faceup(request: HttpRequest, match_id: int, number: int, step: int) -> HttpR
     if request.method == "POST" and selectors.faceup_step_state(deal_row, step).phase == "play":
         services.do_request_faceup(deal_row, step)
     panel = selectors.faceup_panel(game, deal_row, step, seat.position)
-    return render(request, "replay/_faceup.html", {
-        "panel": panel, "url": reverse("replay:faceup", args=[game.pk, number, step]),
-    })
+    return render(
+        request,
+        "replay/_faceup.html",
+        {
+            "panel": panel,
+            "url": reverse("replay:faceup", args=[game.pk, number, step]),
+        },
+    )
 
 
 @login_required
@@ -231,12 +260,16 @@ def shared_match(request: HttpRequest, token: str) -> HttpResponse:
     summary = selectors.match_summary(
         game, None, lambda n: reverse("replay:shared_step", args=[token, n, 0]), finished_only=True
     )
-    return render(request, "replay/match.html", {
-        "summary": summary,
-        "match": game,
-        "record_url": reverse("replay:shared_match_record", args=[token]),
-        "is_player": False,
-    })
+    return render(
+        request,
+        "replay/match.html",
+        {
+            "summary": summary,
+            "match": game,
+            "record_url": reverse("replay:shared_match_record", args=[token]),
+            "is_player": False,
+        },
+    )
 
 
 @refusals_as_pages
@@ -251,7 +284,11 @@ def shared_step(request: HttpRequest, token: str, number: int, step: int) -> Htt
     deal_row = selectors.finished_deal(game, number)
     frame = _step_or_404(
         lambda s: selectors.match_deal_frame(
-            game, deal_row, s, None, lambda n: reverse("replay:shared_step", args=[token, number, n])
+            game,
+            deal_row,
+            s,
+            None,
+            lambda n: reverse("replay:shared_step", args=[token, number, n]),
         ),
         step,
     )
@@ -294,11 +331,16 @@ def imports(request: HttpRequest) -> HttpResponse:
                 return redirect("replay:imported", import_id=imported.pk)
         else:
             status = 400
-    return render(request, "replay/imports.html", {
-        "form": form,
-        "refusal": refusal,
-        "imports": selectors.imports_of(request.user),
-    }, status=status)
+    return render(
+        request,
+        "replay/imports.html",
+        {
+            "form": form,
+            "refusal": refusal,
+            "imports": selectors.imports_of(request.user),
+        },
+        status=status,
+    )
 
 
 @login_required
@@ -310,12 +352,16 @@ def imported(request: HttpRequest, import_id: int) -> HttpResponse:
     summary = selectors.imported_summary(
         replay, lambda n: reverse("replay:imported_step", args=[import_id, n, 0])
     )
-    return render(request, "replay/match.html", {
-        "summary": summary,
-        "record_url": reverse("replay:imported_record", args=[import_id]),
-        "is_player": False,
-        "imported": replay.imported,
-    })
+    return render(
+        request,
+        "replay/match.html",
+        {
+            "summary": summary,
+            "record_url": reverse("replay:imported_record", args=[import_id]),
+            "is_player": False,
+            "imported": replay.imported,
+        },
+    )
 
 
 @login_required
@@ -324,11 +370,18 @@ def imported_step(request: HttpRequest, import_id: int, number: int, step: int) 
     replay = selectors.read_import(selectors.own_import(import_id, request.user))
     frame = _step_or_404(
         lambda s: selectors.imported_frame(
-            replay, number, s, lambda n: reverse("replay:imported_step", args=[import_id, number, n])
+            replay,
+            number,
+            s,
+            lambda n: reverse("replay:imported_step", args=[import_id, number, n]),
         ),
         step,
     )
-    back = reverse("replay:imported", args=[import_id]) if replay.is_match else reverse("replay:imports")
+    back = (
+        reverse("replay:imported", args=[import_id])
+        if replay.is_match
+        else reverse("replay:imports")
+    )
     page = ReplayPage(
         heading=f"Imported {'match' if replay.is_match else 'deal'} {import_id}"
         + (f", deal {number}" if replay.is_match else ""),

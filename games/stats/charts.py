@@ -45,9 +45,7 @@ def _svg(body: list[str], height: int, title: str, description: str, css_class: 
         f'<svg class="chart {css_class}" viewBox="0 0 {WIDTH} {height}" role="img" '
         f'aria-labelledby="chart-title-{n} chart-desc-{n}" preserveAspectRatio="xMidYMid meet">'
         f'<title id="chart-title-{n}">{escape(title)}</title>'
-        f'<desc id="chart-desc-{n}">{escape(description)}</desc>'
-        + "".join(body)
-        + "</svg>"
+        f'<desc id="chart-desc-{n}">{escape(description)}</desc>' + "".join(body) + "</svg>"
     )
 
 
@@ -166,25 +164,39 @@ def page_charts(stats) -> dict[str, SafeString]:
     if stats.rating and len(stats.rating.history) > 1:
         drawn["rating"] = line_chart(
             [(point.label, point.value) for point in stats.rating.history],
-            title="Your rating after each match", value_format=lambda v: f"{v:.0f}",
+            title="Your rating after each match",
+            value_format=lambda v: f"{v:.0f}",
             baseline=shown_rating(new_skill().mu),
         )
     if stats.bids:
         drawn["bids"] = bar_chart(
-            [(f"Bid {line.label}" if line.bid != 5 else line.label, line.made_rate,
-              f"{_percent(line.made_rate)} of {line.count}") for line in stats.bids],
+            [
+                (
+                    f"Bid {line.label}" if line.bid != 5 else line.label,
+                    line.made_rate,
+                    f"{_percent(line.made_rate)} of {line.count}",
+                )
+                for line in stats.bids
+            ],
             title="Bids made, by level",
         )
     if stats.scored_deals:
         drawn["points"] = bar_chart(
-            [(line.label, line.rate, f"{_percent(line.rate)} of {line.out_of}" if line.out_of else "–")
-             for line in stats.points],
+            [
+                (
+                    line.label,
+                    line.rate,
+                    f"{_percent(line.rate)} of {line.out_of}" if line.out_of else "–",
+                )
+                for line in stats.points
+            ],
             title="How often your side took each point",
         )
     if len(stats.coach_accuracy) > 1:  # one day is a lone dot under its own label: no line yet
         drawn["coach"] = line_chart(
             [(point.label, point.value) for point in stats.coach_accuracy],
             title="How often you played the coach's choice, by day",
-            value_format=_percent, fixed_range=(0.0, 1.0),
+            value_format=_percent,
+            fixed_range=(0.0, 1.0),
         )
     return drawn

@@ -8,7 +8,8 @@ from .selectors import Filters
 
 class StatsFilterForm(forms.Form):
     preset = forms.ChoiceField(
-        label="Rules", choices=[("", "All rules")] + [(name, preset_name(name)) for name, _ in PRESETS],
+        label="Rules",
+        choices=[("", "All rules")] + [(name, preset_name(name)) for name, _ in PRESETS],
         required=False,
     )
     since = forms.DateField(

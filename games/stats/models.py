@@ -43,7 +43,10 @@ class DealSummary(models.Model):
     match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="deal_summaries")
     seat = models.CharField(max_length=2)
     user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE,
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
         related_name="deal_summaries",
     )
     bot_level = bot_level_field(blank=True, help_text="Set for a bot's seat only.")
@@ -84,7 +87,8 @@ class DealSummary(models.Model):
             models.Index(fields=["user", "preset", "finished_at"], name="dealsummary_user_preset"),
             # The coach's chart reads only the judged deals: a few among thousands.
             models.Index(
-                fields=["user", "finished_at"], condition=Q(coach_accuracy__isnull=False),
+                fields=["user", "finished_at"],
+                condition=Q(coach_accuracy__isnull=False),
                 name="dealsummary_user_coached",
             ),
         ]
@@ -97,7 +101,10 @@ class Rating(models.Model):
     """A player's current rating (openskill's Plackett-Luce μ and σ): a user, or a bot level."""
 
     user = models.OneToOneField(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE,
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
         related_name="rating",
     )
     bot_level = bot_level_field(blank=True)
@@ -114,12 +121,12 @@ class Rating(models.Model):
             _player_is_user_or_bot("rating_user_or_bot"),
         ]
 
+    def __str__(self) -> str:
+        return f"{self.user or self.bot_level}: {self.shown}"
+
     @property
     def shown(self) -> int:
         return shown_rating(self.mu)
-
-    def __str__(self) -> str:
-        return f"{self.user or self.bot_level}: {self.shown}"
 
 
 class MatchRecord(models.Model):
@@ -130,7 +137,10 @@ class MatchRecord(models.Model):
 
     match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="records")
     user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE,
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
         related_name="match_records",
     )
     bot_level = bot_level_field(blank=True)
@@ -148,20 +158,22 @@ class MatchRecord(models.Model):
     class Meta:
         constraints = [
             models.UniqueConstraint(
-                fields=["match", "user"], condition=Q(user__isnull=False),
+                fields=["match", "user"],
+                condition=Q(user__isnull=False),
                 name="matchrecord_unique_user",
             ),
             models.UniqueConstraint(
-                fields=["match", "bot_level"], condition=Q(user__isnull=True),
+                fields=["match", "bot_level"],
+                condition=Q(user__isnull=True),
                 name="matchrecord_unique_bot_level",
             ),
             _player_is_user_or_bot("matchrecord_user_or_bot"),
         ]
         indexes = [models.Index(fields=["user", "finished_at"], name="matchrecord_user_time")]
 
+    def __str__(self) -> str:
+        return f"{self.user or self.bot_level} in match {self.match_id}"
+
     @property
     def shown(self) -> int:
         return shown_rating(self.mu)
-
-    def __str__(self) -> str:
-        return f"{self.user or self.bot_level} in match {self.match_id}"

@@ -57,7 +57,12 @@ def _people_only_records(preset: str, since=None):
 
 def people_ratings(preset: str, since=None) -> dict[int, PeopleRating]:
     """Everyone's people-only rating in `preset` (from `since`, if given), with its history."""
-    latest = MatchRecord.objects.filter(preset=preset).order_by("-id").values_list("id", flat=True).first()
+    latest = (
+        MatchRecord.objects.filter(preset=preset)
+        .order_by("-id")
+        .values_list("id", flat=True)
+        .first()
+    )
     key = f"people-ratings:{preset}:{since.date() if since else 'all'}:{latest}"
     found = cache.get(key)
     if found is None:
@@ -69,8 +74,10 @@ def people_ratings(preset: str, since=None) -> dict[int, PeopleRating]:
 def _compute(preset: str, since) -> dict[int, PeopleRating]:
     matches: dict[int, dict] = {}
     for match_id, user_id, side, finished_at, totals, winner in _people_only_records(preset, since):
-        entry = matches.setdefault(match_id, {"sides": defaultdict(list), "at": finished_at,
-                                               "totals": totals, "winner": winner})
+        entry = matches.setdefault(
+            match_id,
+            {"sides": defaultdict(list), "at": finished_at, "totals": totals, "winner": winner},
+        )
         entry["sides"][side].append(user_id)
     ratings: dict[int, PeopleRating] = {}
     for entry in matches.values():
@@ -82,7 +89,9 @@ def _compute(preset: str, since) -> dict[int, PeopleRating]:
             for user_id in team:
                 ratings.setdefault(user_id, PeopleRating(user_id, rating.new_skill()))
         ranks = rating.ranks_of(sides, entry["totals"], entry["winner"] or None)
-        after = rating.rate_match(teams, ranks, {u: ratings[u].skill for team in teams for u in team})
+        after = rating.rate_match(
+            teams, ranks, {u: ratings[u].skill for team in teams for u in team}
+        )
         for user_id, skill in after.items():
             row = ratings[user_id]
             row.skill = skill
@@ -116,13 +125,22 @@ def leaderboard(preset: str, recent: bool = False, limit: int = 100) -> Board:
     since = timezone.now() - timedelta(days=RECENT_DAYS) if recent else None
     ratings = [r for r in people_ratings(preset, since).values() if r.matches >= MIN_MATCHES]
     names = dict(
-        get_user_model().objects.filter(pk__in=[r.user_id for r in ratings], history_public=True)
+        get_user_model()
+        .objects.filter(pk__in=[r.user_id for r in ratings], history_public=True)
         .values_list("pk", "username")
     )
-    listed = sorted((r for r in ratings if r.user_id in names), key=lambda r: (-r.shown, -r.matches, names[r.user_id]))
-    return Board(preset, recent, [
-        BoardLine(n, names[r.user_id], r.shown, r.matches) for n, r in enumerate(listed[:limit], start=1)
-    ])
+    listed = sorted(
+        (r for r in ratings if r.user_id in names),
+        key=lambda r: (-r.shown, -r.matches, names[r.user_id]),
+    )
+    return Board(
+        preset,
+        recent,
+        [
+            BoardLine(n, names[r.user_id], r.shown, r.matches)
+            for n, r in enumerate(listed[:limit], start=1)
+        ],
+    )
 
 
 # --- A player's page --------------------------------------------------------------------------
@@ -198,14 +216,18 @@ def _preset_lines(player) -> list[PresetLine]:
         count = played.count()
         if mine is None and not count:
             continue
-        lines.append(PresetLine(
-            preset=preset,
-            rating=mine.shown if mine else None,
-            matches=mine.matches if mine else 0,
-            history=[(at.strftime("%d %b"), value) for at, value in (mine.history if mine else [])],
-            played_people=count,
-            won_people=played.filter(won=True).count(),
-        ))
+        lines.append(
+            PresetLine(
+                preset=preset,
+                rating=mine.shown if mine else None,
+                matches=mine.matches if mine else 0,
+                history=[
+                    (at.strftime("%d %b"), value) for at, value in (mine.history if mine else [])
+                ],
+                played_people=count,
+                won_people=played.filter(won=True).count(),
+            )
+        )
     return lines
 
 
@@ -214,7 +236,8 @@ def _opponents(player, limit: int = 20) -> list[Opponent]:
     mine = MatchRecord.objects.filter(user=player)
     theirs = (
         MatchRecord.objects.filter(match__in=mine.values("match"), user__isnull=False)
-        .exclude(user=player).values_list("match_id", "side", "user__username")
+        .exclude(user=player)
+        .values_list("match_id", "side", "user__username")
     )
     my_rows = {m: (side, won) for m, side, won in mine.values_list("match_id", "side", "won")}
     tally: dict[str, list[int]] = defaultdict(lambda: [0, 0])
@@ -231,8 +254,11 @@ def _recent_shared(player, viewer) -> list[SharedMatch]:
     """The player's last finished matches with other people; a replay link only for those who
     may see it: the match's players, or anyone when its players shared it."""
     matches = (
-        Match.objects.filter(status=Match.Status.FINISHED, invite_code__isnull=False, seats__user=player)
-        .prefetch_related("seats__user").order_by("-finished_at")[:RECENT_MATCHES]
+        Match.objects.filter(
+            status=Match.Status.FINISHED, invite_code__isnull=False, seats__user=player
+        )
+        .prefetch_related("seats__user")
+        .order_by("-finished_at")[:RECENT_MATCHES]
     )
     rows = []
     for match in matches:
@@ -246,15 +272,17 @@ def _recent_shared(player, viewer) -> list[SharedMatch]:
         else:
             url_name, arg = "", None
         rules = game_selectors.rules_of(match)
-        rows.append(SharedMatch(
-            match_id=match.pk,
-            rules_label=match.rules_label,
-            finished_at=match.finished_at,
-            won=bool(match.winner) and rules.side_of(mine.position) == match.winner,
-            people=[(seat_name(s.position), s.user.username) for s in seats if s.user_id],
-            replay_url_name=url_name,
-            replay_arg=arg,
-        ))
+        rows.append(
+            SharedMatch(
+                match_id=match.pk,
+                rules_label=match.rules_label,
+                finished_at=match.finished_at,
+                won=bool(match.winner) and rules.side_of(mine.position) == match.winner,
+                people=[(seat_name(s.position), s.user.username) for s in seats if s.user_id],
+                replay_url_name=url_name,
+                replay_arg=arg,
+            )
+        )
     return rows
 
 
@@ -262,5 +290,7 @@ def shown_ratings(user_ids) -> dict[int, int]:
     """For other features (the lobby's host ratings): the overall rating shown on /stats/."""
     return {
         user_id: round(mu * RATING_SCALE)
-        for user_id, mu in Rating.objects.filter(user_id__in=list(user_ids)).values_list("user_id", "mu")
+        for user_id, mu in Rating.objects.filter(user_id__in=list(user_ids)).values_list(
+            "user_id", "mu"
+        )
     }

@@ -47,7 +47,10 @@ def rate_match(
 ) -> dict[Hashable, Skill]:
     """Each player's skill after the match. `teams` lists the player of every seat, by side."""
     rated = MODEL.rate(
-        [[MODEL.rating(skills[player].mu, skills[player].sigma) for player in team] for team in teams],
+        [
+            [MODEL.rating(skills[player].mu, skills[player].sigma) for player in team]
+            for team in teams
+        ],
         ranks=list(ranks),
     )
     changes: dict[Hashable, list[tuple[float, float]]] = {}

@@ -38,7 +38,9 @@ class Filters:
         """finished_at within [since, until], whole days in the site's time zone."""
         condition = Q()
         if self.since:
-            condition &= Q(finished_at__gte=timezone.make_aware(datetime.combine(self.since, time.min)))
+            condition &= Q(
+                finished_at__gte=timezone.make_aware(datetime.combine(self.since, time.min))
+            )
         if self.until:
             # The day's last instant, not the next day's first: 9999-12-31 has no next day.
             end = datetime.combine(self.until, time.max)
@@ -115,7 +117,9 @@ class PlayerStats:
     matches: Record
     by_preset: list[Record]
     by_opponents: list[Record]
-    by_company: list[Record]  # with other people at the table (as opponents or partners), or only bots
+    by_company: list[
+        Record
+    ]  # with other people at the table (as opponents or partners), or only bots
     unfinished_matches: int
     deals: int
     thrown_in: int
@@ -165,7 +169,9 @@ def _opponents_order(key: tuple[str, str]) -> tuple:
     return (kinds.index(kind), len(level_rank), level_rank)
 
 
-def _match_records(user, filters: Filters) -> tuple[Record, list[Record], list[Record], list[Record]]:
+def _match_records(
+    user, filters: Filters
+) -> tuple[Record, list[Record], list[Record], list[Record]]:
     """Won and played, overall, by preset and by kind of opponents: one grouped query."""
     # Another person at the table (an opponent or a partner) puts a match in the people record.
     other_person = Seat.objects.filter(match=OuterRef("match"), user__isnull=False).exclude(
@@ -182,20 +188,27 @@ def _match_records(user, filters: Filters) -> tuple[Record, list[Record], list[R
     by_opponents: dict[tuple[str, str], list[int]] = {}
     by_company = {True: [0, 0], False: [0, 0]}
     for preset, kind, levels, with_people, played, won in groups:
-        for totals in (by_preset.setdefault(preset, [0, 0]),
-                       by_opponents.setdefault((kind, levels), [0, 0]),
-                       by_company[bool(with_people or kind != Opponents.BOTS)]):
+        for totals in (
+            by_preset.setdefault(preset, [0, 0]),
+            by_opponents.setdefault((kind, levels), [0, 0]),
+            by_company[bool(with_people or kind != Opponents.BOTS)],
+        ):
             totals[0] += played
             totals[1] += won
-    company = [Record("With other people", *by_company[True]), Record("Only bots", *by_company[False])]
+    company = [
+        Record("With other people", *by_company[True]),
+        Record("Only bots", *by_company[False]),
+    ]
     played = sum(p for p, _ in by_preset.values())
     won = sum(w for _, w in by_preset.values())
     presets = sorted(by_preset, key=lambda p: PRESET_NAMES.index(p) if p in PRESET_NAMES else 99)
     return (
         Record("All matches", played, won),
         [Record(preset_name(preset), *by_preset[preset]) for preset in presets],
-        [Record(opponents_label(*key), *by_opponents[key])
-         for key in sorted(by_opponents, key=_opponents_order)],
+        [
+            Record(opponents_label(*key), *by_opponents[key])
+            for key in sorted(by_opponents, key=_opponents_order)
+        ],
         [record for record in company if record.played],
     )
 
@@ -212,17 +225,23 @@ def _rating(user, filters: Filters, ratings: list[Rating]) -> RatingView | None:
     mine = next((row for row in ratings if row.user_id == user.pk), None)
     if mine is None:
         return None
-    history = MatchRecord.objects.filter(filters.time_range(), user=user).order_by("finished_at", "id")
+    history = MatchRecord.objects.filter(filters.time_range(), user=user).order_by(
+        "finished_at", "id"
+    )
     # Only the ratings, and one date for the axis: a thousand datetimes cost more than the rest.
     ratings_after = list(history.values_list("mu_before", "mu"))
     if not ratings_after:
         return RatingView(mine.shown, mine.matches, [], None)
     last_day = timezone.localdate(history.values_list("finished_at", flat=True).last()).isoformat()
     points = [ChartPoint("Start", shown_rating(ratings_after[0][0]))]
-    points += [ChartPoint(f"Match {n}", shown_rating(mu)) for n, (_, mu) in enumerate(ratings_after, 1)]
+    points += [
+        ChartPoint(f"Match {n}", shown_rating(mu)) for n, (_, mu) in enumerate(ratings_after, 1)
+    ]
     points[-1] = ChartPoint(last_day, points[-1].value)
     before, after = ratings_after[-1]
-    return RatingView(mine.shown, mine.matches, _thin(points), shown_rating(after) - shown_rating(before))
+    return RatingView(
+        mine.shown, mine.matches, _thin(points), shown_rating(after) - shown_rating(before)
+    )
 
 
 def _unfinished_matches(user, filters: Filters) -> int:
@@ -260,12 +279,18 @@ def player_stats(user, filters: Filters = Filters()) -> PlayerStats:
         for row in deals.filter(pitcher=True)
         .values("bid")
         .annotate(
-            count=Count("id"), made_count=Count("id", filter=Q(made=True)), average=Avg("score_change")
+            count=Count("id"),
+            made_count=Count("id", filter=Q(made=True)),
+            average=Avg("score_change"),
         )
         .order_by("bid")
     ]
-    out_of = {"high": scored_deals, "low": scored_deals, "jack": totals["jack_out"],
-              "game": scored_deals}
+    out_of = {
+        "high": scored_deals,
+        "low": scored_deals,
+        "jack": totals["jack_out"],
+        "game": scored_deals,
+    }
     points = [PointLine(label, totals[kind], out_of[kind]) for kind, label in POINT_KINDS]
     coach = [
         ChartPoint(row["day"].isoformat(), row["accuracy"])

@@ -5,6 +5,8 @@
 deal: which side took High or made its bid is read from the result the engine wrote.
 """
 
+import contextlib
+
 from django.db import transaction
 
 from games import selectors
@@ -51,29 +53,31 @@ def deal_summaries(deal_row: Deal, result: dict, rules, seats: list[Seat]) -> li
         opponents, levels = _opponents(seats, rules.side_of, side)
         pitched = not thrown_in and pitcher_side == side
         defended = not thrown_in and pitcher_side is not None and pitcher_side != side
-        rows.append(DealSummary(
-            deal=deal_row,
-            match_id=deal_row.match_id,
-            seat=seat.position,
-            **_player(seat),
-            side=side,
-            preset=rules.preset,
-            cutthroat=rules.cutthroat,
-            opponents=opponents,
-            opponent_levels=levels,
-            thrown_in=thrown_in,
-            pitcher=not thrown_in and pitcher == seat.position,
-            bid=result["bid"] if pitched else None,
-            made=bool(result["made"]) if pitched else None,
-            set_pitcher=(not result["made"]) if defended else None,
-            took_high=points["high"] == side,
-            took_low=points["low"] == side,
-            took_jack=points["jack"] == side,
-            took_game=points["game"] == side,
-            jack_in_play=points["jack"] is not None,
-            score_change=result["score"][side],
-            finished_at=deal_row.finished_at,
-        ))
+        rows.append(
+            DealSummary(
+                deal=deal_row,
+                match_id=deal_row.match_id,
+                seat=seat.position,
+                **_player(seat),
+                side=side,
+                preset=rules.preset,
+                cutthroat=rules.cutthroat,
+                opponents=opponents,
+                opponent_levels=levels,
+                thrown_in=thrown_in,
+                pitcher=not thrown_in and pitcher == seat.position,
+                bid=result["bid"] if pitched else None,
+                made=bool(result["made"]) if pitched else None,
+                set_pitcher=(not result["made"]) if defended else None,
+                took_high=points["high"] == side,
+                took_low=points["low"] == side,
+                took_jack=points["jack"] == side,
+                took_game=points["game"] == side,
+                jack_in_play=points["jack"] is not None,
+                score_change=result["score"][side],
+                finished_at=deal_row.finished_at,
+            )
+        )
     return rows
 
 
@@ -92,7 +96,9 @@ def _lock_ratings(keys: set[tuple]) -> dict[tuple, Rating]:
     # Bot levels first, then users, each in a fixed order: two matches ending at once lock
     # shared rows in the same order and never deadlock.
     locked = list(
-        Rating.objects.select_for_update().filter(user=None, bot_level__in=levels).order_by("bot_level")
+        Rating.objects.select_for_update()
+        .filter(user=None, bot_level__in=levels)
+        .order_by("bot_level")
     ) + list(Rating.objects.select_for_update().filter(user_id__in=user_ids).order_by("user_id"))
     return {_key({"user_id": row.user_id, "bot_level": row.bot_level}): row for row in locked}
 
@@ -128,20 +134,22 @@ def do_record_match(match: Match) -> list[MatchRecord]:
         row.mu, row.sigma = after[key].mu, after[key].sigma
         row.matches += 1
         row.save(update_fields=["mu", "sigma", "matches", "updated_at"])
-        records.append(MatchRecord(
-            match=match,
-            **_player(seat),
-            side=side if seat.user_id else "",
-            preset=rules.preset,
-            cutthroat=rules.cutthroat,
-            opponents=opponents,
-            opponent_levels=levels,
-            won=match.winner in won_sides,
-            mu_before=before[key].mu,
-            mu=row.mu,
-            sigma=row.sigma,
-            finished_at=match.finished_at,
-        ))
+        records.append(
+            MatchRecord(
+                match=match,
+                **_player(seat),
+                side=side if seat.user_id else "",
+                preset=rules.preset,
+                cutthroat=rules.cutthroat,
+                opponents=opponents,
+                opponent_levels=levels,
+                won=match.winner in won_sides,
+                mu_before=before[key].mu,
+                mu=row.mu,
+                sigma=row.sigma,
+                finished_at=match.finished_at,
+            )
+        )
     return MatchRecord.objects.bulk_create(records)
 
 
@@ -160,7 +168,5 @@ def do_record_coach_accuracy(deal_id: int, seat: str, accuracy: float) -> None:
 def do_record_review_accuracy(deal_id: int, seat: str, accuracy: float) -> None:
     """`hooks.review_scored`: keep the coach's verdict, unless the deal finished before
     statistics were kept (it has no summary)."""
-    try:
+    with contextlib.suppress(DealSummary.DoesNotExist):
         do_record_coach_accuracy(deal_id, seat, accuracy)
-    except DealSummary.DoesNotExist:
-        pass

@@ -20,7 +20,8 @@ def my_stats(request: HttpRequest) -> HttpResponse:
     filters = form.filters() if form.is_bound else selectors.Filters()
     stats = selectors.player_stats(request.user, filters)
     return render(
-        request, "stats/page.html",
+        request,
+        "stats/page.html",
         {"form": form, "stats": stats, "charts": charts.page_charts(stats)},
     )
 
@@ -32,22 +33,39 @@ def player(request: HttpRequest, name: str) -> HttpResponse:
     person = get_object_or_404(get_user_model(), username=name)
     page = players.player_page(person, request.user)
     drawn = {
-        line.preset: charts.line_chart(line.history, title=f"{line.preset.title()} rating after each match",
-                                       value_format=lambda v: f"{v:.0f}")
-        for line in page.presets if len(line.history) > 1
+        line.preset: charts.line_chart(
+            line.history,
+            title=f"{line.preset.title()} rating after each match",
+            value_format=lambda v: f"{v:.0f}",
+        )
+        for line in page.presets
+        if len(line.history) > 1
     }
     blocks = game_selectors.personal_blocks(request.user)
-    return render(request, "stats/player.html", {
-        "page": page, "person": person, "preset_rows": [(line, drawn.get(line.preset)) for line in page.presets],
-        "muted": person.pk in blocks["mute"], "blocked": person.pk in blocks["block"],
-    })
+    return render(
+        request,
+        "stats/player.html",
+        {
+            "page": page,
+            "person": person,
+            "preset_rows": [(line, drawn.get(line.preset)) for line in page.presets],
+            "muted": person.pk in blocks["mute"],
+            "blocked": person.pk in blocks["block"],
+        },
+    )
 
 
 def leaderboard(request: HttpRequest) -> HttpResponse:
     preset = request.GET.get("preset", "house")
     if preset not in PRESET_NAMES:
-        return render(request, "stats/leaderboard.html", {
-            "error": f"Unknown rules {preset!r}.", "board": players.leaderboard("house"),
-        }, status=400)
+        return render(
+            request,
+            "stats/leaderboard.html",
+            {
+                "error": f"Unknown rules {preset!r}.",
+                "board": players.leaderboard("house"),
+            },
+            status=400,
+        )
     board = players.leaderboard(preset, recent=request.GET.get("period") == "30d")
     return render(request, "stats/leaderboard.html", {"board": board})

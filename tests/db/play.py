@@ -15,8 +15,9 @@ def seat_user(seat, step) -> services.Actor:
     return services.Actor(user=seat.user)
 
 
-def play_until(match: Match, stop=lambda match: False, person=person_move, actor=seat_user,
-               max_steps=5000) -> Match:
+def play_until(
+    match: Match, stop=lambda match: False, person=person_move, actor=seat_user, max_steps=5000
+) -> Match:
     """Play bots' turns with the bot task, people's with `person` as decided by `actor(seat, step)`
     (by default the seat's user), deal after deal."""
     for step in range(max_steps):
@@ -31,7 +32,10 @@ def play_until(match: Match, stop=lambda match: False, person=person_move, actor
         else:
             seat = match.seats.get(position=turn.seat)
             services.do_act(
-                match.pk, turn.seat, person(match, turn.seat), turn.version,
+                match.pk,
+                turn.seat,
+                person(match, turn.seat),
+                turn.version,
                 actor(seat, step),
             )
     raise AssertionError("the match did not end")

@@ -22,7 +22,9 @@ def random_person(seed: int):
 
 def played_deals(match: Match) -> list[Deal]:
     """The match's finished deals that were played out (not thrown in)."""
-    return [d for d in match.deals.filter(phase="over").order_by("number") if not d.result["thrown_in"]]
+    return [
+        d for d in match.deals.filter(phase="over").order_by("number") if not d.result["thrown_in"]
+    ]
 
 
 def play_deals(user, rules, played: int = 1, seed: int = 1, level: str = "easy") -> Match:
@@ -47,7 +49,6 @@ def into_a_new_deal(match: Match, actions: int = 2, seed: int = 1) -> Deal:
 
     play_until(match, stop=under_way, person=random_person(seed))
     return selectors.current_deal(match)
-
 
 
 def make_history(user, count: int, start: int = 0) -> list[Match]:

@@ -18,7 +18,11 @@ def test_home_offers_sign_up_and_log_in_to_a_visitor(client):
 def test_sign_up_logs_the_new_user_in_and_the_home_page_greets_them(client):
     response = client.post(
         reverse("signup"),
-        {"username": "newcomer", "password1": "a-long-fresh-secret", "password2": "a-long-fresh-secret"},
+        {
+            "username": "newcomer",
+            "password1": "a-long-fresh-secret",
+            "password2": "a-long-fresh-secret",
+        },
         follow=True,
     )
     assert response.redirect_chain[-1][0] == reverse("home")
@@ -29,7 +33,11 @@ def test_sign_up_logs_the_new_user_in_and_the_home_page_greets_them(client):
 def test_a_taken_username_is_refused_with_a_clear_message(client, user):
     response = client.post(
         reverse("signup"),
-        {"username": user.username, "password1": "a-long-fresh-secret", "password2": "a-long-fresh-secret"},
+        {
+            "username": user.username,
+            "password1": "a-long-fresh-secret",
+            "password2": "a-long-fresh-secret",
+        },
     )
     assert response.status_code == 200
     assert "A user with that username already exists." in response.content.decode()
@@ -46,7 +54,9 @@ def test_mismatched_passwords_are_refused(client):
 
 
 def test_log_in_and_log_out(client, user, password):
-    response = client.post(reverse("login"), {"username": user.username, "password": password}, follow=True)
+    response = client.post(
+        reverse("login"), {"username": user.username, "password": password}, follow=True
+    )
     assert f"Hello, {user.username}!" in response.content.decode()
     response = client.post(reverse("logout"), follow=True)
     assert "Hello," not in response.content.decode()
@@ -64,7 +74,11 @@ def test_change_password(client, user, password):
     client.force_login(user)
     response = client.post(
         reverse("password_change"),
-        {"old_password": password, "new_password1": "brand-new-secret-9", "new_password2": "brand-new-secret-9"},
+        {
+            "old_password": password,
+            "new_password1": "brand-new-secret-9",
+            "new_password2": "brand-new-secret-9",
+        },
         follow=True,
     )
     assert "Password changed" in response.content.decode()
@@ -76,7 +90,11 @@ def test_change_password_with_a_wrong_old_password_changes_nothing(client, user,
     client.force_login(user)
     response = client.post(
         reverse("password_change"),
-        {"old_password": "wrong", "new_password1": "brand-new-secret-9", "new_password2": "brand-new-secret-9"},
+        {
+            "old_password": "wrong",
+            "new_password1": "brand-new-secret-9",
+            "new_password2": "brand-new-secret-9",
+        },
     )
     assert "Your old password was entered incorrectly" in response.content.decode()
     user.refresh_from_db()

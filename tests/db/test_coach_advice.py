@@ -16,11 +16,16 @@ SEED = 11
 
 
 def deal_from(dealer, hands, auction, plays=(), rules="house"):
-    return deal_from_record({
-        "format": "setback-deal/1", "rules": rules, "dealer": dealer,
-        "hands": {seat: cards.split() for seat, cards in hands.items()},
-        "auction": list(auction), "plays": list(plays),
-    })
+    return deal_from_record(
+        {
+            "format": "setback-deal/1",
+            "rules": rules,
+            "dealer": dealer,
+            "hands": {seat: cards.split() for seat, cards in hands.items()},
+            "auction": list(auction),
+            "plays": list(plays),
+        }
+    )
 
 
 def by_action(options):
@@ -32,10 +37,16 @@ def by_action(options):
 
 def test_a_long_suit_headed_by_the_ace_and_king_is_worth_a_bid():
     # "A hand with the ace (or king) of a long suit is worth a bid."
-    deal = deal_from("E", {
-        "S": "AS KS 9S 5S 3D 7C", "W": "QH 8H 4D 6C TC 2D",
-        "N": "JD 9D 5H 4C 8S 3H", "E": "TD 7H 6D QC 2C KH",
-    }, [])
+    deal = deal_from(
+        "E",
+        {
+            "S": "AS KS 9S 5S 3D 7C",
+            "W": "QH 8H 4D 6C TC 2D",
+            "N": "JD 9D 5H 4C 8S 3H",
+            "E": "TD 7H 6D QC 2C KH",
+        },
+        [],
+    )
     options = advise(deal.observation("S"), SEED)
     best = options[0]
     assert best.action != "pass"
@@ -45,32 +56,57 @@ def test_a_long_suit_headed_by_the_ace_and_king_is_worth_a_bid():
 
 def test_the_two_of_trump_goes_on_partners_winning_trick():
     # "The two of trump is precious: ... Throw it onto a trick your partner is winning."
-    deal = deal_from("W", {
-        "N": "AS KD 5C 7D 8D 4H", "E": "5S 8H 7H 6D 9C 3C",
-        "S": "2S 7S QH 3H 9H 4D", "W": "TS 8S JS 6H AC KC",
-    }, ["2", "pass", "pass", "pass"], ["AS", "5S"])
+    deal = deal_from(
+        "W",
+        {
+            "N": "AS KD 5C 7D 8D 4H",
+            "E": "5S 8H 7H 6D 9C 3C",
+            "S": "2S 7S QH 3H 9H 4D",
+            "W": "TS 8S JS 6H AC KC",
+        },
+        ["2", "pass", "pass", "pass"],
+        ["AS", "5S"],
+    )
     options = advise(deal.observation("S"), SEED)
     assert [o.action for o in options] == ["2S", "7S"]
     assert options[0].reason == "Throw the 2 of trump on partner's winning trick: Low is yours"
     assert options[0].figures["p_low"] == pytest.approx(1.0)
-    assert options[1].reason.startswith("Throw the 7 of trump on partner's winning trick: Low falls to ")
+    assert options[1].reason.startswith(
+        "Throw the 7 of trump on partner's winning trick: Low falls to "
+    )
 
 
 def test_the_jack_of_trump_is_played_when_the_trick_is_sure_and_guarded_otherwise():
     # "Guard the jack of trump. Play it only when your side is sure to take the trick."
-    sure = deal_from("W", {
-        "N": "AS KD 5C 7D 8D 4H", "E": "5S 8H 7H 6D 9C 3C",
-        "S": "JS 7S QH 3H 9H 4D", "W": "TS 8S 2S 6H AC KC",
-    }, ["2", "pass", "pass", "pass"], ["AS", "5S"])
+    sure = deal_from(
+        "W",
+        {
+            "N": "AS KD 5C 7D 8D 4H",
+            "E": "5S 8H 7H 6D 9C 3C",
+            "S": "JS 7S QH 3H 9H 4D",
+            "W": "TS 8S 2S 6H AC KC",
+        },
+        ["2", "pass", "pass", "pass"],
+        ["AS", "5S"],
+    )
     best = advise(sure.observation("S"), SEED)[0]
     assert best.action == "JS"
-    assert best.reason.startswith("Throw the jack of trump on partner's winning trick: Jack is yours")
+    assert best.reason.startswith(
+        "Throw the jack of trump on partner's winning trick: Jack is yours"
+    )
 
     # S won a trick with the queen of hearts (trump); the ace and king are still out.
-    unsure = deal_from("N", {
-        "E": "AH KH 9H TD 9D 3C", "S": "QH JH 4D 4C 5C 6S",
-        "W": "3H 8S 7S 7D 8D 2C", "N": "4H AS KS KD QD 9C",
-    }, ["3", "pass", "pass", "pass"], ["9H", "QH", "3H", "4H"])
+    unsure = deal_from(
+        "N",
+        {
+            "E": "AH KH 9H TD 9D 3C",
+            "S": "QH JH 4D 4C 5C 6S",
+            "W": "3H 8S 7S 7D 8D 2C",
+            "N": "4H AS KS KD QD 9C",
+        },
+        ["3", "pass", "pass", "pass"],
+        ["9H", "QH", "3H", "4H"],
+    )
     options = by_action(advise(unsure.observation("S"), SEED))
     assert max(options.values(), key=lambda o: o.figures["value"]).action != "JH"
     assert options["JH"].reason.startswith("Lead the jack of trump: Jack falls to ")
@@ -79,18 +115,32 @@ def test_the_jack_of_trump_is_played_when_the_trick_is_sure_and_guarded_otherwis
 def test_a_ten_goes_to_partners_winning_trick_and_never_to_theirs():
     # "Tens are worth 10 game points. Feed them to your partner's winning tricks; never throw
     # one away to an opponent if you can help it."
-    partner_wins = deal_from("E", {
-        "W": "AS 5D 9H 8C 2H 3C", "N": "3S KS 4H 6C 7H 8H",
-        "E": "4S 7D 9C TC JH 2C", "S": "5S TD 3D QH 4C 6H",
-    }, ["pass", "2", "pass", "pass"], ["AS", "3S", "4S", "5S", "5D", "KS", "7D"])
+    partner_wins = deal_from(
+        "E",
+        {
+            "W": "AS 5D 9H 8C 2H 3C",
+            "N": "3S KS 4H 6C 7H 8H",
+            "E": "4S 7D 9C TC JH 2C",
+            "S": "5S TD 3D QH 4C 6H",
+        },
+        ["pass", "2", "pass", "pass"],
+        ["AS", "3S", "4S", "5S", "5D", "KS", "7D"],
+    )
     best = advise(partner_wins.observation("S"), SEED)[0]
     assert best.action == "TD"
     assert best.reason.startswith("Throw the 10 of diamonds on partner's winning trick: Game ")
 
-    they_win = deal_from("N", {
-        "E": "5D KH 9H 3S 9S 3C", "S": "TD 3D JH 4C 5C 6H",
-        "W": "AD 3H 7S 8D 2D 2C", "N": "4D 4H AH KC QD 9C",
-    }, ["pass", "pass", "2", "pass"], ["7S", "4H", "3S", "6H", "AD", "4D", "5D"])
+    they_win = deal_from(
+        "N",
+        {
+            "E": "5D KH 9H 3S 9S 3C",
+            "S": "TD 3D JH 4C 5C 6H",
+            "W": "AD 3H 7S 8D 2D 2C",
+            "N": "4D 4H AH KC QD 9C",
+        },
+        ["pass", "pass", "2", "pass"],
+        ["7S", "4H", "3S", "6H", "AD", "4D", "5D"],
+    )
     options = advise(they_win.observation("S"), SEED)
     assert [o.action for o in options] == ["3D", "TD"]
     assert options[0].reason == "Play the 3 of diamonds: keeps the 10 of diamonds from them"
@@ -99,10 +149,16 @@ def test_a_ten_goes_to_partners_winning_trick_and_never_to_theirs():
 
 def test_with_the_opponents_close_to_eleven_the_coach_bids_to_keep_the_contract():
     # "When the opponents are close to 11, bid to keep them from getting the contract."
-    deal = deal_from("W", {
-        "N": "AS 9S 5C 7D 8D 4S", "E": "TH 8S 6H TD 9D 3C",
-        "S": "QH 8H 4H 9C 5D 2S", "W": "KS QS TS 6C 5H AC",
-    }, ["pass", "pass"])
+    deal = deal_from(
+        "W",
+        {
+            "N": "AS 9S 5C 7D 8D 4S",
+            "E": "TH 8S 6H TD 9D 3C",
+            "S": "QH 8H 4H 9C 5D 2S",
+            "W": "KS QS TS 6C 5H AC",
+        },
+        ["pass", "pass"],
+    )
     options = advise(deal.observation("S", match_totals={"NS": 3, "EW": 10}), SEED)
     best = options[0]
     assert best.action != "pass"
@@ -210,12 +266,15 @@ def test_a_bid_is_advised_the_same_whatever_the_others_hold():
 # --- Every kind of decision, under other rules ---------------------------------------------------
 
 
-@pytest.mark.parametrize("spec", [
-    {"preset": "house", "draw": True},
-    {"preset": "classic", "six_players": True},
-    {"preset": "auction", "players": 3},
-    {"preset": "family", "pitch_to_bid": True, "players": 4},
-])
+@pytest.mark.parametrize(
+    "spec",
+    [
+        {"preset": "house", "draw": True},
+        {"preset": "classic", "six_players": True},
+        {"preset": "auction", "players": 3},
+        {"preset": "family", "pitch_to_bid": True, "players": 4},
+    ],
+)
 def test_the_panel_words_every_kind_of_decision(spec):
     rules = Rules.from_spec(spec)
     wanted = {"auction", "play"} | ({"trump", "discard"} if rules.discard_kind else set())
@@ -228,10 +287,19 @@ def test_the_panel_words_every_kind_of_decision(spec):
             if len(obs.legal_actions()) > 1 and (deal.phase not in phases or rng.random() < 0.05):
                 options = advise(obs, SEED, budget=60)
                 phases.add(deal.phase)
-                panel = CoachPanel(1, 1, 1, deal.version, 1, True, "advice", phase=deal.phase,
-                                   options=[option_view(i, o, obs) for i, o in enumerate(options, 1)],
-                                   bid_grid=bid_grid(options, obs) if deal.phase == "auction" else [],
-                                   samples=options[0].figures["samples"])
+                panel = CoachPanel(
+                    1,
+                    1,
+                    1,
+                    deal.version,
+                    1,
+                    True,
+                    "advice",
+                    phase=deal.phase,
+                    options=[option_view(i, o, obs) for i, o in enumerate(options, 1)],
+                    bid_grid=bid_grid(options, obs) if deal.phase == "auction" else [],
+                    samples=options[0].figures["samples"],
+                )
                 html = render_to_string("coach/_panel.html", {"panel": panel})
                 for option in options:
                     assert option.reason.split(":")[0] and option.label

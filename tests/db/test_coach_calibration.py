@@ -55,7 +55,12 @@ def _bid(action, suit, p_make):
 
 
 def test_a_higher_bid_said_likelier_made_in_the_same_suit_is_a_contradiction():
-    options = [_bid("2", "S", 0.6), _bid("3", "S", 0.7), _bid("4", "H", 0.9), Option("pass", "Pass", "", {"p_make": None})]
+    options = [
+        _bid("2", "S", 0.6),
+        _bid("3", "S", 0.7),
+        _bid("4", "H", 0.9),
+        Option("pass", "Pass", "", {"p_make": None}),
+    ]
     assert contradictions(options) == [("2", "3")]
     assert contradictions([_bid("2", "S", 0.6), _bid("3", "S", 0.5)]) == []
 

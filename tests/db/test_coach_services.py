@@ -30,12 +30,14 @@ def coached(user):
 
 def at_a_choice(match, seat="S"):
     """Play on until the person at `seat` has a decision with more than one legal move."""
+
     def stop(m):
         turn = selectors.waiting_on(m.pk)
         if turn.kind != "person":
             return False
         state = selectors.deal_state(selectors.current_deal(m))
         return len(state.observation(seat).legal_actions()) > 1
+
     return play_until(match, stop=stop)
 
 
@@ -43,7 +45,9 @@ def at_a_choice(match, seat="S"):
 def enqueued(monkeypatch):
     """Record what is enqueued instead of running it."""
     calls = []
-    monkeypatch.setattr(dispatch, "enqueue", lambda task, *args, **kw: calls.append((task.name, args)))
+    monkeypatch.setattr(
+        dispatch, "enqueue", lambda task, *args, **kw: calls.append((task.name, args))
+    )
     return calls
 
 
@@ -58,7 +62,9 @@ def test_the_coachs_tasks_go_to_the_coach_queue_and_the_bots_to_theirs():
     assert queue_of(play_bot_turn).endswith("bots")
 
 
-def test_no_advice_is_asked_for_when_the_coach_is_off(user, enqueued, django_capture_on_commit_callbacks):
+def test_no_advice_is_asked_for_when_the_coach_is_off(
+    user, enqueued, django_capture_on_commit_callbacks
+):
     match = at_a_choice(services.do_start_match(user, "house", "easy"))
     with django_capture_on_commit_callbacks(execute=True):
         assert coach_services.do_request_advice(match) is None
@@ -78,14 +84,18 @@ def test_a_persons_turn_asks_for_advice_once(coached, enqueued, django_capture_o
     assert enqueued == [("games.coach.tasks.advise_position", (advice.pk,))]
 
 
-def test_advice_is_the_hard_bots_search_at_the_same_seed_and_is_never_computed_twice(coached, monkeypatch):
+def test_advice_is_the_hard_bots_search_at_the_same_seed_and_is_never_computed_twice(
+    coached, monkeypatch
+):
     match = at_a_choice(services.do_start_match(coached, "house", "easy"))
     advice = coach_services.do_request_advice(match)
     first = coach_tasks.advise_position(advice.pk)
 
     advice.refresh_from_db()
     assert advice.status == Work.READY and advice.seconds > 0
-    obs = selectors.deal_state(selectors.current_deal(match)).observation("S", match_totals=dict(match.totals))
+    obs = selectors.deal_state(selectors.current_deal(match)).observation(
+        "S", match_totals=dict(match.totals)
+    )
     assert first == advice.options[0]["action"]
     assert first == choose(obs, "hard", seed=selectors.search_seed(match.pk, match.version))
     assert {o["action"] for o in advice.options} == set(obs.legal_actions())
@@ -101,12 +111,19 @@ def test_advice_is_the_hard_bots_search_at_the_same_seed_and_is_never_computed_t
 def test_advice_for_a_position_the_table_has_left_is_dropped(coached):
     match = at_a_choice(services.do_start_match(coached, "house", "easy"))
     advice = coach_services.do_request_advice(match)
-    services.do_act(match.pk, "S", person_move(match, "S"), match.version, services.Actor(user=coached))
+    services.do_act(
+        match.pk, "S", person_move(match, "S"), match.version, services.Actor(user=coached)
+    )
     assert coach_tasks.advise_position(advice.pk) == "stale"
     advice.refresh_from_db()
     assert advice.status == Work.PENDING and advice.options == []
     match.refresh_from_db()
-    assert coach_selectors.coach_panel(match, "S").state in ("waiting", "thinking", "forced", "reviewing")
+    assert coach_selectors.coach_panel(match, "S").state in (
+        "waiting",
+        "thinking",
+        "forced",
+        "reviewing",
+    )
 
 
 def test_a_lost_claim_can_be_taken_again_but_a_live_one_cannot(coached):
@@ -115,7 +132,8 @@ def test_a_lost_claim_can_be_taken_again_but_a_live_one_cannot(coached):
     assert coach_services.do_claim(Advice, advice.pk) is not None
     assert coach_services.do_claim(Advice, advice.pk) is None  # another worker has it
     Advice.objects.filter(pk=advice.pk).update(
-        started_at=advice.requested_at.replace(year=advice.requested_at.year - 1))
+        started_at=advice.requested_at.replace(year=advice.requested_at.year - 1)
+    )
     assert coach_services.do_claim(Advice, advice.pk) is not None  # its worker died
 
 
@@ -150,14 +168,22 @@ def rig_first_deal(match, dealer, hands):
     return deal_row
 
 
-def test_a_review_marks_an_overbid_as_a_blunder_and_links_to_the_moment(coached, django_capture_on_commit_callbacks, enqueued):
+def test_a_review_marks_an_overbid_as_a_blunder_and_links_to_the_moment(
+    coached, django_capture_on_commit_callbacks, enqueued
+):
     # W deals; N passes, E bids 3. S holds J-9-3-2 of hearts with the ace, king and queen out:
     # a bid of 4 (all four points) is a blunder.
     match = services.do_start_match(coached, "house", "easy")
-    deal_row = rig_first_deal(match, "W", {
-        "N": "AS 9S 5C 7D 8D 4S", "E": "AH KH 8H TD 9D 3C",
-        "S": "JH 9H 3H 2H 9C 4D", "W": "KS QS TS 6H 5H AC",
-    })
+    deal_row = rig_first_deal(
+        match,
+        "W",
+        {
+            "N": "AS 9S 5C 7D 8D 4S",
+            "E": "AH KH 8H TD 9D 3C",
+            "S": "JH 9H 3H 2H 9C 4D",
+            "W": "KS QS TS 6H 5H AC",
+        },
+    )
     services.do_act(match.pk, "N", "pass", 0, services.Actor.bot("easy"))
     services.do_act(match.pk, "E", "3", 1, services.Actor.bot("easy"))
     services.do_act(match.pk, "S", "4", 2, services.Actor(user=coached))
@@ -171,7 +197,12 @@ def test_a_review_marks_an_overbid_as_a_blunder_and_links_to_the_moment(coached,
     assert review.status == Work.READY and review.blunders >= 1
     marks = coach_selectors.decision_marks(deal_row, "S")
     overbid = marks[0]
-    assert (overbid.step, overbid.moment, overbid.action, overbid.mark) == (2, "Auction", "4", "blunder")
+    assert (overbid.step, overbid.moment, overbid.action, overbid.mark) == (
+        2,
+        "Auction",
+        "4",
+        "blunder",
+    )
     assert overbid.better is not None and overbid.better != "4" and overbid.loss >= 1.0
     assert overbid.replay_url == f"/replay/matches/{deal_row.match_id}/{deal_row.number}/2/"
     # Every decision the person made with a choice is judged, in order.
@@ -222,9 +253,13 @@ def test_a_review_reuses_the_advice_the_player_saw(coached, monkeypatch):
 def test_decisions_a_bot_made_for_the_person_are_not_theirs(coached):
     match = at_a_choice(services.do_start_match(coached, "house", "easy"))
     # The person is away; a bot stands in for the rest of the deal.
-    match = play_until(match, stop=lambda m: selectors.current_deal(m).is_over,
-                       person=lambda m, seat: choose(
-                           selectors.deal_state(selectors.current_deal(m)).observation(seat), "easy"))
+    match = play_until(
+        match,
+        stop=lambda m: selectors.current_deal(m).is_over,
+        person=lambda m, seat: choose(
+            selectors.deal_state(selectors.current_deal(m)).observation(seat), "easy"
+        ),
+    )
     Action.objects.filter(seat="S").update(user=None, bot_level="easy")
     deal_row = selectors.current_deal(match)
     review = coach_services.do_request_review(deal_row, "S")
@@ -233,7 +268,9 @@ def test_decisions_a_bot_made_for_the_person_are_not_theirs(coached):
     assert review.decisions == [] and review.accuracy is None
 
 
-def test_advice_whose_worker_died_is_asked_for_again(coached, enqueued, django_capture_on_commit_callbacks):
+def test_advice_whose_worker_died_is_asked_for_again(
+    coached, enqueued, django_capture_on_commit_callbacks
+):
     match = at_a_choice(services.do_start_match(coached, "house", "easy"))
     with django_capture_on_commit_callbacks(execute=True):
         advice = coach_services.do_request_advice(match)
@@ -243,7 +280,8 @@ def test_advice_whose_worker_died_is_asked_for_again(coached, enqueued, django_c
         assert coach_services.do_request_advice(match).pk == advice.pk
     assert len(enqueued) == 1  # too soon to tell
     Advice.objects.filter(pk=advice.pk).update(
-        started_at=advice.requested_at.replace(year=advice.requested_at.year - 1))
+        started_at=advice.requested_at.replace(year=advice.requested_at.year - 1)
+    )
     with django_capture_on_commit_callbacks(execute=True):
         coach_services.do_request_advice(match)
     assert enqueued == [("games.coach.tasks.advise_position", (advice.pk,))] * 2

@@ -25,7 +25,10 @@ def panel_leaks(html, match, seat):
     deal_number, step = map(int, PANEL_MOMENT.search(html).groups())
     found = []
     for card in hidden_cards(match, deal_number, step, seat):
-        if re.search(rf"(?<![A-Za-z0-9]){card}(?![A-Za-z0-9])", html) or selectors.card_view(card).name in html:
+        if (
+            re.search(rf"(?<![A-Za-z0-9]){card}(?![A-Za-z0-9])", html)
+            or selectors.card_view(card).name in html
+        ):
             found.append(card)
     return found
 
@@ -45,11 +48,16 @@ def test_the_table_page_has_the_switch_and_a_panel_that_fills_itself(logged_in_c
     match = services.do_start_match(user, "house", "easy")
     page = logged_in_client.get(reverse("table", args=[match.pk])).content.decode()
     assert 'id="coach-toggle"' in page
-    assert f'id="coach-panel" class="coach-panel coach-off" hx-get="{panel_url(match)}" hx-trigger="load"' in page
+    assert (
+        f'id="coach-panel" class="coach-panel coach-off" hx-get="{panel_url(match)}" hx-trigger="load"'
+        in page
+    )
 
 
 def test_switching_the_coach_tells_the_page(logged_in_client, user):
-    response = logged_in_client.post(reverse("toggle_coach"), {"enabled": "on"}, HTTP_HX_REQUEST="true")
+    response = logged_in_client.post(
+        reverse("toggle_coach"), {"enabled": "on"}, HTTP_HX_REQUEST="true"
+    )
     assert response["HX-Trigger"] == "coach-toggled"
     user.refresh_from_db()
     assert user.coach_enabled
@@ -82,9 +90,13 @@ def test_with_the_coach_off_the_panel_invites_and_asks_nothing(logged_in_client,
     assert not Advice.objects.exists()
 
 
-def test_at_the_players_turn_the_panel_thinks_then_ranks_the_options_with_figures(logged_in_client, user):
+def test_at_the_players_turn_the_panel_thinks_then_ranks_the_options_with_figures(
+    logged_in_client, user
+):
     match = at_a_choice(services.do_start_match(user, "house", "easy"))
-    logged_in_client.post(reverse("toggle_coach"), {"enabled": "on", "match": match.pk}, HTTP_HX_REQUEST="true")
+    logged_in_client.post(
+        reverse("toggle_coach"), {"enabled": "on", "match": match.pk}, HTTP_HX_REQUEST="true"
+    )
     html = logged_in_client.get(panel_url(match)).content.decode()
     assert "The coach is weighing your options" in html
     advice = Advice.objects.get()  # switched on at the table, the coach was asked at once
@@ -111,7 +123,9 @@ def test_advice_for_an_old_position_is_not_shown(coached_client, user):
     match = at_a_choice(services.do_start_match(user, "house", "easy"))
     advice = coach_services.do_request_advice(match)
     coach_tasks.advise_position(advice.pk)
-    services.do_act(match.pk, "S", person_move(match, "S"), match.version, services.Actor(user=user))
+    services.do_act(
+        match.pk, "S", person_move(match, "S"), match.version, services.Actor(user=user)
+    )
     match.refresh_from_db()
     html = panel_html(match, "S")
     assert "coach-option" not in html
@@ -145,8 +159,13 @@ def test_a_whole_deal_of_panels_never_shows_a_hidden_card(coached_client, user):
 @pytest.fixture
 def finished_deal(user):
     match = services.do_start_match(user, "house", "easy")
-    match = play_until(match, stop=lambda m: selectors.current_deal(m).is_over
-                       and not selectors.current_deal(m).result.get("thrown_in"))
+    match = play_until(
+        match,
+        stop=lambda m: (
+            selectors.current_deal(m).is_over
+            and not selectors.current_deal(m).result.get("thrown_in")
+        ),
+    )
     return selectors.current_deal(match)
 
 
@@ -180,13 +199,17 @@ def test_a_player_asks_for_a_review_and_reads_it(logged_in_client, finished_deal
     review.refresh_from_db()
     assert f"<strong>{review.accuracy:.0f}%</strong> accuracy" in page
     for decision in review.decisions:
-        moment = f"/replay/matches/{finished_deal.match_id}/{finished_deal.number}/{decision['step']}/"
+        moment = (
+            f"/replay/matches/{finished_deal.match_id}/{finished_deal.number}/{decision['step']}/"
+        )
         assert f'href="{moment}"' in page
 
 
 def test_after_the_deal_the_panel_shows_the_review(coached_client, finished_deal):
     match = finished_deal.match
-    coach_services.do_prepare(match.pk)  # what the deal's last move asks of the coach, once committed
+    coach_services.do_prepare(
+        match.pk
+    )  # what the deal's last move asks of the coach, once committed
     html = coached_client.get(panel_url(match)).content.decode()
     assert "reviewing the deal" in html
     review = Review.objects.get(deal=finished_deal, seat="S")

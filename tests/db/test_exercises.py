@@ -42,10 +42,14 @@ def _marked(review):
     return [e for e in review.decisions if e["mark"] in ("mistake", "blunder")]
 
 
-def test_each_mistake_and_blunder_of_your_own_review_is_an_exercise(logged_in_client, reviewed, make_user):
+def test_each_mistake_and_blunder_of_your_own_review_is_an_exercise(
+    logged_in_client, reviewed, make_user
+):
     deal_row, seat, review = reviewed
     listed = coach_selectors.exercises_of(review.deal.match.host)
-    assert [(i.deal_id, i.step) for i in listed.items] == [(deal_row.pk, e["step"]) for e in _marked(review)]
+    assert [(i.deal_id, i.step) for i in listed.items] == [
+        (deal_row.pk, e["step"]) for e in _marked(review)
+    ]
     assert all(i.status == "new" for i in listed.items)
     page = logged_in_client.get(reverse("coach:exercises")).content.decode()
     for entry in _marked(review):
@@ -57,7 +61,9 @@ def test_the_position_shows_only_what_the_seat_saw(logged_in_client, reviewed):
     deal_row, seat, review = reviewed
     entry = _marked(review)[0]
     state = selectors.deal_state(deal_row, upto=entry["step"])
-    page = logged_in_client.get(reverse("coach:exercise", args=[deal_row.pk, entry["step"]])).content.decode()
+    page = logged_in_client.get(
+        reverse("coach:exercise", args=[deal_row.pk, entry["step"]])
+    ).content.decode()
     for code in state.hand(seat):
         assert selectors.card_view(code).name in page
     for other in state.rules.seats:
@@ -68,7 +74,9 @@ def test_the_position_shows_only_what_the_seat_saw(logged_in_client, reviewed):
         assert f'value="{token}"' in page
 
 
-def test_choosing_records_progress_and_shows_the_coachs_ranking_and_the_face_up_truth(logged_in_client, user, reviewed):
+def test_choosing_records_progress_and_shows_the_coachs_ranking_and_the_face_up_truth(
+    logged_in_client, user, reviewed
+):
     deal_row, seat, review = reviewed
     entry = _marked(review)[0]
     url = reverse("coach:exercise", args=[deal_row.pk, entry["step"]])
@@ -85,14 +93,21 @@ def test_choosing_records_progress_and_shows_the_coachs_ranking_and_the_face_up_
     listed = coach_selectors.exercises_of(user)
     assert listed.items[0].status == "solved" and listed.items[0].tries == 2 and listed.solved == 1
 
-    result = logged_in_client.get(reverse("coach:exercise_result", args=[deal_row.pk, entry["step"]])).content.decode()
+    result = logged_in_client.get(
+        reverse("coach:exercise_result", args=[deal_row.pk, entry["step"]])
+    ).content.decode()
     assert "The coach&#x27;s ranking" in result or "The coach's ranking" in result
     assert "(your choice)" in result
     if entry["moment"].startswith("Trick"):
-        assert reverse("replay:faceup", args=[deal_row.match_id, deal_row.number, entry["step"]]) in result
+        assert (
+            reverse("replay:faceup", args=[deal_row.match_id, deal_row.number, entry["step"]])
+            in result
+        )
 
 
-def test_bad_choices_and_other_peoples_exercises_change_nothing(logged_in_client, reviewed, make_user, password):
+def test_bad_choices_and_other_peoples_exercises_change_nothing(
+    logged_in_client, reviewed, make_user, password
+):
     deal_row, seat, review = reviewed
     entry = _marked(review)[0]
     url = reverse("coach:exercise", args=[deal_row.pk, entry["step"]])
@@ -101,7 +116,9 @@ def test_bad_choices_and_other_peoples_exercises_change_nothing(logged_in_client
     illegal = next(c for other in state.rules.seats if other != seat for c in state.hand(other))
     assert logged_in_client.post(url, {"choice": illegal}).status_code == 400
     assert logged_in_client.post(url, {"choice": ""}).status_code == 400
-    not_marked = next((e for e in review.decisions if e["mark"] not in ("mistake", "blunder")), None)
+    not_marked = next(
+        (e for e in review.decisions if e["mark"] not in ("mistake", "blunder")), None
+    )
     if not_marked is not None:
         other_url = reverse("coach:exercise", args=[deal_row.pk, not_marked["step"]])
         assert logged_in_client.get(other_url).status_code == 404

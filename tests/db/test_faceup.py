@@ -20,7 +20,9 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def enqueued(monkeypatch):
     calls = []
-    monkeypatch.setattr(dispatch, "enqueue", lambda task, *args, **kw: calls.append((task.name, args)))
+    monkeypatch.setattr(
+        dispatch, "enqueue", lambda task, *args, **kw: calls.append((task.name, args))
+    )
     return calls
 
 
@@ -77,9 +79,13 @@ def test_a_play_step_is_solved_once_in_a_worker_and_shown_on_the_cards(
 def test_the_replay_step_asks_for_the_analysis_only_at_a_card_to_play(logged_in_client, match):
     deal_row = played_deals(match)[0]
     step, _ = _play_steps(deal_row)[0]
-    play_page = logged_in_client.get(reverse("replay:deal_step", args=[match.pk, deal_row.number, step]))
+    play_page = logged_in_client.get(
+        reverse("replay:deal_step", args=[match.pk, deal_row.number, step])
+    )
     assert _url(match, deal_row, step) in play_page.content.decode()
-    bid_page = logged_in_client.get(reverse("replay:deal_step", args=[match.pk, deal_row.number, 0]))
+    bid_page = logged_in_client.get(
+        reverse("replay:deal_step", args=[match.pk, deal_row.number, 0])
+    )
     assert "/faceup/" not in bid_page.content.decode()
 
 

@@ -68,9 +68,12 @@ def test_filter_by_result(logged_in_client, user, outcome):
 def test_filters_combine_and_unknown_values_are_ignored(logged_in_client, user):
     mine = make_history(user, 18)
     assert listed(logged_in_client, preset="family", outcome="won") == sorted(
-        (m.pk for m in mine if preset_of(m) == "family" and outcome_for(m, user) == "won"), reverse=True
+        (m.pk for m in mine if preset_of(m) == "family" and outcome_for(m, user) == "won"),
+        reverse=True,
     )
-    assert listed(logged_in_client, preset="poker", outcome="maybe") == sorted((m.pk for m in mine), reverse=True)
+    assert listed(logged_in_client, preset="poker", outcome="maybe") == sorted(
+        (m.pk for m in mine), reverse=True
+    )
     assert listed(logged_in_client, preset="poker", outcome="lost") == sorted(
         (m.pk for m in mine if outcome_for(m, user) == "lost"), reverse=True
     )
@@ -82,7 +85,9 @@ def test_pages_of_twenty(logged_in_client, user):
     assert listed(logged_in_client, page=3) == mine[40:]
     assert listed(logged_in_client, page=99) == mine[40:]
     assert listed(logged_in_client, page="x") == mine[:20]
-    page = logged_in_client.get(reverse("replay:history"), {"outcome": "lost", "page": 1}).content.decode()
+    page = logged_in_client.get(
+        reverse("replay:history"), {"outcome": "lost", "page": 1}
+    ).content.decode()
     if "Older" in page:
         assert "?outcome=lost&amp;page=2" in page
 
@@ -93,7 +98,9 @@ def queries_for_history(client) -> int:
     return len(queries)
 
 
-def test_the_list_costs_the_same_few_queries_for_5_or_200_matches(logged_in_client, user, monkeypatch):
+def test_the_list_costs_the_same_few_queries_for_5_or_200_matches(
+    logged_in_client, user, monkeypatch
+):
     make_history(user, 5)
     few = queries_for_history(logged_in_client)
     make_history(user, 195, start=5)
@@ -121,7 +128,7 @@ def test_a_match_page_lists_its_deals_and_the_running_score(logged_in_client, us
         if result["thrown_in"]:
             assert "thrown in" in line
             continue
-        assert f'{names[result["pitcher"]]} {result["bid"]}' in line
+        assert f"{names[result['pitcher']]} {result['bid']}" in line
         assert selectors.SUIT_SYMBOLS[result["trump"]] in line
         assert ("made" if result["made"] else "set") in line
         for point in ("high", "low", "jack", "game"):

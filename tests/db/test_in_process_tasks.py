@@ -17,8 +17,14 @@ attempts: list[float] = []
 succeeded = threading.Event()
 
 
-@app.task(name="tests.flaky", autoretry_for=(OperationalError,), retry_backoff=1, retry_backoff_max=8,
-          retry_jitter=False, max_retries=6)
+@app.task(
+    name="tests.flaky",
+    autoretry_for=(OperationalError,),
+    retry_backoff=1,
+    retry_backoff_max=8,
+    retry_jitter=False,
+    max_retries=6,
+)
 def flaky():
     attempts.append(time.monotonic())
     if len(attempts) < 3:

@@ -17,5 +17,7 @@ def test_the_load_test_users_log_in_through_the_form_and_are_made_once(client):
     assert "0 users created, 3 already there" in out.getvalue()
     assert get_user_model().objects.filter(username__startswith="lt-").count() == 3
 
-    response = client.post("/accounts/login/", {"username": "lt-3", "password": "Quiet-harbor-58213"})
+    response = client.post(
+        "/accounts/login/", {"username": "lt-3", "password": "Quiet-harbor-58213"}
+    )
     assert response.status_code == 302

@@ -45,7 +45,9 @@ def open_table(host, **options):
 
 
 def seats_of(match):
-    return {s.position: (s.user.username if s.user_id else s.bot_level or "") for s in match.seats.all()}
+    return {
+        s.position: (s.user.username if s.user_id else s.bot_level or "") for s in match.seats.all()
+    }
 
 
 # --- Open tables -------------------------------------------------------------------------------
@@ -124,9 +126,18 @@ def test_a_blocked_person_neither_sees_nor_sits_at_the_hosts_tables(user, bob, c
     match = open_table(user)
     response = client_for(user).post(reverse("manners", args=["bob"]), {"kind": "block", "on": "1"})
     assert response.status_code == 302
-    assert lobby_selectors.visible_tables(lobby_selectors.open_tables(), lobby_selectors.hosts_blocking(bob)) == []
-    assert [t.match_id for t in lobby_selectors.visible_tables(
-        lobby_selectors.open_tables(), lobby_selectors.hosts_blocking(carol))] == [match.pk]
+    assert (
+        lobby_selectors.visible_tables(
+            lobby_selectors.open_tables(), lobby_selectors.hosts_blocking(bob)
+        )
+        == []
+    )
+    assert [
+        t.match_id
+        for t in lobby_selectors.visible_tables(
+            lobby_selectors.open_tables(), lobby_selectors.hosts_blocking(carol)
+        )
+    ] == [match.pk]
     with pytest.raises(services.GameError):
         lobby.do_take_seat(match.pk, bob)
     with pytest.raises(services.Forbidden, match="blocked you"):
@@ -147,7 +158,10 @@ def test_muting_hides_a_persons_chat_for_the_muter_only(user, bob, carol):
     tables.do_chat(match.pk, carol, "hi from carol")
     tables.do_set_personal_block(user, "bob", "mute", True)
     assert [line.text for line in selectors.chat_lines(match, user)] == ["hi from carol"]
-    assert [line.text for line in selectors.chat_lines(match, carol)] == ["hello from bob", "hi from carol"]
+    assert [line.text for line in selectors.chat_lines(match, carol)] == [
+        "hello from bob",
+        "hi from carol",
+    ]
     assert ChatMessage.objects.count() == 2  # nothing is deleted
     with pytest.raises(services.GameError, match="yourself"):
         tables.do_set_personal_block(user, "alice", "mute", True)
@@ -157,7 +171,9 @@ def test_the_host_removes_a_person_from_a_forming_table_and_only_the_host(user, 
     match = open_table(user)
     tables.do_sit(match.pk, bob, "W")
     tables.do_sit(match.pk, carol, "N")
-    response = client_for(carol).post(reverse("remove_from_table", args=[match.pk]), {"position": "W"})
+    response = client_for(carol).post(
+        reverse("remove_from_table", args=[match.pk]), {"position": "W"}
+    )
     assert response.status_code == 302 and seats_of(match)["W"] == "bob"
     client_for(user).post(reverse("remove_from_table", args=[match.pk]), {"position": "W"})
     assert seats_of(match)["W"] == ""
@@ -194,16 +210,27 @@ def test_pairing_twice_is_refused_and_changes_nothing(user):
     with pytest.raises(services.GameError, match="already looking for players"):
         lobby.do_find_players(user, TWO_HANDED, "easy", 30)
     assert PairingTicket.objects.count() == 1
-    response = client_for(user).post(reverse("lobby:find_players"), {
-        "preset": "house", "seating": "partners", "players": 3, "bot_level": "easy", "wait_seconds": 30,
-    })
-    assert response.status_code == 400 and "already looking for players" in response.content.decode()
+    response = client_for(user).post(
+        reverse("lobby:find_players"),
+        {
+            "preset": "house",
+            "seating": "partners",
+            "players": 3,
+            "bot_level": "easy",
+            "wait_seconds": 30,
+        },
+    )
+    assert (
+        response.status_code == 400 and "already looking for players" in response.content.decode()
+    )
 
 
 def test_after_the_wait_bots_of_the_chosen_level_fill_the_empty_seats(user, bob):
     ticket = lobby.do_find_players(user, "house", "hard", 30)
     lobby.do_find_players(bob, "house", "easy", 30)
-    assert lobby.do_pairing_due(ticket.pk) is None  # too early: a timer that fired early does nothing
+    assert (
+        lobby.do_pairing_due(ticket.pk) is None
+    )  # too early: a timer that fired early does nothing
     PairingTicket.objects.filter(pk=ticket.pk).update(due_at=timezone.now() - timedelta(seconds=1))
     match = lobby.do_pairing_due(ticket.pk)
     # The two people play each other, each with a bot partner of the first one's level.
@@ -228,9 +255,16 @@ def test_a_long_wait_is_a_due_time_the_sweepers_tick_acts_on(user, bob):
 
 def test_cancelling_leaves_the_queue_and_later_askers_do_not_meet_the_canceller(user, bob):
     client = client_for(user)
-    response = client.post(reverse("lobby:find_players"), {
-        "preset": "family", "seating": "cutthroat", "players": 2, "bot_level": "easy", "wait_seconds": 30,
-    })
+    response = client.post(
+        reverse("lobby:find_players"),
+        {
+            "preset": "family",
+            "seating": "cutthroat",
+            "players": 2,
+            "bot_level": "easy",
+            "wait_seconds": 30,
+        },
+    )
     assert response.status_code == 302 and response["Location"] == reverse("lobby:pairing")
     assert "Finding players" in client.get(reverse("lobby:pairing")).content.decode()
     client.post(reverse("lobby:cancel_pairing"))

@@ -26,7 +26,9 @@ BOT_MOVE_QUERIES = 13
 def wakes(monkeypatch):
     """The background work a move asks for, recorded instead of run."""
     asked = []
-    monkeypatch.setattr(dispatch, "enqueue", lambda task, *args, **kw: asked.append((task.name, args)))
+    monkeypatch.setattr(
+        dispatch, "enqueue", lambda task, *args, **kw: asked.append((task.name, args))
+    )
     return asked
 
 
@@ -43,34 +45,48 @@ def test_a_persons_move_costs_a_bounded_number_of_queries(
     # (its result, the statistics rows, perhaps the match's end).
     token = selectors.deal_state(selectors.current_deal(match)).observation("S").legal_actions()[-1]
     assert token != "pass"
-    with CaptureQueriesContext(connection) as queries:
-        with django_capture_on_commit_callbacks(execute=True):
-            response = logged_in_client.post(
-                reverse("act", args=[match.pk]), {"action": token, "version": turn.version},
-                HTTP_HX_REQUEST="true",
-            )
+    with (
+        CaptureQueriesContext(connection) as queries,
+        django_capture_on_commit_callbacks(execute=True),
+    ):
+        response = logged_in_client.post(
+            reverse("act", args=[match.pk]),
+            {"action": token, "version": turn.version},
+            HTTP_HX_REQUEST="true",
+        )
     assert response.status_code == 204
-    assert len(queries) <= PERSON_MOVE_QUERIES, "\n".join(q["sql"][:120] for q in queries.captured_queries)
+    assert len(queries) <= PERSON_MOVE_QUERIES, "\n".join(
+        q["sql"][:120] for q in queries.captured_queries
+    )
 
 
-def test_a_bots_move_costs_a_bounded_number_of_queries(user, wakes, django_capture_on_commit_callbacks):
+def test_a_bots_move_costs_a_bounded_number_of_queries(
+    user, wakes, django_capture_on_commit_callbacks
+):
     match = at_turn(services.do_start_match(user, "house", "easy"), "bot")
     turn = selectors.waiting_on(match.pk)
-    with CaptureQueriesContext(connection) as queries:
-        with django_capture_on_commit_callbacks(execute=True):
-            played = tasks.play_bot_turn(match.pk, turn.version)
+    with (
+        CaptureQueriesContext(connection) as queries,
+        django_capture_on_commit_callbacks(execute=True),
+    ):
+        played = tasks.play_bot_turn(match.pk, turn.version)
     assert played != "stale"
-    assert len(queries) <= BOT_MOVE_QUERIES, "\n".join(q["sql"][:120] for q in queries.captured_queries)
+    assert len(queries) <= BOT_MOVE_QUERIES, "\n".join(
+        q["sql"][:120] for q in queries.captured_queries
+    )
 
 
-def test_a_move_does_not_replay_the_deal_once_its_state_is_kept(user, wakes, monkeypatch,
-                                                                django_capture_on_commit_callbacks):
+def test_a_move_does_not_replay_the_deal_once_its_state_is_kept(
+    user, wakes, monkeypatch, django_capture_on_commit_callbacks
+):
     match = services.do_start_match(user, "house", "easy")
     with django_capture_on_commit_callbacks(execute=True):
         match = at_turn(match, "bot")
     selectors.current_state(selectors.current_deal(match))  # this process now holds the state
     monkeypatch.setattr(selectors, "deal_state", lambda *a, **k: pytest.fail("replayed the deal"))
-    monkeypatch.setattr(selectors, "match_standing", lambda *a, **k: pytest.fail("replayed the match"))
+    monkeypatch.setattr(
+        selectors, "match_standing", lambda *a, **k: pytest.fail("replayed the match")
+    )
     for _ in range(3):  # a few moves in a row, each starting from the state the last one kept
         turn = selectors.waiting_on(match.pk)
         if turn is None or turn.kind != "bot":
@@ -95,7 +111,11 @@ def test_the_kept_state_and_the_standing_agree_with_a_rebuild_from_the_rows(user
         rebuilt = selectors.deal_state(deal_row)
         kept = selectors.current_state(deal_row)
         assert deal_to_record(kept) == deal_to_record(rebuilt)
-        assert (kept.phase, kept.to_act, kept.version) == (rebuilt.phase, rebuilt.to_act, rebuilt.version)
+        assert (kept.phase, kept.to_act, kept.version) == (
+            rebuilt.phase,
+            rebuilt.to_act,
+            rebuilt.version,
+        )
         if steps % 7 == 0:
             selectors.forget_states()  # now and then a process that never saw the deal
         steps += 1

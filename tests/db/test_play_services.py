@@ -51,7 +51,11 @@ def test_a_legal_move_is_stored_as_a_row_and_bumps_the_version(match, user):
 
 def snapshot(match):
     match.refresh_from_db()
-    return match.version, Action.objects.filter(deal__match=match).count(), Deal.objects.filter(match=match).count()
+    return (
+        match.version,
+        Action.objects.filter(deal__match=match).count(),
+        Deal.objects.filter(match=match).count(),
+    )
 
 
 def test_an_illegal_move_is_refused_with_a_reason_and_changes_nothing(match, user):

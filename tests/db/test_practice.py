@@ -46,22 +46,37 @@ def test_a_branch_reproduces_the_exact_position(user, finished):
         me = practice.seats.get(user=user).position
         assert me == match.seats.get(user=user).position  # in your own seat
         assert now.observation(me) == then.observation(me)
-        assert practice.seats.exclude(user=user).filter(bot_level="medium").count() == len(now.rules.seats) - 1
+        assert (
+            practice.seats.exclude(user=user).filter(bot_level="medium").count()
+            == len(now.rules.seats) - 1
+        )
         # The table shows that seat only its own cards.
         view = selectors.table_view(practice, me)
-        assert [c.code for c in view.hand] == sorted(then.hand(me), key=[c.code for c in view.hand].index)
+        assert [c.code for c in view.hand] == sorted(
+            then.hand(me), key=[c.code for c in view.hand].index
+        )
         assert all(not s.revealed for s in view.seats)
 
 
-def test_a_practice_deal_plays_to_its_end_beside_what_really_happened_and_is_never_counted(user, finished):
+def test_a_practice_deal_plays_to_its_end_beside_what_really_happened_and_is_never_counted(
+    user, finished
+):
     match, deal_row = finished
-    counts = (DealSummary.objects.count(), MatchRecord.objects.count(), list(Rating.objects.values_list("mu", "sigma", "matches")))
+    counts = (
+        DealSummary.objects.count(),
+        MatchRecord.objects.count(),
+        list(Rating.objects.values_list("mu", "sigma", "matches")),
+    )
     step = _steps_worth_checking(deal_row)[2]
     practice = services.do_start_practice(user, match.pk, deal_row.number, step, "easy")
     practice = play_until(practice, person=random_person(3))
     assert practice.status == Match.Status.FINISHED and practice.winner == ""
     assert practice.deals.count() == 1 and practice.deals.get().is_over
-    assert (DealSummary.objects.count(), MatchRecord.objects.count(), list(Rating.objects.values_list("mu", "sigma", "matches"))) == counts
+    assert (
+        DealSummary.objects.count(),
+        MatchRecord.objects.count(),
+        list(Rating.objects.values_list("mu", "sigma", "matches")),
+    ) == counts
 
     me = practice.seats.get(user=user).position
     view = selectors.table_view(practice, me)
@@ -78,7 +93,9 @@ def test_the_real_result_stays_hidden_until_the_practice_deal_ends(user, finishe
     assert view.practice is not None and view.practice.really is None
 
 
-def test_play_from_here_on_the_replay_page_opens_the_practice_table(logged_in_client, user, finished):
+def test_play_from_here_on_the_replay_page_opens_the_practice_table(
+    logged_in_client, user, finished
+):
     match, deal_row = finished
     step_url = reverse("replay:deal_step", args=[match.pk, deal_row.number, 4])
     page = logged_in_client.get(step_url).content.decode()
@@ -86,13 +103,21 @@ def test_play_from_here_on_the_replay_page_opens_the_practice_table(logged_in_cl
     assert practice_url in page
     response = logged_in_client.post(practice_url, {"bot_level": "hard"})
     practice = Match.objects.get(practice_step=4)
-    assert response.status_code == 302 and response["Location"] == reverse("table", args=[practice.pk])
+    assert response.status_code == 302 and response["Location"] == reverse(
+        "table", args=[practice.pk]
+    )
     table = logged_in_client.get(response["Location"]).content.decode()
     assert "Practice" in table and "Not counted in statistics" in table
     # Kept: replayable and exportable once over.
     play_until(practice, person=random_person(4))
-    assert logged_in_client.get(reverse("replay:deal_step", args=[practice.pk, 1, 0])).status_code == 200
-    assert logged_in_client.get(reverse("replay:deal_record", args=[practice.pk, 1])).status_code == 200
+    assert (
+        logged_in_client.get(reverse("replay:deal_step", args=[practice.pk, 1, 0])).status_code
+        == 200
+    )
+    assert (
+        logged_in_client.get(reverse("replay:deal_record", args=[practice.pk, 1])).status_code
+        == 200
+    )
     # In the history as a practice, never among the matches lost.
     assert "Practice</span>" in logged_in_client.get(reverse("replay:history")).content.decode()
     lost = logged_in_client.get(reverse("replay:history") + "?outcome=lost").content.decode()
@@ -106,12 +131,36 @@ def test_play_from_here_is_refused_for_others_a_deal_in_play_the_last_step_and_u
     in_play = into_a_new_deal(match, actions=2, seed=21)
     last = deal_row.actions.count()
     before = Match.objects.count()
-    assert logged_in_client.post(reverse("replay:practice", args=[match.pk, in_play.number, 1])).status_code == 404
-    assert logged_in_client.post(reverse("replay:practice", args=[match.pk, deal_row.number, last])).status_code == 404
-    assert logged_in_client.post(reverse("replay:practice", args=[match.pk, deal_row.number, 1]), {"bot_level": "godlike"}).status_code == 400
-    assert logged_in_client.get(reverse("replay:practice", args=[match.pk, deal_row.number, 1])).status_code == 405
+    assert (
+        logged_in_client.post(
+            reverse("replay:practice", args=[match.pk, in_play.number, 1])
+        ).status_code
+        == 404
+    )
+    assert (
+        logged_in_client.post(
+            reverse("replay:practice", args=[match.pk, deal_row.number, last])
+        ).status_code
+        == 404
+    )
+    assert (
+        logged_in_client.post(
+            reverse("replay:practice", args=[match.pk, deal_row.number, 1]),
+            {"bot_level": "godlike"},
+        ).status_code
+        == 400
+    )
+    assert (
+        logged_in_client.get(
+            reverse("replay:practice", args=[match.pk, deal_row.number, 1])
+        ).status_code
+        == 405
+    )
     other = Client()
     make_user("mallory")
     other.login(username="mallory", password=password)
-    assert other.post(reverse("replay:practice", args=[match.pk, deal_row.number, 1])).status_code == 403
+    assert (
+        other.post(reverse("replay:practice", args=[match.pk, deal_row.number, 1])).status_code
+        == 403
+    )
     assert Match.objects.count() == before

@@ -34,12 +34,19 @@ def test_a_card_held_by_another_player_is_refused_without_naming_them():
 
 def test_a_discard_with_nothing_chosen_is_refused_in_the_sites_words(logged_in_client, user):
     match = services.do_start_match(user, {"preset": "house", "six_players": True}, "easy")
-    match = play_until(match, stop=lambda m: selectors.waiting_on(m.pk).kind != "bot"
-                       and selectors.current_deal(m).phase == "discard")
+    match = play_until(
+        match,
+        stop=lambda m: (
+            selectors.waiting_on(m.pk).kind != "bot"
+            and selectors.current_deal(m).phase == "discard"
+        ),
+    )
     assert selectors.current_deal(match).phase == "discard"
     before = counts(match)
     response = logged_in_client.post(
-        reverse("act", args=[match.pk]), {"discard": "1", "version": match.version}, HTTP_HX_REQUEST="true"
+        reverse("act", args=[match.pk]),
+        {"discard": "1", "version": match.version},
+        HTTP_HX_REQUEST="true",
     )
     body = response.content.decode()
     assert response.status_code == 400
@@ -48,7 +55,9 @@ def test_a_discard_with_nothing_chosen_is_refused_in_the_sites_words(logged_in_c
     assert counts(match) == before
 
 
-def test_a_refused_move_without_htmx_returns_to_the_whole_table_with_the_reason(logged_in_client, user):
+def test_a_refused_move_without_htmx_returns_to_the_whole_table_with_the_reason(
+    logged_in_client, user
+):
     match = services.do_start_match(user, "house", "easy")
     match = play_until(match, stop=lambda m: selectors.waiting_on(m.pk).kind != "bot")
     response = post_move(logged_in_client, match, "pass", version=match.version + 5, htmx=False)

@@ -79,7 +79,9 @@ def test_unknown_matches_deals_and_steps_are_not_found(logged_in_client, match):
         assert logged_in_client.get(url).status_code == 404, url
 
 
-def test_a_deal_in_progress_has_no_replay_and_no_record_even_for_its_players(logged_in_client, user, match):
+def test_a_deal_in_progress_has_no_replay_and_no_record_even_for_its_players(
+    logged_in_client, user, match
+):
     current = selectors.current_deal(match)
     assert not current.is_over
     for url in [
@@ -126,7 +128,12 @@ def test_a_public_link_shows_the_finished_deals_to_anyone(other_client, logged_i
     step = other_client.get(reverse("replay:shared_step", args=[token, done.number, 3]))
     assert step.status_code == 200 and 'data-step="3"' in step.content.decode()
     assert "(you)" not in step.content.decode()
-    assert other_client.get(reverse("replay:shared_deal_record", args=[token, done.number])).status_code == 200
+    assert (
+        other_client.get(
+            reverse("replay:shared_deal_record", args=[token, done.number])
+        ).status_code
+        == 200
+    )
     record = other_client.get(reverse("replay:shared_match_record", args=[token])).json()
     assert len(record["deals"]) == current.number - 1
     for url in [
@@ -149,14 +156,20 @@ def test_the_player_sees_a_link_to_the_moment_once_shared(logged_in_client, matc
 
 
 def test_a_foreign_next_address_is_not_followed(logged_in_client, match):
-    response = logged_in_client.post(reverse("replay:share", args=[match.pk]), {"next": "https://evil.example/"})
+    response = logged_in_client.post(
+        reverse("replay:share", args=[match.pk]), {"next": "https://evil.example/"}
+    )
     assert response["Location"] == reverse("replay:match", args=[match.pk])
 
 
 def test_withdrawing_the_link_closes_it(other_client, logged_in_client, user, match):
     token = replay_services.do_share_match(match.pk, user)
     number = finished(match).number
-    assert other_client.get(reverse("replay:shared_step", args=[token, number, 0])).status_code == 200
+    assert (
+        other_client.get(reverse("replay:shared_step", args=[token, number, 0])).status_code == 200
+    )
     logged_in_client.post(reverse("replay:stop_sharing", args=[match.pk]))
-    assert other_client.get(reverse("replay:shared_step", args=[token, number, 0])).status_code == 404
+    assert (
+        other_client.get(reverse("replay:shared_step", args=[token, number, 0])).status_code == 404
+    )
     assert other_client.get(reverse("replay:shared_match", args=[token])).status_code == 404

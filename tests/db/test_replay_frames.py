@@ -50,7 +50,11 @@ def check_frame_against_engine(match, deal_row, step, frame):
     if state.current_trick:
         assert shown == [card for _, card in state.current_trick]
         assert not frame.trick_taken_by
-    elif step and state.tricks and final.history[step - 1][1] in {c for _, c in state.tricks[-1].cards}:
+    elif (
+        step
+        and state.tricks
+        and final.history[step - 1][1] in {c for _, c in state.tricks[-1].cards}
+    ):
         last = state.tricks[-1]
         assert shown == [card for _, card in last.cards]
         assert frame.trick_taken_by == names[last.winner]
@@ -87,7 +91,9 @@ def check_frame_against_engine(match, deal_row, step, frame):
             assert point.card.code in needed
     if step == final.version:
         assert all(point.settled for point in frame.points)
-        assert {line.label: line.value for line in frame.score} == {label[s]: v for s, v in result.score.items()}
+        assert {line.label: line.value for line in frame.score} == {
+            label[s]: v for s, v in result.score.items()
+        }
         assert {line.label: line.value for line in frame.game_points} == {
             label[s]: v for s, v in result.game_points.items()
         }
@@ -115,10 +121,15 @@ def test_every_step_agrees_with_the_engine(user, name):
         # Discards (draw, six players) are in the move list, card by card.
         for move, action in zip(frame.moves, actions, strict=True):
             if action.kind == "discard":
-                assert move.label == " ".join(
-                    f"{selectors.card_view(c).rank_label}{selectors.card_view(c).symbol}"
-                    for c in action.token.removeprefix("discard:").split(",") if c
-                ) or "none"
+                assert (
+                    move.label
+                    == " ".join(
+                        f"{selectors.card_view(c).rank_label}{selectors.card_view(c).symbol}"
+                        for c in action.token.removeprefix("discard:").split(",")
+                        if c
+                    )
+                    or "none"
+                )
 
 
 def test_a_step_page_shows_that_moment(logged_in_client, user):
@@ -133,8 +144,14 @@ def test_a_step_page_shows_that_moment(logged_in_client, user):
     for seat in state.rules.seats:
         for card in state.hand(seat):
             assert selectors.card_view(card).name in html  # every hand face up
-    assert f'href="/replay/matches/{match.pk}/{deal_row.number}/{step + 1}/" data-replay="next"' in html
-    assert f'href="/replay/matches/{match.pk}/{deal_row.number}/{step - 1}/" data-replay="previous"' in html
+    assert (
+        f'href="/replay/matches/{match.pk}/{deal_row.number}/{step + 1}/" data-replay="next"'
+        in html
+    )
+    assert (
+        f'href="/replay/matches/{match.pk}/{deal_row.number}/{step - 1}/" data-replay="previous"'
+        in html
+    )
 
 
 def test_htmx_gets_only_the_frame_and_history_restores_get_the_page(logged_in_client, user):
@@ -145,7 +162,9 @@ def test_htmx_gets_only_the_frame_and_history_restores_get_the_page(logged_in_cl
     assert fragment.content.decode().lstrip().startswith("{#") is False
     assert "<html" not in fragment.content.decode() and 'id="replay"' in fragment.content.decode()
     assert "HX-Request" in fragment["Vary"]
-    restored = logged_in_client.get(url, HTTP_HX_REQUEST="true", HTTP_HX_HISTORY_RESTORE_REQUEST="true")
+    restored = logged_in_client.get(
+        url, HTTP_HX_REQUEST="true", HTTP_HX_HISTORY_RESTORE_REQUEST="true"
+    )
     assert "<html" in restored.content.decode()
 
 
@@ -153,7 +172,17 @@ def test_a_step_past_the_end_is_not_found(logged_in_client, user):
     match = play_deals(user, "house", played=1, seed=5)
     deal_row = match.deals.filter(phase="over").first()
     last = deal_row.actions.count()
-    assert logged_in_client.get(reverse("replay:deal_step", args=[match.pk, deal_row.number, last])).status_code == 200
-    assert logged_in_client.get(reverse("replay:deal_step", args=[match.pk, deal_row.number, last + 1])).status_code == 404
+    assert (
+        logged_in_client.get(
+            reverse("replay:deal_step", args=[match.pk, deal_row.number, last])
+        ).status_code
+        == 200
+    )
+    assert (
+        logged_in_client.get(
+            reverse("replay:deal_step", args=[match.pk, deal_row.number, last + 1])
+        ).status_code
+        == 404
+    )
     start = logged_in_client.get(reverse("replay:deal", args=[match.pk, deal_row.number]))
     assert start.status_code == 302 and start["Location"].endswith(f"/{deal_row.number}/0/")

@@ -25,8 +25,10 @@ def coach(monkeypatch):
         actions = list(deal_row.actions.order_by("sequence"))
         mine = [a for a in actions if a.seat == seat]
         other = next(a for a in actions if a.seat != seat)
-        marks = [Mark(a.sequence, "blunder", "pass" if a.kind == "bid" else a.token, "Keep it simple.")
-                 for a in mine]
+        marks = [
+            Mark(a.sequence, "blunder", "pass" if a.kind == "bid" else a.token, "Keep it simple.")
+            for a in mine
+        ]
         return marks + [Mark(other.sequence, "mistake", "pass")]
 
     monkeypatch.setattr(replay_marks, "_providers", [])
@@ -42,13 +44,19 @@ def test_the_viewers_own_decisions_show_their_marks(logged_in_client, user, coac
     mine = next(a for a in actions if a.seat == seat)
     theirs = next(a for a in actions if a.seat != seat)
 
-    page = logged_in_client.get(reverse("replay:deal_step", args=[match.pk, deal_row.number, mine.sequence + 1]))
+    page = logged_in_client.get(
+        reverse("replay:deal_step", args=[match.pk, deal_row.number, mine.sequence + 1])
+    )
     html = page.content.decode()
     assert 'class="coach-mark mark-blunder"' in html and "Keep it simple." in html
     assert mine.kind == "bid" and "better was <strong>Pass</strong>" in html
-    assert coach == [(deal_row.pk, seat)]  # one read of stored marks per page, for the viewer's seat
+    assert coach == [
+        (deal_row.pk, seat)
+    ]  # one read of stored marks per page, for the viewer's seat
 
-    other = logged_in_client.get(reverse("replay:deal_step", args=[match.pk, deal_row.number, theirs.sequence + 1]))
+    other = logged_in_client.get(
+        reverse("replay:deal_step", args=[match.pk, deal_row.number, theirs.sequence + 1])
+    )
     assert 'class="coach-mark' not in other.content.decode()
     assert "move-marked mark-mistake" not in other.content.decode()
 

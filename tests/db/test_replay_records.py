@@ -41,7 +41,10 @@ def upload(client, content: bytes, name="record.json"):
 def engine_cli(command: str, record: dict) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "games.engine", command, "-"],
-        input=json.dumps(record), capture_output=True, text=True, timeout=60,
+        input=json.dumps(record),
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
 
 
@@ -66,7 +69,9 @@ def test_a_deal_record_is_what_the_engine_scores(logged_in_client, match):
     )
     record = response.json()
     assert record["format"] == "setback-deal/1"
-    assert {k: v for k, v in record.items() if k != "meta"} == deal_to_record(selectors.deal_state(deal_row))
+    assert {k: v for k, v in record.items() if k != "meta"} == deal_to_record(
+        selectors.deal_state(deal_row)
+    )
     assert record["meta"]["players"]["S"] == "alice"
     scored = engine_cli("score", record)
     assert scored.returncode == 0, scored.stderr
@@ -80,9 +85,13 @@ def test_a_match_record_is_what_the_engine_replays(logged_in_client, match):
     assert json.loads(replayed.stdout)["totals"] == match.totals
 
 
-def test_export_import_export_is_identical_and_replays_the_same(other_client, logged_in_client, make_user, match):
+def test_export_import_export_is_identical_and_replays_the_same(
+    other_client, logged_in_client, make_user, match
+):
     deal_row = played_deals(match)[0]
-    exported = logged_in_client.get(reverse("replay:deal_record", args=[match.pk, deal_row.number])).content
+    exported = logged_in_client.get(
+        reverse("replay:deal_record", args=[match.pk, deal_row.number])
+    ).content
 
     bob = make_user("bob")
     other_client.force_login(bob)
@@ -105,14 +114,18 @@ def test_export_import_export_is_identical_and_replays_the_same(other_client, lo
     assert page.status_code == 200 and 'data-step="4"' in page.content.decode()
 
 
-def test_a_match_record_round_trip_is_identical(other_client, logged_in_client, make_user, match, user):
+def test_a_match_record_round_trip_is_identical(
+    other_client, logged_in_client, make_user, match, user
+):
     into_a_new_deal(match, actions=1, seed=2)  # the deal in play is left out of the record
     exported = logged_in_client.get(reverse("replay:match_record", args=[match.pk])).content
     other_client.force_login(make_user("bob"))
     upload(other_client, exported, "match.json")
     imported = ImportedDeal.objects.get()
     assert imported.kind == ImportedDeal.Kind.MATCH
-    assert other_client.get(reverse("replay:imported_record", args=[imported.pk])).content == exported
+    assert (
+        other_client.get(reverse("replay:imported_record", args=[imported.pk])).content == exported
+    )
     listing = other_client.get(reverse("replay:imports")).content.decode()
     count = match.deals.filter(phase="over").count()
     assert f"Match record {imported.pk} ({count} deals)" in listing and "Classic (draw)" in listing
@@ -121,7 +134,9 @@ def test_a_match_record_round_trip_is_identical(other_client, logged_in_client, 
         assert reverse("replay:imported_step", args=[imported.pk, deal_row.number, 0]) in page
     last = played_deals(match)[-1]
     theirs = replay_selectors.match_deal_frame(match, last, 5, None, str)
-    mine = replay_selectors.imported_frame(replay_selectors.read_import(imported), last.number, 5, str)
+    mine = replay_selectors.imported_frame(
+        replay_selectors.read_import(imported), last.number, 5, str
+    )
     assert what_a_frame_shows(mine) == what_a_frame_shows(theirs)
 
 
@@ -147,15 +162,25 @@ def broken_records():
     yield "not json", b'{"format": "setback-deal/1",'
     yield "not an object", b"[1, 2, 3]"
     yield "wrong format", json.dumps({**good, "format": "setback-deal/9"}).encode()
-    yield "five cards", json.dumps({**good, "hands": {**good["hands"], "E": good["hands"]["E"][:5]}}).encode()
+    yield (
+        "five cards",
+        json.dumps({**good, "hands": {**good["hands"], "E": good["hands"]["E"][:5]}}).encode(),
+    )
     yield "unknown field", json.dumps({**good, "score": 3}).encode()
     yield "unknown call", json.dumps({**good, "auction": ["7"] + good["auction"][1:]}).encode()
     plays = list(good["plays"])
     plays[1], plays[2] = plays[2], plays[1]  # two cards out of turn
     yield "out of turn", json.dumps({**good, "plays": plays}).encode()
-    yield "a match whose deal breaks", json.dumps(
-        {"format": "setback-match/1", "rules": "house", "deals": [{**good, "plays": good["plays"][:3] + good["plays"][:1]}]}
-    ).encode()
+    yield (
+        "a match whose deal breaks",
+        json.dumps(
+            {
+                "format": "setback-match/1",
+                "rules": "house",
+                "deals": [{**good, "plays": good["plays"][:3] + good["plays"][:1]}],
+            }
+        ).encode(),
+    )
 
 
 def engine_message(content: bytes) -> str:
@@ -170,8 +195,12 @@ def engine_message(content: bytes) -> str:
     raise AssertionError("the engine accepted it")
 
 
-@pytest.mark.parametrize("name, content", list(broken_records()), ids=[n for n, _ in broken_records()])
-def test_a_bad_record_gets_the_engines_message_and_nothing_is_stored(logged_in_client, name, content):
+@pytest.mark.parametrize(
+    ("name", "content"), list(broken_records()), ids=[n for n, _ in broken_records()]
+)
+def test_a_bad_record_gets_the_engines_message_and_nothing_is_stored(
+    logged_in_client, name, content
+):
     response = upload(logged_in_client, content)
     assert response.status_code == 400
     message = engine_message(content)
@@ -208,7 +237,9 @@ def test_a_record_that_stops_mid_deal_replays_up_to_where_it_stops(logged_in_cli
     assert upload(logged_in_client, json.dumps(record).encode()).status_code == 302
     imported = ImportedDeal.objects.get()
     last = len(record["auction"]) + 5
-    page = logged_in_client.get(reverse("replay:imported_step", args=[imported.pk, 1, last])).content.decode()
+    page = logged_in_client.get(
+        reverse("replay:imported_step", args=[imported.pk, 1, last])
+    ).content.decode()
     assert "The record stops here" in page
     assert "no point is scored" in page
 
@@ -227,7 +258,13 @@ def test_only_the_uploader_sees_an_import(other_client, logged_in_client, make_u
         assert other_client.get(url).status_code == 403
     assert other_client.post(reverse("replay:delete_import", args=[imported.pk])).status_code == 403
     assert other_client.get(reverse("replay:imported", args=[imported.pk + 1])).status_code == 404
-    assert other_client.get(reverse("replay:imported_step", args=[imported.pk, 2, 0])).status_code == 403
-    assert logged_in_client.get(reverse("replay:imported_step", args=[imported.pk, 2, 0])).status_code == 404
+    assert (
+        other_client.get(reverse("replay:imported_step", args=[imported.pk, 2, 0])).status_code
+        == 403
+    )
+    assert (
+        logged_in_client.get(reverse("replay:imported_step", args=[imported.pk, 2, 0])).status_code
+        == 404
+    )
     logged_in_client.post(reverse("replay:delete_import", args=[imported.pk]))
     assert not ImportedDeal.objects.exists()

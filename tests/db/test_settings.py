@@ -10,17 +10,29 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def run_manage(*args, **env):
-    clean = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL", "DEBUG", "SECRET_KEY"}}
+    clean = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in {"DATABASE_URL", "REDIS_URL", "DEBUG", "SECRET_KEY"}
+    }
     return subprocess.run(
         [sys.executable, "manage.py", *args],
-        cwd=ROOT, env={**clean, **env}, capture_output=True, text=True, timeout=120,
+        cwd=ROOT,
+        env={**clean, **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
 
 def test_check_deploy_is_clean_with_debug_off_and_a_real_secret():
     result = run_manage(
-        "check", "--deploy", "--fail-level", "WARNING",
-        DEBUG="false", SECRET_KEY="k" * 20 + "-a-long-and-random-production-secret-9f3a1c77e2",
+        "check",
+        "--deploy",
+        "--fail-level",
+        "WARNING",
+        DEBUG="false",
+        SECRET_KEY="k" * 20 + "-a-long-and-random-production-secret-9f3a1c77e2",
         ALLOWED_HOSTS="setback.example.com",
     )
     assert result.returncode == 0, result.stdout + result.stderr
@@ -42,8 +54,12 @@ def print_settings(**env):
     clean = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL", "DEBUG"}}
     clean["SECRET_KEY"] = "a-test-key-" + "x" * 50
     result = subprocess.run(
-        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
-        env={**clean, "DJANGO_SETTINGS_MODULE": "setback_site.settings", **env}, timeout=60,
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env={**clean, "DJANGO_SETTINGS_MODULE": "setback_site.settings", **env},
+        timeout=60,
     )
     assert result.returncode == 0, result.stderr
 

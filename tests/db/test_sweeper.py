@@ -60,12 +60,16 @@ def test_a_saved_move_is_answered_normally_and_the_bot_still_wakes_when_the_scre
     client.force_login(user)
     # A pass in the auction: a bot acts next, or the deal is thrown in and dealt again.
     token = "pass" if "pass" in state.legal_actions() else state.legal_actions()[0]
-    response = client.post(reverse("act", args=[match.pk]), {
-        "version": turn.version, "action": token}, HTTP_HX_REQUEST="true")
+    response = client.post(
+        reverse("act", args=[match.pk]),
+        {"version": turn.version, "action": token},
+        HTTP_HX_REQUEST="true",
+    )
 
     assert response.status_code == 204  # applied; the new table reaches screens by websocket
-    assert Action.objects.filter(deal=deal_row, sequence=state.version,
-                                 user=user, token=token).exists()
+    assert Action.objects.filter(
+        deal=deal_row, sequence=state.version, user=user, token=token
+    ).exists()
     # The bot after the person was woken although telling the screens failed.
     assert wait_for_version_above(match, turn.version + 1) > turn.version + 1
 
@@ -83,20 +87,27 @@ def test_the_sweeper_wakes_a_lost_bot_turn_but_not_a_table_that_just_moved(user,
 
 
 @pytest.mark.django_db
-def test_a_long_turn_timer_is_a_stored_due_time_that_the_sweeper_acts_on(user, make_user, monkeypatch):
+def test_a_long_turn_timer_is_a_stored_due_time_that_the_sweeper_acts_on(
+    user, make_user, monkeypatch
+):
     bob = make_user("bob")
     match = tables.do_create_table(user, "house", turn_timeout_seconds=120)
     tables.do_sit(match.pk, bob, "W")
     tables.do_fill_with_bots(match.pk, user, "easy")
-    match = play_until(tables.do_start_table(match.pk, user),
-                       stop=lambda m: selectors.waiting_on(m.pk).kind == "person")
+    match = play_until(
+        tables.do_start_table(match.pk, user),
+        stop=lambda m: selectors.waiting_on(m.pk).kind == "person",
+    )
     turn = selectors.waiting_on(match.pk)
     person = user if turn.seat == "S" else bob
     tables.do_presence(match.pk, person, +1)  # at the table, just slow: only the idle timer
     turn = selectors.waiting_on(match.pk)
     sent = []
-    monkeypatch.setattr(dispatch, "enqueue", lambda task, *args, countdown=0, **kw: sent.append(
-        (task.name, args, countdown)))
+    monkeypatch.setattr(
+        dispatch,
+        "enqueue",
+        lambda task, *args, countdown=0, **kw: sent.append((task.name, args, countdown)),
+    )
 
     tables.wake_stand_in(turn, match.pk)
     assert sent == []  # 120 s is longer than a broker may hold a task: no countdown

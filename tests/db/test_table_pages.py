@@ -41,7 +41,11 @@ def test_creating_a_table_from_the_home_page_shows_its_invite(logged_in_client):
     )
     match = Match.objects.get()
     assert response["Location"] == reverse("table", args=[match.pk])
-    assert match.status == Match.Status.FORMING and match.turn_timeout_seconds == 20 and match.allow_spectators
+    assert (
+        match.status == Match.Status.FORMING
+        and match.turn_timeout_seconds == 20
+        and match.allow_spectators
+    )
     page = logged_in_client.get(response["Location"]).content.decode()
     assert match.invite_code in page and f"/t/{match.invite_code}/" in page
     assert "Partners: North &amp; South" in page and "East &amp; West" in page
@@ -64,7 +68,9 @@ def test_a_table_made_from_the_home_page_keeps_a_rules_option(logged_in_client):
 
 
 def test_a_bad_timeout_on_the_form_is_shown(logged_in_client):
-    response = logged_in_client.post(reverse("new_table"), {"preset": "house", "turn_timeout_seconds": "1"})
+    response = logged_in_client.post(
+        reverse("new_table"), {"preset": "house", "turn_timeout_seconds": "1"}
+    )
     assert response.status_code == 400 and not Match.objects.exists()
 
 
@@ -83,7 +89,9 @@ def test_the_invite_link_and_the_code_lead_to_the_table_and_a_wrong_code_says_so
 def test_sitting_down_over_htmx_and_a_taken_seat_refused(user, bob):
     match = tables.do_create_table(user, "house")
     client = invited(client_for(bob), match)
-    response = client.post(reverse("sit", args=[match.pk]), {"position": "N"}, HTTP_HX_REQUEST="true")
+    response = client.post(
+        reverse("sit", args=[match.pk]), {"position": "N"}, HTTP_HX_REQUEST="true"
+    )
     assert response.status_code == 200 and "bob (you)" in response.content.decode()
     taken = client.post(reverse("sit", args=[match.pk]), {"position": "S"}, HTTP_HX_REQUEST="true")
     assert taken.status_code == 400 and "already taken" in taken.content.decode()
@@ -118,8 +126,10 @@ def test_spectators_only_when_the_host_allows_and_they_see_no_hand(user, bob, ma
     carol = invited(client_for(make_user("carol")), match)
     refused = carol.get(reverse("table", args=[match.pk]))
     assert refused.status_code == 403 and "does not allow spectators" in refused.content.decode()
-    client_for(user).post(reverse("table_settings", args=[match.pk]),
-                          {"allow_spectators": "on", "turn_timeout_seconds": "30"})
+    client_for(user).post(
+        reverse("table_settings", args=[match.pk]),
+        {"allow_spectators": "on", "turn_timeout_seconds": "30"},
+    )
     page = carol.get(reverse("table", args=[match.pk])).content.decode()
     assert "Spectating" in page and "data-card" not in page
 
@@ -129,12 +139,17 @@ def test_spectators_only_when_the_host_allows_and_they_see_no_hand(user, bob, ma
 def test_chat_is_escaped_and_pushed_back_with_errors(user, bob):
     match = started(user, bob)
     client = client_for(bob)
-    response = client.post(reverse("chat", args=[match.pk]), {"text": "<script>alert(1)</script>"},
-                           HTTP_HX_REQUEST="true")
+    response = client.post(
+        reverse("chat", args=[match.pk]),
+        {"text": "<script>alert(1)</script>"},
+        HTTP_HX_REQUEST="true",
+    )
     assert response.status_code == 200
     page = client.get(reverse("table", args=[match.pk])).content.decode()
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page and "<script>alert(1)" not in page
-    long = client.post(reverse("chat", args=[match.pk]), {"text": "x" * 300}, HTTP_HX_REQUEST="true")
+    long = client.post(
+        reverse("chat", args=[match.pk]), {"text": "x" * 300}, HTTP_HX_REQUEST="true"
+    )
     assert long.status_code == 400 and "at most 200" in long.content.decode()
     assert ChatMessage.objects.count() == 1
 

@@ -37,7 +37,9 @@ def post_move(client, match, action, version=None, htmx=True):
 
 
 def test_starting_a_match_from_the_home_page(logged_in_client):
-    response = logged_in_client.post(reverse("new_match"), {"preset": "classic", "bot_level": "easy"})
+    response = logged_in_client.post(
+        reverse("new_match"), {"preset": "classic", "bot_level": "easy"}
+    )
     match = Match.objects.get()
     assert response.status_code == 302 and response["Location"] == reverse("table", args=[match.pk])
     assert match.rules == "classic"
@@ -86,7 +88,7 @@ def test_a_legal_move_without_htmx_goes_back_to_the_table(logged_in_client, matc
 
 
 @pytest.mark.parametrize(
-    "action, version_shift, status, message",
+    ("action", "version_shift", "status", "message"),
     [
         ("smudge", 0, 400, "smudge"),  # not a call in house rules
         ("KS9", 0, 400, ""),  # not a token at all
@@ -126,7 +128,10 @@ def test_a_non_participant_cannot_see_or_move(client, make_user, match):
     before = counts(match)
     assert client.get(reverse("table", args=[match.pk])).status_code == 403
     assert post_move(client, match, "pass").status_code == 403
-    assert client.post(reverse("next_deal", args=[match.pk]), {"version": match.version}).status_code == 403
+    assert (
+        client.post(reverse("next_deal", args=[match.pk]), {"version": match.version}).status_code
+        == 403
+    )
     assert counts(match) == before
 
 
@@ -139,7 +144,12 @@ def test_anonymous_visitors_are_sent_to_log_in(client, match):
 
 def test_an_unknown_match_is_404(logged_in_client):
     assert logged_in_client.get(reverse("table", args=[424242])).status_code == 404
-    assert logged_in_client.post(reverse("act", args=[424242]), {"action": "pass", "version": 0}).status_code == 404
+    assert (
+        logged_in_client.post(
+            reverse("act", args=[424242]), {"action": "pass", "version": 0}
+        ).status_code
+        == 404
+    )
 
 
 def test_a_move_for_another_match_is_refused(logged_in_client, user, make_user, match):
@@ -173,7 +183,9 @@ def test_play_again_works_from_the_end_screen_that_the_socket_sends(user, passwo
     assert browser.post(form.group(1), HTTP_HX_REQUEST="true").status_code == 403
     response = browser.post(form.group(1), HTTP_HX_REQUEST="true", HTTP_X_CSRFTOKEN=csrf_header)
     again = Match.objects.exclude(pk=finished.pk).get()
-    assert response.status_code == 200 and response["HX-Redirect"] == reverse("table", args=[again.pk])
+    assert response.status_code == 200 and response["HX-Redirect"] == reverse(
+        "table", args=[again.pk]
+    )
     assert again.rules == "classic" and again.status == Match.Status.PLAYING
 
 

@@ -10,7 +10,9 @@ from games.models import Match
 pytestmark = pytest.mark.django_db
 
 
-def test_the_home_page_names_the_sides_of_an_unfinished_match_and_writes_minus_signs(logged_in_client, user):
+def test_the_home_page_names_the_sides_of_an_unfinished_match_and_writes_minus_signs(
+    logged_in_client, user
+):
     match = services.do_start_match(user, {"preset": "house", "six_players": True}, "easy")
     Match.objects.filter(pk=match.pk).update(totals={"P1P4": 1, "P2P5": 1, "P3P6": -3})
     page = logged_in_client.get(reverse("home")).content.decode()

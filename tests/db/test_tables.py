@@ -24,7 +24,9 @@ def table(user):
 
 
 def seats_of(match):
-    return {s.position: (s.user.username if s.user_id else s.bot_level or "") for s in match.seats.all()}
+    return {
+        s.position: (s.user.username if s.user_id else s.bot_level or "") for s in match.seats.all()
+    }
 
 
 def full_table(user, bob, **options):
@@ -93,13 +95,17 @@ def test_each_person_sees_only_their_own_hand_and_a_spectator_none(user, bob):
     assert {c.code for c in selectors.table_view(match, "W").hand} == set(deal.hands["W"])
 
     for position in ("S", "W", None):
-        html = render_to_string("games/_table.html", {"view": selectors.table_view(match, position)})
+        html = render_to_string(
+            "games/_table.html", {"view": selectors.table_view(match, position)}
+        )
         assert not leaks(html, match, position)
 
 
 def test_a_stand_in_bot_plays_the_turn_of_an_absent_person_who_takes_it_back_by_acting(user, bob):
     match = full_table(user, bob)
-    match = play_until(match, stop=lambda m: (t := selectors.waiting_on(m.pk)).kind == "person" and t.seat == "W")
+    match = play_until(
+        match, stop=lambda m: (t := selectors.waiting_on(m.pk)).kind == "person" and t.seat == "W"
+    )
     turn = selectors.waiting_on(match.pk)
     assert turn.timeout_seconds == 30 and not turn.connected
     assert tasks.stand_in_turn(match.pk, turn.version, "away") != "stale"
@@ -113,7 +119,9 @@ def test_a_stand_in_bot_plays_the_turn_of_an_absent_person_who_takes_it_back_by_
 
 def test_a_connected_person_keeps_their_turn_until_the_timeout(user, bob):
     match = full_table(user, bob)
-    match = play_until(match, stop=lambda m: (t := selectors.waiting_on(m.pk)).kind == "person" and t.seat == "W")
+    match = play_until(
+        match, stop=lambda m: (t := selectors.waiting_on(m.pk)).kind == "person" and t.seat == "W"
+    )
     tables.do_presence(match.pk, bob, +1)
     turn = selectors.waiting_on(match.pk)
     assert turn.connected
@@ -173,7 +181,9 @@ def test_a_rematch_keeps_the_seats_and_the_bots_levels_once(user, bob):
     Match.objects.filter(pk=match.pk).update(status=Match.Status.FINISHED)
     again = tables.do_table_rematch(match.pk, bob)
     assert tables.do_table_rematch(match.pk, user) == again  # the second click finds the same one
-    assert seats_of(again) == seats_of(match) == {"N": "hard", "E": "easy", "S": "alice", "W": "bob"}
+    assert (
+        seats_of(again) == seats_of(match) == {"N": "hard", "E": "easy", "S": "alice", "W": "bob"}
+    )
     assert again.status == Match.Status.PLAYING and again.rematch_of_id == match.pk
     assert again.turn_timeout_seconds == 12 and again.invite_code != match.invite_code
     assert selectors.table_view(Match.objects.get(pk=match.pk), "W").rematch_id == again.pk

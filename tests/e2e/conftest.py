@@ -17,10 +17,18 @@ from playwright.sync_api import expect
 expect.set_options(timeout=15_000)
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"
-TASK_FAILURES = Path(__file__).resolve().parents[2] / "var" / f"server-task-failures-{os.getpid()}.log"
+TASK_FAILURES = (
+    Path(__file__).resolve().parents[2] / "var" / f"server-task-failures-{os.getpid()}.log"
+)
 CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
 ]
 
 pytestmark = pytest.mark.browser
@@ -34,7 +42,11 @@ def pytest_collection_modifyitems(items):
 
 @pytest.fixture(scope="session")
 def browser_type_launch_args(browser_type_launch_args):
-    return {**browser_type_launch_args, "executable_path": "/usr/bin/chromium", "args": CHROMIUM_ARGS}
+    return {
+        **browser_type_launch_args,
+        "executable_path": "/usr/bin/chromium",
+        "args": CHROMIUM_ARGS,
+    }
 
 
 @pytest.fixture(scope="session")

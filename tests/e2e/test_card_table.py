@@ -20,7 +20,9 @@ def table_still_works(page: Page):
     """The page is still the whole site (header, styles, the live table), not a bare fragment."""
     expect(page.locator("header.site-header")).to_be_visible()
     expect(page.locator("#table")).to_be_visible()
-    assert page.evaluate("getComputedStyle(document.body).marginTop") == "0px"  # the stylesheet is there
+    assert (
+        page.evaluate("getComputedStyle(document.body).marginTop") == "0px"
+    )  # the stylesheet is there
 
 
 def my_turn_or_next(page: Page, act, until, deadline_seconds=120):
@@ -57,7 +59,9 @@ def test_a_refused_discard_and_a_stale_move_are_shown_in_place(site, page):
     def first_action():
         page.locator("#table [data-action]").first.click(timeout=2000)
 
-    my_turn_or_next(page, first_action, lambda: page.locator("#table.table-my-turn .discard-form").count() > 0)
+    my_turn_or_next(
+        page, first_action, lambda: page.locator("#table.table-my-turn .discard-form").count() > 0
+    )
     form = page.locator(".discard-form")
     expect(form.locator("[data-discard-count]")).to_have_text("0 of 2 chosen")
     expect(form.locator("[data-discard-submit]")).to_be_disabled()
@@ -65,7 +69,9 @@ def test_a_refused_discard_and_a_stale_move_are_shown_in_place(site, page):
     # refused in the site's words, in place; the page stays whole.
     page.evaluate("document.querySelector('[data-discard-submit]').disabled = false")
     form.locator("[data-discard-submit]").click()
-    expect(page.locator(".table-error")).to_have_text("Choose exactly two cards to discard (you chose 0).")
+    expect(page.locator(".table-error")).to_have_text(
+        "Choose exactly two cards to discard (you chose 0)."
+    )
     table_still_works(page)
     assert "discard:" not in page.locator("body").inner_text()
 
@@ -79,8 +85,12 @@ def test_a_refused_discard_and_a_stale_move_are_shown_in_place(site, page):
     expect(page.locator(".discard-form")).to_have_count(0)
 
     # A move made on a position the table has left: the page's version is out of date.
-    my_turn_or_next(page, lambda: None, lambda: page.locator("#table.table-my-turn [data-card]").count() > 0)
-    page.evaluate("document.querySelectorAll('#table input[name=version]').forEach(i => i.value = '1')")
+    my_turn_or_next(
+        page, lambda: None, lambda: page.locator("#table.table-my-turn [data-card]").count() > 0
+    )
+    page.evaluate(
+        "document.querySelectorAll('#table input[name=version]').forEach(i => i.value = '1')"
+    )
     page.locator("#table [data-card]").first.click()
     expect(page.locator(".table-error")).to_contain_text(STALE)
     table_still_works(page)
@@ -189,8 +199,11 @@ def test_no_page_is_wider_than_the_window(site, page, make_user, password):
         page.locator(".new-match-form summary").click()  # the long option texts in view
         no_sideways_scroll(page, f"home with its options open at {width}px")
         pages = [
-            "/history/", f"/history/matches/{finished.pk}/",
-            f"/replay/matches/{finished.pk}/{deal.number}/0/", "/stats/", "/accounts/password/",
+            "/history/",
+            f"/history/matches/{finished.pk}/",
+            f"/replay/matches/{finished.pk}/{deal.number}/0/",
+            "/stats/",
+            "/accounts/password/",
             "/replay/imports/",
         ]
         for path in pages:
@@ -205,7 +218,9 @@ def test_no_page_is_wider_than_the_window(site, page, make_user, password):
         no_sideways_scroll(page, f"a live table at {width}px")
 
 
-def test_a_replay_plays_by_itself_and_any_finished_deal_can_be_reviewed(site, page, make_user, password):
+def test_a_replay_plays_by_itself_and_any_finished_deal_can_be_reviewed(
+    site, page, make_user, password
+):
     alice = make_user("alice")
     finished = off_the_event_loop(replays.finish_match, alice, "house", seed=6)
     deals = replays.played_deals(finished)
@@ -219,7 +234,9 @@ def test_a_replay_plays_by_itself_and_any_finished_deal_can_be_reviewed(site, pa
 
     page.goto(f"{site}/replay/matches/{finished.pk}/{first}/0/")
     expect(page.locator(".chip-caption")).to_have_text("Score before this deal:")
-    expect(page.locator("#replay [data-review-deal]")).to_have_attribute("href", f"/coach/deals/{deals[0].pk}/review/")
+    expect(page.locator("#replay [data-review-deal]")).to_have_attribute(
+        "href", f"/coach/deals/{deals[0].pk}/review/"
+    )
     last = page.locator("#replay").get_attribute("data-last")
     page.locator("[data-autoplay-speed]").select_option("400")
     page.locator("[data-autoplay]").click()

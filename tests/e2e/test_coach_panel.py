@@ -1,5 +1,6 @@
 """A player switches the coach on, follows its ranked advice through a deal, and reads the review."""
 
+import contextlib
 import re
 import time
 
@@ -51,10 +52,9 @@ def follow_the_coach(page: Page, until, deadline_seconds=150, on_advice=None, or
 
 
 def click_unless_swapped(locator):
-    try:
+    # The table may be swapped under the pointer (a newer one came); the caller looks again.
+    with contextlib.suppress(PlaywrightTimeout):
         locator.click(timeout=2000)
-    except PlaywrightTimeout:
-        pass  # the table was swapped under the pointer (a newer one came); the caller looks again
 
 
 def test_the_coach_ranks_the_options_with_figures_and_reviews_the_deal(site, page, screenshot):
@@ -77,21 +77,29 @@ def test_the_coach_ranks_the_options_with_figures_and_reviews_the_deal(site, pag
         panel = page.locator("#coach-panel")
         ranks = panel.locator(".coach-rank").all_inner_texts()
         assert ranks == [str(n) for n in range(1, len(ranks) + 1)] and len(ranks) >= 2
-        expect(panel.locator(".coach-points").first).to_contain_text(re.compile(r"[-+]\d\.\d\d pts"))
+        expect(panel.locator(".coach-points").first).to_contain_text(
+            re.compile(r"[-+]\d\.\d\d pts")
+        )
         expect(panel.locator(".coach-figures").first).to_contain_text(re.compile(r"High \d+%"))
         expect(panel.locator(".coach-reason").first).not_to_be_empty()
         screenshot("coach-advice-desktop")
         assert_no_hidden_cards_in_page(page, "learner")
 
     review = page.locator("#coach-panel .coach-review")
-    follow_the_coach(page, until=lambda: review.count() > 0, on_advice=check_advice,
-                     or_shown="#coach-panel .coach-review")
+    follow_the_coach(
+        page,
+        until=lambda: review.count() > 0,
+        on_advice=check_advice,
+        or_shown="#coach-panel .coach-review",
+    )
     assert seen["advice"] >= 2
     expect(review).to_contain_text(re.compile(r"\d+% accuracy"))
     screenshot("coach-review-desktop")
 
     review.get_by_role("link", name="The whole review").click()
-    expect(page.get_by_role("heading", name=re.compile("The coach's review of deal"))).to_be_visible()
+    expect(
+        page.get_by_role("heading", name=re.compile("The coach's review of deal"))
+    ).to_be_visible()
     expect(page.locator(".review-table")).to_be_visible()
     replay_links = page.locator(".review-table a", has_text="Replay")
     assert replay_links.count() >= 2
@@ -116,7 +124,8 @@ def test_the_coach_on_a_phone(site, page, screenshot):
         page.wait_for_function(
             "([v, best]) => document.querySelector(best) || "
             "document.querySelector('#table')?.dataset.version !== v",
-            arg=[version, BEST], timeout=60_000,
+            arg=[version, BEST],
+            timeout=60_000,
         )
     page.locator("#coach-panel").scroll_into_view_if_needed()
     screenshot("coach-advice-phone")

@@ -38,7 +38,8 @@ def person(browser, site, name):
 
 def test_three_people_meet_at_a_public_table_through_the_lobby(site, browser):
     (alice_ctx, alice), (bob_ctx, bob), (carol_ctx, carol) = (
-        person(browser, site, name) for name in ("alice", "bob", "carol"))
+        person(browser, site, name) for name in ("alice", "bob", "carol")
+    )
     # Bob and carol are already looking at the lobby when alice opens her table.
     for page in (bob, carol):
         page.get_by_role("link", name="Lobby").first.click()
@@ -112,9 +113,14 @@ def test_quick_pairing_seats_two_people_and_bots_fill_after_the_wait(site, brows
 @transaction.atomic  # as in the move that ends a match: the ratings are locked while they change
 def _finished(winner, loser, days_ago):
     match = Match.objects.create(
-        rules={"preset": "family", "players": 2}, status=Match.Status.FINISHED, host=winner,
-        first_dealer="P1", totals={"P1": 7, "P2": 4}, winner="P1",
-        invite_code=f"E{Match.objects.count():05d}", finished_at=timezone.now() - timedelta(days=days_ago),
+        rules={"preset": "family", "players": 2},
+        status=Match.Status.FINISHED,
+        host=winner,
+        first_dealer="P1",
+        totals={"P1": 7, "P2": 4},
+        winner="P1",
+        invite_code=f"E{Match.objects.count():05d}",
+        finished_at=timezone.now() - timedelta(days=days_ago),
     )
     Seat.objects.create(match=match, position="P1", user=winner)
     Seat.objects.create(match=match, position="P2", user=loser)
@@ -124,7 +130,10 @@ def _finished(winner, loser, days_ago):
 def test_the_player_page_and_the_leaderboard(site, browser):
     context, alice = person(browser, site, "alice")
     me = User.objects.get(username="alice")
-    rivals = [User.objects.create_user(name, password="a-long-fresh-secret") for name in ("bob", "carol", "dave")]
+    rivals = [
+        User.objects.create_user(name, password="a-long-fresh-secret")
+        for name in ("bob", "carol", "dave")
+    ]
     # A season of two-handed family matches between people, alice winning most.
     for day in range(12):
         for n, rival in enumerate(rivals):

@@ -37,14 +37,17 @@ def table_version(page: Page) -> str | None:
     return page.locator("#table").get_attribute("data-version")
 
 
-def wait_for_the_table_to_move(page: Page, version: str | None, or_shown: str = "", timeout: float = 30_000):
+def wait_for_the_table_to_move(
+    page: Page, version: str | None, or_shown: str = "", timeout: float = 30_000
+):
     """Wait until the table on screen is another version than `version` (a move was made, by
     anyone, or a new deal was dealt), or something matching `or_shown` appears: a condition,
     never a fixed pause."""
     page.wait_for_function(
         "([v, other]) => { const t = document.querySelector('#table');"
         " return (t && t.dataset.version !== v) || (other && document.querySelector(other)); }",
-        arg=[version, or_shown], timeout=timeout,
+        arg=[version, or_shown],
+        timeout=timeout,
     )
 
 

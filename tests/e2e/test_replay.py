@@ -4,6 +4,7 @@ one moment and downloads the record; another player imports that record and sees
 import json
 import re
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import pytest
 from django.db import connections, transaction
@@ -49,12 +50,16 @@ def visible_moment(page: Page) -> dict:
     return {
         "caption": page.locator(".replay-caption").inner_text(),
         "hands": page.locator(".replay-seat").all_inner_texts(),
-        "trick": page.locator(".trick .card-face").evaluate_all("cards => cards.map(c => c.getAttribute('aria-label'))"),
+        "trick": page.locator(".trick .card-face").evaluate_all(
+            "cards => cards.map(c => c.getAttribute('aria-label'))"
+        ),
         "points": page.locator(".points-panel").inner_text(),
     }
 
 
-def test_a_player_replays_shares_and_exports_and_another_imports_it(site, page, browser, make_user, password, screenshot):
+def test_a_player_replays_shares_and_exports_and_another_imports_it(
+    site, page, browser, make_user, password, screenshot
+):
     alice = make_user("alice")
     make_user("bob")
     match = off_the_event_loop(replays.finish_match, alice, "house", seed=6)
@@ -83,7 +88,9 @@ def test_a_player_replays_shares_and_exports_and_another_imports_it(site, page, 
     page.keyboard.press("ArrowLeft")
     at_step(page, 0)
     # Into the play, then the back button walks back through the steps.
-    target = next(s for s in range(last) if selectors.deal_state(deal_row, upto=s).current_trick[1:])
+    target = next(
+        s for s in range(last) if selectors.deal_state(deal_row, upto=s).current_trick[1:]
+    )
     for step in range(1, target + 1):
         page.keyboard.press("ArrowRight")
         at_step(page, step)
@@ -103,7 +110,7 @@ def test_a_player_replays_shares_and_exports_and_another_imports_it(site, page, 
     with page.expect_download() as download:
         page.get_by_role("link", name="Download this deal").click()
     record_path = download.value.path()
-    record = json.loads(open(record_path).read())
+    record = json.loads(Path(record_path).read_text())
     assert record["plays"] == selectors.deal_state(deal_row).plays
 
     guest = browser.new_context(viewport={"width": 390, "height": 844}).new_page()
@@ -146,19 +153,26 @@ def screenshot_of(page: Page, name: str):
 
 
 def disjoint(a: dict, b: dict) -> bool:
-    return (a["x"] + a["width"] <= b["x"] or b["x"] + b["width"] <= a["x"]
-            or a["y"] + a["height"] <= b["y"] or b["y"] + b["height"] <= a["y"])
+    return (
+        a["x"] + a["width"] <= b["x"]
+        or b["x"] + b["width"] <= a["x"]
+        or a["y"] + a["height"] <= b["y"]
+        or b["y"] + b["height"] <= a["y"]
+    )
 
 
 def boxes(locator) -> list[dict]:
     return [locator.nth(i).bounding_box() for i in range(locator.count())]
 
 
-@pytest.mark.parametrize("rules, name", [
-    ({"preset": "auction", "players": 7}, "seven"),
-    ({"preset": "house", "six_players": True}, "six"),
-    ("classic", "four"),
-])
+@pytest.mark.parametrize(
+    ("rules", "name"),
+    [
+        ({"preset": "auction", "players": 7}, "seven"),
+        ({"preset": "house", "six_players": True}, "six"),
+        ("classic", "four"),
+    ],
+)
 def test_every_hand_fits_on_the_felt_on_a_phone(site, page, user, password, rules, name):
     match = off_the_event_loop(replays.play_deals, user, rules, played=1, seed=2)
     deal_row = played_deals(match)[0]
@@ -173,15 +187,22 @@ def test_every_hand_fits_on_the_felt_on_a_phone(site, page, user, password, rule
     expect(hands).to_have_count(seats)
     seat_boxes = boxes(hands)
     for box in seat_boxes:
-        assert felt["x"] - 1 <= box["x"] and box["x"] + box["width"] <= felt["x"] + felt["width"] + 1
-        assert felt["y"] - 1 <= box["y"] and box["y"] + box["height"] <= felt["y"] + felt["height"] + 1
+        assert (
+            felt["x"] - 1 <= box["x"] and box["x"] + box["width"] <= felt["x"] + felt["width"] + 1
+        )
+        assert (
+            felt["y"] - 1 <= box["y"] and box["y"] + box["height"] <= felt["y"] + felt["height"] + 1
+        )
     for i, a in enumerate(seat_boxes):
-        for b in seat_boxes[i + 1:]:
+        for b in seat_boxes[i + 1 :]:
             assert disjoint(a, b), (a, b)
 
     # The fullest trick of the first round: every card on the felt, clear of every hand.
-    full = next(s for s in range(deal_row.actions.count())
-                if len(selectors.deal_state(deal_row, upto=s).current_trick) == seats - 1)
+    full = next(
+        s
+        for s in range(deal_row.actions.count())
+        if len(selectors.deal_state(deal_row, upto=s).current_trick) == seats - 1
+    )
     page.goto(f"{site}/replay/matches/{match.pk}/{deal_row.number}/{full}/")
     at_step(page, full)
     cards = page.locator(".trick .card-face")

@@ -22,4 +22,6 @@ def test_a_newcomer_signs_up_and_is_greeted(site, page, screenshot):
     page.get_by_label("Username").fill("newcomer")
     page.get_by_label("Password").fill("wrong-password")
     page.get_by_role("button", name="Log in").click()
-    expect(page.get_by_role("alert")).to_contain_text("Please enter a correct username and password")
+    expect(page.get_by_role("alert")).to_contain_text(
+        "Please enter a correct username and password"
+    )

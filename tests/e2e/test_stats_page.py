@@ -51,8 +51,13 @@ def _play_to_the_end(match, user, seconds=120):
         try:
             if turn.kind == "person":
                 match.refresh_from_db()
-                services.do_act(match.pk, turn.seat, eager_move(match, turn.seat), turn.version,
-                                services.Actor(user=user))
+                services.do_act(
+                    match.pk,
+                    turn.seat,
+                    eager_move(match, turn.seat),
+                    turn.version,
+                    services.Actor(user=user),
+                )
             elif turn.kind == "next_deal" and not turn.automatic:
                 services.do_next_deal(match.pk, turn.version)
             else:
@@ -73,7 +78,9 @@ def log_in(page: Page, site: str, username: str, password: str):
     expect(page.get_by_role("heading", name=f"Hello, {username}!")).to_be_visible()
 
 
-def test_the_statistics_page_reads_well_on_a_desktop_and_a_phone(site, page, screenshot, user, password):
+def test_the_statistics_page_reads_well_on_a_desktop_and_a_phone(
+    site, page, screenshot, user, password
+):
     play_a_few_matches(user)
     deals = DealSummary.objects.filter(user=user).count()
     page.set_viewport_size({"width": 1280, "height": 900})
@@ -83,11 +90,16 @@ def test_the_statistics_page_reads_well_on_a_desktop_and_a_phone(site, page, scr
     screenshot("stats-desktop")
     expect(page.locator('[data-figure="deals"]')).to_have_text(str(deals))
     expect(page.locator('[data-figure="rating"]')).to_have_text(re.compile(r"^\d+$"))
-    for title in ("Your rating after each match", "Bids made, by level",
-                  "How often your side took each point"):
+    for title in (
+        "Your rating after each match",
+        "Bids made, by level",
+        "How often your side took each point",
+    ):
         expect(page.locator("svg.chart title", has_text=title)).to_have_count(1)
     # The coach's verdict over one day is a sentence, not a lone dot under two "100%" labels.
-    expect(page.locator("#coach-title + p")).to_contain_text(re.compile(r"played the coach's choice \d+%"))
+    expect(page.locator("#coach-title + p")).to_contain_text(
+        re.compile(r"played the coach's choice \d+%")
+    )
 
     page.set_viewport_size({"width": 390, "height": 844})
     page.reload()

@@ -51,7 +51,9 @@ def play(deal: Deal, actions: str) -> Deal:
     return deal
 
 
-def random_game(rules, rng: random.Random, dealer: str | None = None, upto: int | None = None) -> Deal:
+def random_game(
+    rules, rng: random.Random, dealer: str | None = None, upto: int | None = None
+) -> Deal:
     """A deal played with uniformly random legal actions (stopping after ``upto`` actions)."""
     rules = Rules.from_spec(rules)
     dealer = dealer or rng.choice(rules.seats)

@@ -11,8 +11,12 @@ from games.engine import AUCTION, DISCARD, PLAY, TRUMP, Action, Deal, Rules, act
 
 from .helpers import ALL_SPECS
 
-KIND_BY_PHASE = {TRUMP: {actions.TRUMP}, DISCARD: {actions.DISCARD}, PLAY: {actions.CARD},
-                 AUCTION: {actions.CALL, actions.PITCH}}
+KIND_BY_PHASE = {
+    TRUMP: {actions.TRUMP},
+    DISCARD: {actions.DISCARD},
+    PLAY: {actions.CARD},
+    AUCTION: {actions.CALL, actions.PITCH},
+}
 
 
 @settings(max_examples=60, deadline=None)

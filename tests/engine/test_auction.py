@@ -131,7 +131,9 @@ def test_classic_pitch_passes_the_turn_to_the_dealer_who_may_accept():
     assert deal.phase == "auction" and deal.to_act == "W"  # S is skipped
     legal = deal.legal_actions()
     assert legal[:2] == ["pass", "smudge"] and all(t.startswith("pitch:") for t in legal[2:])
-    with pytest.raises(IllegalAction, match="after a pitch the dealer may only pass, pitch or smudge"):
+    with pytest.raises(
+        IllegalAction, match="after a pitch the dealer may only pass, pitch or smudge"
+    ):
         deal.apply("4")
     play(deal, "pass")
     assert deal.pitcher == "E" and deal.current_trick == [("E", "KS")] and deal.trump == "S"

@@ -30,8 +30,23 @@ def test_score_prints_the_rules_md_fields():
     done = run("score", "-", stdin=json.dumps(record_a()))
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
-    assert set(data) == {"thrown_in", "trump", "pitcher", "bid", "made", "points", "game_points", "tricks", "score"}
-    assert data["trump"] == "S" and data["pitcher"] == "N" and data["bid"] == 2 and data["made"] is True
+    assert set(data) == {
+        "thrown_in",
+        "trump",
+        "pitcher",
+        "bid",
+        "made",
+        "points",
+        "game_points",
+        "tricks",
+        "score",
+    }
+    assert (
+        data["trump"] == "S"
+        and data["pitcher"] == "N"
+        and data["bid"] == 2
+        and data["made"] is True
+    )
     assert data["points"] == {"high": "NS", "low": "NS", "jack": None, "game": "NS"}
     assert data["game_points"] == {"NS": 26, "EW": 8} and data["score"] == {"NS": 3, "EW": 0}
     assert data["tricks"][1] == {"leader": "N", "cards": ["KH", "AH", "JH", "2H"], "winner": "E"}
@@ -51,7 +66,10 @@ def test_score_of_a_thrown_in_deal():
 
 
 def test_score_of_cutthroat_and_six_players_uses_their_side_names():
-    for spec, sides in (("auction", {"P1", "P2", "P3", "P4"}), ({"preset": "classic", "six_players": True}, {"P1P4", "P2P5", "P3P6"})):
+    for spec, sides in (
+        ("auction", {"P1", "P2", "P3", "P4"}),
+        ({"preset": "classic", "six_players": True}, {"P1P4", "P2P5", "P3P6"}),
+    ):
         rng = random.Random(2)
         deal = Deal.new(Rules.from_spec(spec), "P1", rng)
         while not deal.is_over or deal.thrown_in:
@@ -70,12 +88,21 @@ def test_score_of_a_deal_in_progress_is_an_error():
 
 
 @pytest.mark.parametrize(
-    "change, message",
+    ("change", "message"),
     [
         ({"auction": ["pass", "3", "2"]}, "error: auction[2] 2 by S: must bid higher than 3"),
-        ({"plays": record_a()["plays"][:9] + ["TH"]}, "error: plays[9] TH by S: must follow diamonds or trump"),
-        ({"plays": ["AS", "2C"]}, "error: plays[1] 2C by E: not in E's hand (S holds it; E is to play)"),
-        ({"plays": record_a()["plays"] + ["2S"]}, "error: plays[24] 2S: too many plays (the deal is over after 24 cards)"),
+        (
+            {"plays": record_a()["plays"][:9] + ["TH"]},
+            "error: plays[9] TH by S: must follow diamonds or trump",
+        ),
+        (
+            {"plays": ["AS", "2C"]},
+            "error: plays[1] 2C by E: not in E's hand (S holds it; E is to play)",
+        ),
+        (
+            {"plays": record_a()["plays"] + ["2S"]},
+            "error: plays[24] 2S: too many plays (the deal is over after 24 cards)",
+        ),
         ({"hands": dict(record_a()["hands"], E=record_a()["hands"]["E"][:5]), "stock": None}, None),
     ],
 )
@@ -91,7 +118,11 @@ def test_broken_records_exit_2_with_one_error_line(change, message):
 
 def test_malformed_json_and_missing_fields():
     done = run("legal", "-", stdin="{not json")
-    assert done.returncode == 2 and done.stderr.startswith("error: invalid JSON") and done.stderr.count("\n") == 1
+    assert (
+        done.returncode == 2
+        and done.stderr.startswith("error: invalid JSON")
+        and done.stderr.count("\n") == 1
+    )
     record = record_a()
     del record["hands"]
     done = run("legal", "-", stdin=json.dumps(record))
@@ -101,9 +132,13 @@ def test_malformed_json_and_missing_fields():
 
 
 def test_legal_in_each_phase():
-    auction = json.loads(run("legal", "-", stdin=json.dumps(record_a(auction=["pass", "3"], plays=[]))).stdout)
+    auction = json.loads(
+        run("legal", "-", stdin=json.dumps(record_a(auction=["pass", "3"], plays=[]))).stdout
+    )
     assert auction == {"to_act": "S", "phase": "auction", "legal": ["pass", "4"]}
-    play = json.loads(run("legal", "-", stdin=json.dumps(record_a(plays=record_a()["plays"][:9]))).stdout)
+    play = json.loads(
+        run("legal", "-", stdin=json.dumps(record_a(plays=record_a()["plays"][:9]))).stdout
+    )
     assert play == {"to_act": "S", "phase": "play", "legal": ["TD", "9D"]}
     over = json.loads(run("legal", "-", stdin=json.dumps(record_a())).stdout)
     assert over == {"to_act": None, "phase": "over", "legal": []}
@@ -119,7 +154,12 @@ def test_legal_in_each_phase():
 
 
 def test_match_command():
-    suits = {"H": "AH KH QH JH TH 9H", "S": "2S 3S 4S 5S 6S 7S", "C": "2C 3C 4C 5C 6C 7C", "D": "2D 3D 4D 5D 6D 7D"}
+    suits = {
+        "H": "AH KH QH JH TH 9H",
+        "S": "2S 3S 4S 5S 6S 7S",
+        "C": "2C 3C 4C 5C 6C 7C",
+        "D": "2D 3D 4D 5D 6D 7D",
+    }
     rules = Rules.from_spec("house")
     deals = []
     for dealer in ("W", "N"):
@@ -129,7 +169,9 @@ def test_match_command():
         seats = order[start:] + order[:start]
         hands = {seat: suits[suit].split() for seat, suit in zip(seats, "HSCD", strict=True)}
         plays = [hands[seat][t] for t in range(6) for seat in seats]
-        deals.append({"dealer": dealer, "hands": hands, "auction": ["pass"] * start + ["4"], "plays": plays})
+        deals.append(
+            {"dealer": dealer, "hands": hands, "auction": ["pass"] * start + ["4"], "plays": plays}
+        )
     deals[1].pop("dealer")
     record = {"format": "setback-match/1", "rules": "house", "deals": deals}
     done = run("match", "-", stdin=json.dumps(record))
@@ -145,7 +187,10 @@ def test_match_command():
     }
     record["deals"][1]["dealer"] = "S"
     done = run("match", "-", stdin=json.dumps(record))
-    assert done.returncode == 2 and done.stderr == "error: deals[1].dealer: S, but the deal passes to N\n"
+    assert (
+        done.returncode == 2
+        and done.stderr == "error: deals[1].dealer: S, but the deal passes to N\n"
+    )
 
 
 def test_bench_prints_deals_per_second_last():
@@ -189,7 +234,9 @@ def test_the_rules_md_example_error_line():
 def test_a_module_can_add_a_subcommand():
     calls = []
 
-    @cli.command("hello", help="say hello", configure=lambda p: p.add_argument("--name", default="world"))
+    @cli.command(
+        "hello", help="say hello", configure=lambda p: p.add_argument("--name", default="world")
+    )
     def hello(args):
         calls.append(args.name)
         return 0

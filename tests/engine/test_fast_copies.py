@@ -32,7 +32,7 @@ AUCTIONS_PER_SPEC = 150
 def _deal_hands(rules: Rules, rng: random.Random) -> dict[str, list[str]]:
     deck = sorted(INDEX, key=lambda _: rng.random())
     size = rules.hand_size
-    return {seat: deck[i * size:(i + 1) * size] for i, seat in enumerate(rules.seats)}
+    return {seat: deck[i * size : (i + 1) * size] for i, seat in enumerate(rules.seats)}
 
 
 def _model_codes(state: AuctionState, seat: int, hand: list[str]) -> set[int]:
@@ -63,7 +63,9 @@ def test_bidding_model_offers_exactly_the_engines_calls(spec):
             auction.apply(seat, token)
             state.apply(state.to_act, call_code(token))
         assert state.over and state.to_act == -1
-        expected_high_seat = -1 if auction.high_seat is None else rules.seats.index(auction.high_seat)
+        expected_high_seat = (
+            -1 if auction.high_seat is None else rules.seats.index(auction.high_seat)
+        )
         assert (state.high_seat, state.high) == (expected_high_seat, auction.high)
 
 
@@ -85,7 +87,9 @@ def test_random_auctions_are_legal_auctions(spec):
             assert code in by_code, f"{seat} made an illegal call (code {code})"
             auction.apply(seat, by_code[code])
         assert auction.over
-        assert pitcher == (-1 if auction.high_seat is None else rules.seats.index(auction.high_seat))
+        assert pitcher == (
+            -1 if auction.high_seat is None else rules.seats.index(auction.high_seat)
+        )
         assert bid == (0 if auction.high_seat is None else auction.high)
         winning = auction.winning_pitch
         assert pitch == (-1 if winning is None else INDEX[winning])
@@ -95,8 +99,12 @@ DISCARD_SPECS = [spec for spec in ALL_SPECS if Rules.from_spec(spec).discard_kin
 
 
 @settings(max_examples=300, deadline=None)
-@given(spec=st.sampled_from(DISCARD_SPECS), seed=st.integers(0, 2**32 - 1), trump=st.integers(0, 3),
-       dealer=st.integers(0, 6))
+@given(
+    spec=st.sampled_from(DISCARD_SPECS),
+    seed=st.integers(0, 2**32 - 1),
+    trump=st.integers(0, 3),
+    dealer=st.integers(0, 6),
+)
 def test_random_discards_are_legal_discards(spec, seed, trump, dealer):
     """Every seat's random discard is one of the engine's legal discard tokens, and the seat
     draws its replacements from the top of the stock, in turn from the dealer's left."""
@@ -115,8 +123,14 @@ def test_random_discards_are_legal_discards(spec, seed, trump, dealer):
     for seat in kernel.order_from[dealer]:
         hand = codes_of(dealt[seat])
         chosen = codes_of(record["discards"][seat])
-        legal = discard_tokens(rules.discard_kind, hand, SUITS[trump], len(stock_cards) - drawn_so_far)
+        legal = discard_tokens(
+            rules.discard_kind, hand, SUITS[trump], len(stock_cards) - drawn_so_far
+        )
         assert discard_token(chosen) in legal
-        drawn = stock_cards[drawn_so_far:drawn_so_far + len(chosen)] if rules.discard_kind == "draw" else []
+        drawn = (
+            stock_cards[drawn_so_far : drawn_so_far + len(chosen)]
+            if rules.discard_kind == "draw"
+            else []
+        )
         drawn_so_far += len(drawn)
         assert set(codes_of(hands[seat])) == (set(hand) - set(chosen)) | set(drawn)

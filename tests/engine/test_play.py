@@ -18,7 +18,12 @@ def test_follow_or_trump_message_and_legal_set():
 
 
 def test_follow_or_trump_may_trump_while_holding_the_suit():
-    hands = {"N": "AS 2H 3H 4H 5H 6H", "E": "KS 7H 8H 9H TH JH", "S": "2C 3C 4C 5C 6C 7C", "W": "2D 3D 4D 5D 6D 7D"}
+    hands = {
+        "N": "AS 2H 3H 4H 5H 6H",
+        "E": "KS 7H 8H 9H TH JH",
+        "S": "2C 3C 4C 5C 6C 7C",
+        "W": "2D 3D 4D 5D 6D 7D",
+    }
     deal = play(deal_from("house", "W", hands), "2 pass pass pass AS KS 2C 2D 2H")
     assert deal.legal_actions() == ["JH", "TH", "9H", "8H", "7H"]  # E has no trump left
     hands["E"] = "KS QS 8H 9H TH JH"
@@ -49,7 +54,9 @@ def test_family_follow_else_trump():
         deal.apply("3S")
     play(deal, "4H 6H AH 9D 2D")
     assert deal.to_act == "P2" and deal.legal_actions() == ["3S"]  # void in diamonds: must trump
-    with pytest.raises(IllegalAction, match=r"^6C by P2: must trump: no diamonds, and a trump in hand$"):
+    with pytest.raises(
+        IllegalAction, match=r"^6C by P2: must trump: no diamonds, and a trump in hand$"
+    ):
         deal.apply("6C")
     play(deal, "3S")
     assert deal.legal_actions() == ["8H", "7H", "TC", "9C"]  # neither diamonds nor trump: anything
@@ -70,7 +77,11 @@ NTFT_HANDS = {
 def test_no_trump_on_the_first_trick():
     deal = deal_from({"preset": "family", "no_trump_first_trick": True}, "P4", NTFT_HANDS)
     play(deal, "2 pass pass pass")
-    assert deal.phase == "trump" and deal.to_act == "P1" and deal.legal_actions() == ["S", "H", "D", "C"]
+    assert (
+        deal.phase == "trump"
+        and deal.to_act == "P1"
+        and deal.legal_actions() == ["S", "H", "D", "C"]
+    )
     play(deal, "S")
     assert deal.trump == "S" and deal.to_act == "P1"
     assert deal.legal_actions() == ["AH", "KH", "5C", "4C", "3C", "2C"]
@@ -79,7 +90,9 @@ def test_no_trump_on_the_first_trick():
         deal.apply("2S")
     play(deal, "QH")
     assert deal.legal_actions() == ["TD", "9D", "8D", "7D"]  # void in hearts, holds non-trumps
-    with pytest.raises(IllegalAction, match="may not trump the first trick while holding a non-trump"):
+    with pytest.raises(
+        IllegalAction, match="may not trump the first trick while holding a non-trump"
+    ):
         deal.apply("3S")
     play(deal, "7D")
     assert deal.legal_actions() == ["TS", "9S", "8S", "7S", "6S", "5S"]  # only trumps: may trump
@@ -121,13 +134,18 @@ def test_draw_names_trump_discards_and_refills_from_the_stock_front():
     assert obs.discards == () and obs.discard_counts == {"N": 2, "E": 0, "S": 1, "W": 0}
     assert obs.stock_size == len(stock) - 3
     record = deal_to_record(deal)
-    assert record["trump"] == "H" and record["discards"] == {"N": ["3D", "2D"], "E": [], "S": ["2C"], "W": []}
+    assert record["trump"] == "H" and record["discards"] == {
+        "N": ["3D", "2D"],
+        "E": [],
+        "S": ["2C"],
+        "W": [],
+    }
 
 
 def test_draw_discards_only_what_the_stock_can_replace():
     rules = Rules.from_spec({"preset": "auction", "players": 7, "draw": True})
     cards = list(DISPLAY_ORDER)
-    hands = {f"P{i + 1}": cards[6 * i:6 * i + 6] for i in range(7)}
+    hands = {f"P{i + 1}": cards[6 * i : 6 * i + 6] for i in range(7)}
     stock = cards[42:]  # ten clubs
     deal = Deal(rules, "P7", hands, stock)
     play(deal, "2 pass pass pass pass pass pass C")
@@ -144,7 +162,7 @@ def test_draw_discards_only_what_the_stock_can_replace():
 def test_six_players_discard_two_and_discards_are_not_in_play():
     rules = Rules.from_spec({"preset": "classic", "six_players": True})
     cards = list(DISPLAY_ORDER)
-    hands = {f"P{i + 1}": cards[8 * i:8 * i + 8] for i in range(6)}
+    hands = {f"P{i + 1}": cards[8 * i : 8 * i + 8] for i in range(6)}
     deal = Deal(rules, "P6", hands)
     assert len(deal.stock) == 4
     play(deal, "2 pass pass pass pass pass S")
@@ -161,7 +179,7 @@ def test_six_players_discard_two_and_discards_are_not_in_play():
 def test_six_players_low_ignores_discarded_trumps():
     rules = Rules.from_spec({"preset": "classic", "six_players": True})
     cards = list(DISPLAY_ORDER)
-    hands = {f"P{i + 1}": cards[8 * i:8 * i + 8] for i in range(6)}
+    hands = {f"P{i + 1}": cards[8 * i : 8 * i + 8] for i in range(6)}
     assert hands["P2"][2:5] == ["4S", "3S", "2S"]
     deal = Deal(rules, "P6", hands)
     play(deal, "2 pass pass pass pass pass S")
@@ -185,29 +203,49 @@ def test_proven_voids_by_rule():
     ntft = Rules.from_spec({"preset": "house", "no_trump_first_trick": True})
     # Hearts led; trump spades. A trump proves nothing under follow-or-trump.
     trick = [("N", "AH"), ("E", "2S"), ("S", "3D"), ("W", "4H")]
-    assert proven_voids(house, [[("N", "5C"), ("E", "6C"), ("S", "7C"), ("W", "8C")], trick], "S") == {"S": {"H"}}
-    assert proven_voids(family, [[("N", "5C"), ("E", "6C"), ("S", "7C"), ("W", "8C")], trick], "S") == {
+    assert proven_voids(
+        house, [[("N", "5C"), ("E", "6C"), ("S", "7C"), ("W", "8C")], trick], "S"
+    ) == {"S": {"H"}}
+    assert proven_voids(
+        family, [[("N", "5C"), ("E", "6C"), ("S", "7C"), ("W", "8C")], trick], "S"
+    ) == {
         "E": {"H"},
         "S": {"H", "S"},
     }
     # On a no-trump first trick a trump proves a hand of only trumps.
     assert proven_voids(ntft, [trick], "S") == {"E": {"H", "D", "C"}, "S": {"H"}}
     # From the second trick on ntft follows the preset's rule again.
-    assert proven_voids(ntft, [[("N", "5C"), ("E", "6C"), ("S", "7C"), ("W", "8C")], trick], "S") == {"S": {"H"}}
+    assert proven_voids(
+        ntft, [[("N", "5C"), ("E", "6C"), ("S", "7C"), ("W", "8C")], trick], "S"
+    ) == {"S": {"H"}}
 
 
 def test_apply_changes_nothing_when_it_raises():
     deal = play(deal_from("house", "W", HANDS_A), "2 pass pass pass AS 8C 2C 4C KH AH JH 2H 6D")
-    before = (deal_to_record(deal), deal.version, deal.to_act, deal.hand("S"), list(deal.current_trick))
+    before = (
+        deal_to_record(deal),
+        deal.version,
+        deal.to_act,
+        deal.hand("S"),
+        list(deal.current_trick),
+    )
     for bad in ("TH", "ZZ", "AS", "5C", "pass", "discard:TH", "KH"):
         with pytest.raises(IllegalAction):
             deal.apply(bad)
-    assert (deal_to_record(deal), deal.version, deal.to_act, deal.hand("S"), list(deal.current_trick)) == before
+    assert (
+        deal_to_record(deal),
+        deal.version,
+        deal.to_act,
+        deal.hand("S"),
+        list(deal.current_trick),
+    ) == before
 
 
 def test_out_of_turn_and_already_played_messages():
     deal = play(deal_from("house", "W", HANDS_A), "2 pass pass pass AS 8C")
-    with pytest.raises(IllegalAction, match=r"^4C by S: not in S's hand \(W holds it; S is to play\)$"):
+    with pytest.raises(
+        IllegalAction, match=r"^4C by S: not in S's hand \(W holds it; S is to play\)$"
+    ):
         deal.apply("4C")
     with pytest.raises(IllegalAction, match="already played"):
         deal.apply("AS")
@@ -234,7 +272,12 @@ def test_observation_holds_what_the_seat_may_know():
     assert obs.trump == "S" and obs.pitcher == "N" and obs.bid == 2
     assert obs.current_trick == (("N", "KH"), ("E", "AH")) and len(obs.tricks) == 1
     assert obs.hand_sizes == {"N": 4, "E": 4, "S": 5, "W": 5}
-    assert obs.voids == {"N": frozenset(), "E": frozenset({"S"}), "S": frozenset({"S"}), "W": frozenset({"S"})}
+    assert obs.voids == {
+        "N": frozenset(),
+        "E": frozenset({"S"}),
+        "S": frozenset({"S"}),
+        "W": frozenset({"S"}),
+    }
     assert obs.match_totals == {"NS": 3, "EW": 5} and obs.stock_size == 28
     assert len(obs.unseen) == 52 - 5 - 6 and "AS" not in obs.unseen and "TH" not in obs.unseen
     assert obs.legal_actions() == deal.legal_actions()

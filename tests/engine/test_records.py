@@ -37,7 +37,11 @@ def test_round_trip_at_every_stage(spec):
         record = json.loads(json.dumps(deal_to_record(deal)))
         again = deal_from_record(record)
         assert deal_to_record(again) == record
-        assert again.phase == deal.phase and again.to_act == deal.to_act and again.history == deal.history
+        assert (
+            again.phase == deal.phase
+            and again.to_act == deal.to_act
+            and again.history == deal.history
+        )
         if deal.is_over:
             assert again.result() == deal.result()
 
@@ -73,7 +77,9 @@ def test_errors_name_the_first_offending_item():
     assert _error(record_a(hands=hands)) == "hands.E[0] AS: dealt twice (also in hands.N)"
     hands = copy.deepcopy(base["hands"])
     hands["E"] = hands["E"][:5]
-    assert _error(record_a(hands=hands, stock=None)) == "hands.E: 5 cards, expected 6"  # null: absent
+    assert (
+        _error(record_a(hands=hands, stock=None)) == "hands.E: 5 cards, expected 6"
+    )  # null: absent
     assert _error(record_a(hands=hands)) == "hands.E: 5 cards, expected 6"
     hands = copy.deepcopy(base["hands"])
     hands["N"][2] = "1H"
@@ -81,7 +87,9 @@ def test_errors_name_the_first_offending_item():
     hands = copy.deepcopy(base["hands"])
     hands["X"] = []
     assert _error(record_a(hands=hands)) == "hands.X: not a seat at this table (N E S W)"
-    assert _error(record_a(auction=["pass", "3", "2"])) == "auction[2] 2 by S: must bid higher than 3"
+    assert (
+        _error(record_a(auction=["pass", "3", "2"])) == "auction[2] 2 by S: must bid higher than 3"
+    )
     assert _error(record_a(auction=["pass", "7"])).startswith("auction[1] 7 by E: unknown call")
     assert _error(record_a(auction=["4", "pass"])) == "auction[1] pass: the auction is over"
     plays = list(base["plays"])
@@ -89,19 +97,30 @@ def test_errors_name_the_first_offending_item():
     assert _error(record_a(plays=plays)) == "plays[9] TH by S: must follow diamonds or trump"
     plays = list(base["plays"])
     plays[1] = "2C"
-    assert _error(record_a(plays=plays)) == "plays[1] 2C by E: not in E's hand (S holds it; E is to play)"
+    assert (
+        _error(record_a(plays=plays))
+        == "plays[1] 2C by E: not in E's hand (S holds it; E is to play)"
+    )
     plays = list(base["plays"])
     plays[0] = "ZZ"
     assert _error(record_a(plays=plays)) == "plays[0] ZZ by N: unknown card"
-    assert _error(record_a(plays=base["plays"] + ["2S"])) == "plays[24] 2S: too many plays (the deal is over after 24 cards)"
-    assert _error(record_a(auction=["2", "pass"])) == "plays[0] AS: the auction is not over (S is to call)"
+    assert (
+        _error(record_a(plays=base["plays"] + ["2S"]))
+        == "plays[24] 2S: too many plays (the deal is over after 24 cards)"
+    )
+    assert (
+        _error(record_a(auction=["2", "pass"]))
+        == "plays[0] AS: the auction is not over (S is to call)"
+    )
     assert _error(record_a(auction=["pass"] * 4)) == "plays[0] AS: the deal was thrown in"
     assert _error(record_a(trump="H")) == "trump H: the opening lead AS makes S trump"
     assert _error(record_a(rules="poker")).startswith("rules: unknown preset 'poker'")
     assert _error(record_a(format="setback/0")) == "format: 'setback/0', expected 'setback-deal/1'"
     assert _error(record_a(extra=1)).startswith("extra: unknown field")
     assert _error(record_a(plays="AS")) == "plays: expected a list of cards"
-    assert _error(record_a(discards={"N": ["2D"]})) == "discards: there are no discards in these rules"
+    assert (
+        _error(record_a(discards={"N": ["2D"]})) == "discards: there are no discards in these rules"
+    )
     for field in ("format", "rules", "dealer", "hands"):
         record = record_a()
         del record[field]
@@ -111,7 +130,9 @@ def test_errors_name_the_first_offending_item():
 
 
 def test_pitch_record():
-    deal = play(deal_from({"preset": "classic", "pitch_to_bid": True}, "W", HANDS_A), "pass pitch:AH pass")
+    deal = play(
+        deal_from({"preset": "classic", "pitch_to_bid": True}, "W", HANDS_A), "pass pitch:AH pass"
+    )
     record = deal_to_record(deal)
     assert record["auction"] == ["pass", "pitch:AH", "pass"] and record["plays"] == ["AH"]
     assert deal_to_record(deal_from_record(record)) == record
@@ -119,7 +140,10 @@ def test_pitch_record():
     assert deal_from_record(record).current_trick == [("E", "AH")]
     record["plays"] = ["KH"]
     assert _error(record) == "plays[0] KH: the winning pitch AH is the opening lead"
-    taken_over = play(deal_from({"preset": "classic", "pitch_to_bid": True}, "W", HANDS_A), "pass pitch:AH pitch:2H")
+    taken_over = play(
+        deal_from({"preset": "classic", "pitch_to_bid": True}, "W", HANDS_A),
+        "pass pitch:AH pitch:2H",
+    )
     assert deal_to_record(taken_over)["plays"] == ["2H"] and "AH" in taken_over.hand("E")
 
 
@@ -135,7 +159,11 @@ def _draw_record():
 def test_draw_records():
     deal = _draw_record()
     record = deal_to_record(deal)
-    assert record["trump"] == "H" and record["discards"] == {"N": ["3D", "2D"], "E": [], "S": ["2C"]}
+    assert record["trump"] == "H" and record["discards"] == {
+        "N": ["3D", "2D"],
+        "E": [],
+        "S": ["2C"],
+    }
     assert deal_to_record(deal_from_record(record)) == record
     # A seat left out before later discards discarded nothing.
     record2 = dict(record, discards={"N": ["3D", "2D"], "S": ["2C"]})
@@ -156,7 +184,7 @@ def test_draw_records():
 def test_six_player_records_need_every_discard():
     rules = Rules.from_spec({"preset": "classic", "six_players": True})
     cards = list(DISPLAY_ORDER)
-    hands = {f"P{i + 1}": cards[8 * i:8 * i + 8] for i in range(6)}
+    hands = {f"P{i + 1}": cards[8 * i : 8 * i + 8] for i in range(6)}
     deal = play(Deal(rules, "P6", hands), "2 pass pass pass pass pass S discard:AS,KS")
     record = deal_to_record(deal)
     assert record["discards"] == {"P1": ["AS", "KS"]}
@@ -197,13 +225,20 @@ def test_match_record_and_errors():
     partial = match_from_record(dict(record, deals=record["deals"][:2]))
     assert partial.current is not None and partial.to_json()["deals"][1]["score"] is None
     with pytest.raises(RecordError, match=r"^deals\[0\]\.hands: missing$"):
-        match_from_record({"format": "setback-match/1", "rules": "house", "deals": [{"dealer": "W"}]})
+        match_from_record(
+            {"format": "setback-match/1", "rules": "house", "deals": [{"dealer": "W"}]}
+        )
 
 
 def test_a_deal_after_the_match_is_over_is_an_error():
     # In every deal N or S holds six hearts, bids 4 and takes every trick: N-S score 4 a deal
     # and are out with 12 after the third.
-    suits = {"H": "AH KH QH JH TH 9H", "S": "2S 3S 4S 5S 6S 7S", "C": "2C 3C 4C 5C 6C 7C", "D": "2D 3D 4D 5D 6D 7D"}
+    suits = {
+        "H": "AH KH QH JH TH 9H",
+        "S": "2S 3S 4S 5S 6S 7S",
+        "C": "2C 3C 4C 5C 6C 7C",
+        "D": "2D 3D 4D 5D 6D 7D",
+    }
     rules = Rules.from_spec("house")
     deals = []
     for dealer in ("W", "N", "E", "S"):
@@ -213,7 +248,9 @@ def test_a_deal_after_the_match_is_over_is_an_error():
         seats = order[start:] + order[:start]
         hands = {seat: suits[suit].split() for seat, suit in zip(seats, "HSCD", strict=True)}
         plays = [hands[seat][t] for t in range(6) for seat in seats]
-        deals.append({"dealer": dealer, "hands": hands, "auction": ["pass"] * start + ["4"], "plays": plays})
+        deals.append(
+            {"dealer": dealer, "hands": hands, "auction": ["pass"] * start + ["4"], "plays": plays}
+        )
     record = {"format": "setback-match/1", "rules": "house", "deals": deals}
     with pytest.raises(RecordError, match=r"^deals\[3\]: the match was already over \(NS won\)$"):
         match_from_record(record)

@@ -26,7 +26,9 @@ def test_preset_characters():
     auction = Rules.from_spec("auction")
     assert auction.cutthroat and auction.players == 4 and auction.seats == ("P1", "P2", "P3", "P4")
     assert auction.sides == auction.seats and auction.low_to == "holder" and auction.target == 11
-    assert auction.end_rule == END_COUNT_OUT and auction.dealer_steal and not auction.dealer_must_bid
+    assert (
+        auction.end_rule == END_COUNT_OUT and auction.dealer_steal and not auction.dealer_must_bid
+    )
     family = Rules.from_spec("family")
     assert family.calls == ("pass", "1", "2", "3", "4") and family.follow == "follow_else_trump"
     assert family.target == 7 and family.low_to == "holder"
@@ -68,7 +70,10 @@ def test_spec_round_trip(spec):
 
 def test_to_spec_is_shortest():
     assert Rules.from_spec({"preset": "classic", "target": 21}).to_spec() == "classic"
-    assert Rules.from_spec({"preset": "auction", "players": 3}).to_spec() == {"preset": "auction", "players": 3}
+    assert Rules.from_spec({"preset": "auction", "players": 3}).to_spec() == {
+        "preset": "auction",
+        "players": 3,
+    }
 
 
 def test_rules_are_immutable():
@@ -78,7 +83,7 @@ def test_rules_are_immutable():
 
 
 @pytest.mark.parametrize(
-    "spec, words",
+    ("spec", "words"),
     [
         ("poker", "unknown preset"),
         ({"preset": "house", "jokers": True}, "unknown option"),
@@ -90,11 +95,26 @@ def test_rules_are_immutable():
         ({"preset": "house", "draw": "yes"}, "true or false"),
         ({"preset": "house", "players": 3}, "needs cutthroat"),
         ({"preset": "auction", "cutthroat": False, "players": 4}, "needs cutthroat"),
-        ({"preset": "house", "pitch_to_bid": True, "draw": True}, "pitch_to_bid cannot be combined with draw"),
-        ({"preset": "house", "pitch_to_bid": True, "six_players": True}, "pitch_to_bid cannot be combined"),
-        ({"preset": "house", "pitch_to_bid": True, "no_trump_first_trick": True}, "pitch_to_bid cannot be combined"),
-        ({"preset": "house", "six_players": True, "cutthroat": True}, "cannot be combined with cutthroat"),
-        ({"preset": "house", "six_players": True, "draw": True}, "six_players cannot be combined with draw"),
+        (
+            {"preset": "house", "pitch_to_bid": True, "draw": True},
+            "pitch_to_bid cannot be combined with draw",
+        ),
+        (
+            {"preset": "house", "pitch_to_bid": True, "six_players": True},
+            "pitch_to_bid cannot be combined",
+        ),
+        (
+            {"preset": "house", "pitch_to_bid": True, "no_trump_first_trick": True},
+            "pitch_to_bid cannot be combined",
+        ),
+        (
+            {"preset": "house", "six_players": True, "cutthroat": True},
+            "cannot be combined with cutthroat",
+        ),
+        (
+            {"preset": "house", "six_players": True, "draw": True},
+            "six_players cannot be combined with draw",
+        ),
         ({"preset": "auction", "six_players": True, "players": 6}, "needs cutthroat"),
         (42, "preset name or an object"),
     ],

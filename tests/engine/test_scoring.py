@@ -48,7 +48,17 @@ def test_only_one_trump_in_play_is_high_and_low():
 def test_score_json_has_the_fields_rules_md_names():
     deal = play(deal_from("house", "W", HANDS_A), "2 pass pass pass " + PLAYS_A)
     data = deal.result().to_json()
-    assert list(data) == ["thrown_in", "trump", "pitcher", "bid", "made", "points", "game_points", "tricks", "score"]
+    assert list(data) == [
+        "thrown_in",
+        "trump",
+        "pitcher",
+        "bid",
+        "made",
+        "points",
+        "game_points",
+        "tricks",
+        "score",
+    ]
     assert data["tricks"][0] == {"leader": "N", "cards": ["AS", "8C", "2C", "4C"], "winner": "N"}
 
 
@@ -61,7 +71,10 @@ def test_low_to_taker():
 
 
 def test_low_to_holder():
-    deal = play(deal_from({"preset": "house", "low_to": "holder"}, "W", HANDS_C), "2 pass pass pass " + PLAYS_C)
+    deal = play(
+        deal_from({"preset": "house", "low_to": "holder"}, "W", HANDS_C),
+        "2 pass pass pass " + PLAYS_C,
+    )
     result = deal.result()
     assert result.points == {"high": "NS", "low": "EW", "jack": None, "game": "NS"}
     assert result.made and result.score == {"NS": 2, "EW": 1}
@@ -75,7 +88,10 @@ def test_jack_not_in_play_makes_a_bid_of_four_impossible():
 
 
 def test_a_set_back_side_loses_its_bid_and_the_others_still_score():
-    deal = play(deal_from({"preset": "house", "low_to": "holder"}, "W", HANDS_C), "3 pass pass pass " + PLAYS_C)
+    deal = play(
+        deal_from({"preset": "house", "low_to": "holder"}, "W", HANDS_C),
+        "3 pass pass pass " + PLAYS_C,
+    )
     result = deal.result()
     assert not result.made and result.score == {"NS": -3, "EW": 1}
 
@@ -127,7 +143,10 @@ def test_game_goes_to_the_side_with_the_most():
     }
     # Nobody else holds a spade, so N takes every trick.
     deal = deal_from("house", "W", hands)
-    play(deal, "2 pass pass pass AS AH 2D 2C 2S 2H 3D 3C 3S 3H 4D 4C 4S 4H 5D 5C 5S 5H 6D 6C 6S 6H 7D 7C")
+    play(
+        deal,
+        "2 pass pass pass AS AH 2D 2C 2S 2H 3D 3C 3S 3H 4D 4C 4S 4H 5D 5C 5S 5H 6D 6C 6S 6H 7D 7C",
+    )
     result = deal.result()
     assert result.game_points == {"NS": 8, "EW": 0} and result.points["game"] == "NS"
 

@@ -33,7 +33,9 @@ def _random_play_position(rules: Rules, rng: random.Random, tricks_left: int) ->
         return None
     stop_at = rules.tricks_per_deal - tricks_left
     extra = rng.randrange(len(rules.seats))
-    while len(deal.tricks) < stop_at or (len(deal.tricks) == stop_at and len(deal.current_trick) < extra):
+    while len(deal.tricks) < stop_at or (
+        len(deal.tricks) == stop_at and len(deal.current_trick) < extra
+    ):
         deal.apply(rng.choice(deal.legal_actions()))
     return deal
 
@@ -67,7 +69,9 @@ def test_every_choice_agrees_with_brute_force_on_small_endings(spec):
             continue
         analysis = analyse(deal)
         assert analysis.seat == deal.to_act
-        assert [line.card for line in analysis.lines] == sorted(deal.legal_actions(), key=deal.hand(deal.to_act).index)
+        assert [line.card for line in analysis.lines] == sorted(
+            deal.legal_actions(), key=deal.hand(deal.to_act).index
+        )
         values = {}
         for line in analysis.lines:
             child = deal.copy()
@@ -76,7 +80,9 @@ def test_every_choice_agrees_with_brute_force_on_small_endings(spec):
             assert _margin(rules, line.score) == values[line.card], (deal_to_record(deal), line)
         sign = 1 if rules.side_of(deal.to_act) == rules.sides[0] else -1
         best = max(sign * v for v in values.values())
-        assert {line.card for line in analysis.lines if line.best} == {c for c, v in values.items() if sign * v == best}
+        assert {line.card for line in analysis.lines if line.best} == {
+            c for c, v in values.items() if sign * v == best
+        }
         checked += 1
 
 
@@ -88,7 +94,9 @@ def _points_and_made_agree(rules: Rules, line, result) -> None:
         assert line.points[side] == sum(1 for taker in result.points.values() if taker == side)
 
 
-@pytest.mark.parametrize("spec", ["house", "classic", {"preset": "house", "low_to": "holder"}], ids=str)
+@pytest.mark.parametrize(
+    "spec", ["house", "classic", {"preset": "house", "low_to": "holder"}], ids=str
+)
 def test_a_whole_deal_played_by_the_best_cards_scores_what_the_solver_said(spec):
     """From the opening lead, every seat plays a best card; at every step the best line's
     margin stays what the opening analysis said, and at the end the engine's own scoring gives
@@ -101,7 +109,10 @@ def test_a_whole_deal_played_by_the_best_cards_scores_what_the_solver_said(spec)
         if deal is None or deal.current_trick:
             continue
         first = analyse(deal)
-        promised = max(_margin(rules, line.score) * (1 if rules.side_of(deal.to_act) == rules.sides[0] else -1) for line in first.lines)
+        promised = max(
+            _margin(rules, line.score) * (1 if rules.side_of(deal.to_act) == rules.sides[0] else -1)
+            for line in first.lines
+        )
         promised_margin = promised if rules.side_of(deal.to_act) == rules.sides[0] else -promised
         last = None
         while not deal.is_over:
@@ -116,10 +127,16 @@ def test_a_whole_deal_played_by_the_best_cards_scores_what_the_solver_said(spec)
 
 def test_analysis_values_the_choices_of_a_written_position():
     # North leads the last two tricks with both high trumps: North-South take every trick.
-    deal = deal_from("house", "W", {
-        "N": "AS KS 2H 3H 4H 5H", "E": "QS 6H 7H 8H 9H 2C",
-        "S": "JS 2S 3C 4C 5C 6C", "W": "TS 3S 4D 5D 6D 7D",
-    })
+    deal = deal_from(
+        "house",
+        "W",
+        {
+            "N": "AS KS 2H 3H 4H 5H",
+            "E": "QS 6H 7H 8H 9H 2C",
+            "S": "JS 2S 3C 4C 5C 6C",
+            "W": "TS 3S 4D 5D 6D 7D",
+        },
+    )
     play(deal, "2 pass pass pass")  # North bids 2
     analysis = analyse(deal)
     assert analysis.seat == "N"
@@ -132,10 +149,16 @@ def test_the_lowest_trump_is_never_taken_for_its_neighbour():
     # North holds the two lowest trumps, 2S and 3S, with nothing live between them; East holds
     # the ace. Leading 3S lets East's ace take it and keeps 2S to win the last trick: Low for
     # North-South. Leading 2S gives Low to East-West. The cards look alike but are not.
-    deal = deal_from("house", "W", {
-        "N": "9S KC QC JC 2S 3S", "E": "8S 2C 3C 4C AS 2H",
-        "S": "5C 6C 7C 8C 3H 4H", "W": "9C TC 2D 3D 4D 5D",
-    })
+    deal = deal_from(
+        "house",
+        "W",
+        {
+            "N": "9S KC QC JC 2S 3S",
+            "E": "8S 2C 3C 4C AS 2H",
+            "S": "5C 6C 7C 8C 3H 4H",
+            "W": "9C TC 2D 3D 4D 5D",
+        },
+    )
     play(deal, "2 pass pass pass 9S 8S 5C 9C KC 2C 6C TC QC 3C 7C 2D JC 4C 8C")
     # One card earlier, the choice is inside the search, where runs of cards are pruned.
     assert all(line.takers["low"] == "NS" for line in analyse(deal).lines)

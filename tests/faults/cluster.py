@@ -5,6 +5,7 @@ two Daphne processes and a Celery worker, on ports of their own. The machine's s
 and Redis are never touched, so killing and restarting them harms nobody.
 """
 
+import contextlib
 import glob
 import os
 import pwd
@@ -44,8 +45,9 @@ def port_open(port: int) -> bool:
 
 
 def _pg_bin(name: str) -> str:
-    found = shutil.which(name) or next(iter(sorted(glob.glob(f"/usr/lib/postgresql/*/bin/{name}"),
-                                                   reverse=True)), None)
+    found = shutil.which(name) or next(
+        iter(sorted(glob.glob(f"/usr/lib/postgresql/*/bin/{name}"), reverse=True)), None
+    )
     if not found:
         raise RuntimeError(f"PostgreSQL's {name} is not installed (apt-get install postgresql)")
     return found
@@ -68,39 +70,70 @@ class Postgres:
         command = list(args)
         if self.as_root:
             command = ["runuser", "-u", PG_OS_USER, "--", *command]
-        subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                       cwd="/")
+        subprocess.run(
+            command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd="/"
+        )
 
     def init(self) -> None:
         if self.as_root:
             try:
                 pwd.getpwnam(PG_OS_USER)
             except KeyError:
-                subprocess.run(["useradd", "--system", "--no-create-home", "--shell",
-                                "/usr/sbin/nologin", PG_OS_USER], check=True)
+                subprocess.run(
+                    [
+                        "useradd",
+                        "--system",
+                        "--no-create-home",
+                        "--shell",
+                        "/usr/sbin/nologin",
+                        PG_OS_USER,
+                    ],
+                    check=True,
+                )
             self.data.parent.mkdir(parents=True, exist_ok=True)
             shutil.chown(self.data.parent, PG_OS_USER)
-        self._run(_pg_bin("initdb"), "-D", str(self.data), "-U", PG_USER, "--auth=trust",
-                  "-E", "UTF8", "--no-sync")
+        self._run(
+            _pg_bin("initdb"),
+            "-D",
+            str(self.data),
+            "-U",
+            PG_USER,
+            "--auth=trust",
+            "-E",
+            "UTF8",
+            "--no-sync",
+        )
         self.start()
 
     def start(self) -> None:
-        options = (f"-p {self.port} -c listen_addresses=127.0.0.1 -k {self.data} -c fsync=off "
-                   "-c synchronous_commit=off -c full_page_writes=off -c max_connections=200")
-        self._run(_pg_bin("pg_ctl"), "-D", str(self.data), "-l", str(self.log), "-o", options,
-                  "-w", "-t", "60", "start")
+        options = (
+            f"-p {self.port} -c listen_addresses=127.0.0.1 -k {self.data} -c fsync=off "
+            "-c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
+        )
+        self._run(
+            _pg_bin("pg_ctl"),
+            "-D",
+            str(self.data),
+            "-l",
+            str(self.log),
+            "-o",
+            options,
+            "-w",
+            "-t",
+            "60",
+            "start",
+        )
 
     def restart(self) -> None:
         """A fast restart: every connection is cut, the server is back within a second or so."""
-        self._run(_pg_bin("pg_ctl"), "-D", str(self.data), "-m", "fast", "-w", "-t", "60",
-                  "restart")
+        self._run(
+            _pg_bin("pg_ctl"), "-D", str(self.data), "-m", "fast", "-w", "-t", "60", "restart"
+        )
 
     def stop(self) -> None:
         if self.data.exists():
-            try:
+            with contextlib.suppress(subprocess.CalledProcessError):  # already stopped
                 self._run(_pg_bin("pg_ctl"), "-D", str(self.data), "-m", "immediate", "-w", "stop")
-            except subprocess.CalledProcessError:
-                pass  # already stopped
 
 
 class Process:
@@ -117,8 +150,14 @@ class Process:
 
     def start(self) -> None:
         log = open(self.log_path, "ab")  # noqa: SIM115 - kept open for the child's lifetime
-        self.popen = subprocess.Popen(self.command, env=self.env, cwd=ROOT, stdout=log,
-                                      stderr=subprocess.STDOUT, start_new_session=True)
+        self.popen = subprocess.Popen(
+            self.command,
+            env=self.env,
+            cwd=ROOT,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         log.close()
         self.stopped_on_purpose = False  # only now: the supervisor must not see the old one
 
@@ -140,10 +179,8 @@ class Process:
             self.signal(signal.SIGTERM)
             self.popen.wait(timeout=15)
         except (subprocess.TimeoutExpired, ProcessLookupError):
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 self.kill()
-            except ProcessLookupError:
-                pass
 
     def supervise(self) -> None:
         """Start the process again if it exited on its own, as systemd's `Restart=always` would."""
@@ -159,18 +196,64 @@ class Process:
 
 
 def redis(port: int, env: dict, logdir: Path) -> Process:
-    return Process("redis", ["redis-server", "--port", str(port), "--bind", "127.0.0.1",
-                             "--save", "", "--appendonly", "no"], env, logdir)
+    return Process(
+        "redis",
+        [
+            "redis-server",
+            "--port",
+            str(port),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+        ],
+        env,
+        logdir,
+    )
 
 
 def daphne(name: str, port: int, env: dict, logdir: Path) -> Process:
-    return Process(name, [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
-                          "setback_site.asgi:application"], env, logdir)
+    return Process(
+        name,
+        [
+            sys.executable,
+            "-m",
+            "daphne",
+            "-b",
+            "127.0.0.1",
+            "-p",
+            str(port),
+            "setback_site.asgi:application",
+        ],
+        env,
+        logdir,
+    )
 
 
 def worker(env: dict, logdir: Path) -> Process:
     # As `make worker` runs it: the prefork pool, both queues.
-    return Process("worker", [sys.executable, "-m", "celery", "-A", "setback_site", "worker",
-                              "--queues", "bots,coach", "--concurrency", "2", "--loglevel",
-                              "WARNING", "-n", "faults@localhost", "--without-gossip",
-                              "--without-mingle"], env, logdir)
+    return Process(
+        "worker",
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "setback_site",
+            "worker",
+            "--queues",
+            "bots,coach",
+            "--concurrency",
+            "2",
+            "--loglevel",
+            "WARNING",
+            "-n",
+            "faults@localhost",
+            "--without-gossip",
+            "--without-mingle",
+        ],
+        env,
+        logdir,
+    )

@@ -115,8 +115,12 @@ class Person(threading.Thread):
         while not self.stopping.is_set():
             try:
                 request = self.next_request()
-                finished = request is None and Match.objects.filter(
-                    pk=self.match_id, status=Match.Status.FINISHED).exists()
+                finished = (
+                    request is None
+                    and Match.objects.filter(
+                        pk=self.match_id, status=Match.Status.FINISHED
+                    ).exists()
+                )
             except Exception:  # noqa: BLE001 - the database is restarting: look again
                 request, finished = None, False
             finally:
@@ -140,8 +144,11 @@ class Person(threading.Thread):
         request = urllib.request.Request(
             f"{self.base_url}/matches/{self.match_id}/{path}/",
             data=urllib.parse.urlencode(data).encode(),
-            headers={"Cookie": f"{self.cookie}; csrftoken={self.csrf}",
-                     "X-CSRFToken": self.csrf, "HX-Request": "true"},
+            headers={
+                "Cookie": f"{self.cookie}; csrftoken={self.csrf}",
+                "X-CSRFToken": self.csrf,
+                "HX-Request": "true",
+            },
         )
         try:
             with urllib.request.urlopen(request, timeout=15) as response:
@@ -179,8 +186,12 @@ class Screen(threading.Thread):
         retries = 0
         while not self.stopping.is_set():
             try:
-                with connect(self.url, origin=self.origin, open_timeout=5,
-                             additional_headers={"Cookie": self.cookie}) as socket:
+                with connect(
+                    self.url,
+                    origin=self.origin,
+                    open_timeout=5,
+                    additional_headers={"Cookie": self.cookie},
+                ) as socket:
                     self.connected.set()
                     retries = 0
                     while not self.stopping.is_set():
@@ -229,7 +240,9 @@ def _check_record(match_id: int, problems: Problems) -> None:
         rows = list(Action.objects.filter(deal=deal_row).order_by("sequence"))
         actions += len(rows)
         if [a.sequence for a in rows] != list(range(len(rows))):
-            problems.add(f"match {match_id} deal {deal_row.number}: sequence {[a.sequence for a in rows]}")
+            problems.add(
+                f"match {match_id} deal {deal_row.number}: sequence {[a.sequence for a in rows]}"
+            )
             continue
         state = engine.Deal(rules, deal_row.dealer, deal_row.hands, deal_row.stock)
         try:
@@ -242,8 +255,10 @@ def _check_record(match_id: int, problems: Problems) -> None:
         if not last and state.phase != "over":
             problems.add(f"match {match_id} deal {deal_row.number}: left unfinished")
     if match.version != actions + len(deals) - 1:
-        problems.add(f"match {match_id}: version {match.version} but {actions} actions "
-                     f"and {len(deals)} deals")
+        problems.add(
+            f"match {match_id}: version {match.version} but {actions} actions "
+            f"and {len(deals)} deals"
+        )
 
 
 def saved_after_error(post: Post, user: User) -> bool:
@@ -251,5 +266,6 @@ def saved_after_error(post: Post, user: User) -> bool:
     since = datetime.fromtimestamp(post.sent_at - 1, tz=UTC)
     if post.path == "next":
         return Deal.objects.filter(match_id=post.match_id, started_at__gte=since).exists()
-    return Action.objects.filter(deal__match_id=post.match_id, user=user, token=post.token,
-                                 created_at__gte=since).exists()
+    return Action.objects.filter(
+        deal__match_id=post.match_id, user=user, token=post.token, created_at__gte=since
+    ).exists()

@@ -1,5 +1,6 @@
 """The site under test: its processes, its tables, and one fault at a time with its measurements."""
 
+import contextlib
 import os
 import statistics
 import subprocess
@@ -31,8 +32,10 @@ class Site:
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
         env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
         self.redis = cluster.redis(redis_port, env, workdir)
-        self.daphnes = [cluster.daphne(f"daphne-{i + 1}", port, env, workdir)
-                        for i, port in enumerate(http_ports)]
+        self.daphnes = [
+            cluster.daphne(f"daphne-{i + 1}", port, env, workdir)
+            for i, port in enumerate(http_ports)
+        ]
         self.worker = cluster.worker(env, workdir)
         self.bot_tables: list[int] = []
         self.people: list[tuple[play.Person, play.Screen]] = []
@@ -46,8 +49,12 @@ class Site:
     def start(self) -> None:
         self.postgres.init()
         self.start_redis()
-        subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
-                       cwd=cluster.ROOT, env=self.redis.env, check=True)
+        subprocess.run(
+            [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
+            cwd=cluster.ROOT,
+            env=self.redis.env,
+            check=True,
+        )
         for daphne in self.daphnes:
             daphne.start()
         self.start_worker()
@@ -76,10 +83,9 @@ class Site:
         for person, screen in self.people:
             person.join(timeout=20)
             screen.join(timeout=20)
-        try:
+        # Stopped before the database was ready: stop the rest all the same.
+        with contextlib.suppress(Exception):
             Match.objects.filter(status=Match.Status.PLAYING).update(status=Match.Status.FINISHED)
-        except Exception:  # noqa: BLE001 - stopped before the database was ready: stop the rest
-            pass
         close_old_connections()
         for process in [self.worker, *self.daphnes, self.redis]:
             process.stop()
@@ -91,13 +97,20 @@ class Site:
 
     def start_worker(self) -> None:
         self.worker.start()
-        cluster.wait_until(lambda: app.control.ping(destination=[WORKER_NAME], timeout=0.5),
-                           90, interval=0.5, what="the Celery worker")
+        cluster.wait_until(
+            lambda: app.control.ping(destination=[WORKER_NAME], timeout=0.5),
+            90,
+            interval=0.5,
+            what="the Celery worker",
+        )
 
     def wait_for_daphne(self, index: int) -> None:
         url = f"http://127.0.0.1:{self.http_ports[index]}/accounts/login/"
-        cluster.wait_until(lambda: urllib.request.urlopen(url, timeout=2).status == 200, 60,
-                           what=f"Daphne on port {self.http_ports[index]}")
+        cluster.wait_until(
+            lambda: urllib.request.urlopen(url, timeout=2).status == 200,
+            60,
+            what=f"Daphne on port {self.http_ports[index]}",
+        )
 
     # --- tables ------------------------------------------------------------------------------
 
@@ -119,8 +132,11 @@ class Site:
 
     def top_up(self) -> None:
         """Replace the tables whose match has ended, so every fault meets a full house."""
-        finished = set(Match.objects.filter(pk__in=self.all_tables(), status=Match.Status.FINISHED)
-                       .values_list("pk", flat=True))
+        finished = set(
+            Match.objects.filter(
+                pk__in=self.all_tables(), status=Match.Status.FINISHED
+            ).values_list("pk", flat=True)
+        )
         host = play.make_user("faults-host")
         for index, match_id in enumerate(self.bot_tables):
             if match_id in finished:
@@ -135,8 +151,12 @@ class Site:
         self.people.sort(key=lambda pair: pair[0].user.username)
 
     def versions(self) -> dict[int, tuple[int, str]]:
-        return {pk: (version, status) for pk, version, status in
-                Match.objects.filter(pk__in=self.all_tables()).values_list("pk", "version", "status")}
+        return {
+            pk: (version, status)
+            for pk, version, status in Match.objects.filter(pk__in=self.all_tables()).values_list(
+                "pk", "version", "status"
+            )
+        }
 
     def wait_until_all_move(self, timeout: float) -> dict[int, float]:
         """Wait until every table still playing has moved; seconds until each one did."""
@@ -227,9 +247,11 @@ class Site:
 
 
 def summary_table(results: list[dict]) -> str:
-    lines = ["| fault | tables that went on within 15 s | recovery median / max (s) "
-             "| every screen current after (s) | 5xx answers | crashed, restarted |",
-             "|---|---|---|---|---|---|"]
+    lines = [
+        "| fault | tables that went on within 15 s | recovery median / max (s) "
+        "| every screen current after (s) | 5xx answers | crashed, restarted |",
+        "|---|---|---|---|---|---|",
+    ]
     for r in results:
         page = f"; the page: {r['page_latest_within']}" if "page_latest_within" in r else ""
         lines.append(

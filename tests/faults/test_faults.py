@@ -16,14 +16,17 @@ from tests.faults.site import RECOVERY_LIMIT
 def assert_healed(result: dict) -> None:
     assert result["resumed_in_limit"] == result["tables"], (
         f"{result['fault']}: only {result['resumed_in_limit']} of {result['tables']} tables "
-        f"went on within {RECOVERY_LIMIT} s: {result}")
+        f"went on within {RECOVERY_LIMIT} s: {result}"
+    )
     assert result["screens_current_max"] <= RECOVERY_LIMIT, (
-        f"{result['fault']}: a screen did not show the latest position in time: {result}")
+        f"{result['fault']}: a screen did not show the latest position in time: {result}"
+    )
 
 
 def test_a_killed_worker_is_replaced_and_its_lost_turns_are_found(site):
-    result = site.fault("Celery worker kill -9, back after 10 s", site.worker.kill, 10,
-                        site.start_worker)
+    result = site.fault(
+        "Celery worker kill -9, back after 10 s", site.worker.kill, 10, site.start_worker
+    )
     assert_healed(result)
 
 
@@ -44,10 +47,15 @@ def test_a_killed_daphne_comes_back_and_its_screens_reconnect(site):
 
     try:
         result = site.fault(
-            "one Daphne kill -9, back after 15 s", kill, 15,
+            "one Daphne kill -9, back after 15 s",
+            kill,
+            15,
             lambda: (site.daphnes[0].start(), site.wait_for_daphne(0)),
-            also=lambda back: {"page_latest_within": round(page.wait_latest(back, RECOVERY_LIMIT), 1)}
-            if page is not None else {},
+            also=lambda back: (
+                {"page_latest_within": round(page.wait_latest(back, RECOVERY_LIMIT), 1)}
+                if page is not None
+                else {}
+            ),
         )
     finally:
         if page is not None:
@@ -66,8 +74,12 @@ def test_postgresql_restarted(site):
 
 
 def test_a_hung_worker_goes_on_when_it_wakes(site):
-    result = site.fault("Celery worker hung (SIGSTOP) for 10 s", lambda: site.worker.signal(
-        signal.SIGSTOP), 10, lambda: site.worker.signal(signal.SIGCONT))
+    result = site.fault(
+        "Celery worker hung (SIGSTOP) for 10 s",
+        lambda: site.worker.signal(signal.SIGSTOP),
+        10,
+        lambda: site.worker.signal(signal.SIGCONT),
+    )
     assert_healed(result)
 
 
@@ -76,7 +88,11 @@ def test_nothing_was_lost_or_doubled_and_no_saved_move_got_an_error(site):
     for match_id in site.every_table:
         play.check_record(match_id, problems)
     assert problems.items == []
-    errors = [(person.user, post) for person in site.every_person for post in person.posts
-              if post.status >= 500]
+    errors = [
+        (person.user, post)
+        for person in site.every_person
+        for post in person.posts
+        if post.status >= 500
+    ]
     saved = [post for user, post in errors if play.saved_after_error(post, user)]
     assert saved == [], f"moves saved but answered with a server error: {saved}"

@@ -2,7 +2,6 @@
 ones: truly parallel requests (each on its own connection, as on two web processes), on
 PostgreSQL where the queue row's lock really holds."""
 
-
 import pytest
 from django.utils import timezone
 
@@ -16,8 +15,6 @@ from .concurrency import in_parallel
 pytestmark = [pytest.mark.pg, pytest.mark.django_db(transaction=True)]
 
 TWO_HANDED = {"preset": "family", "cutthroat": True, "players": 2}
-
-
 
 
 @pytest.mark.parametrize("queue_exists", [True, False], ids=["queue-exists", "first-ever"])
@@ -42,7 +39,9 @@ def test_two_waiting_people_sit_together_when_both_waits_end_in_parallel(make_us
     first = lobby.do_find_players(alice, "house", "easy", 30)
     second = lobby.do_find_players(bob, "house", "medium", 30)
     PairingTicket.objects.update(due_at=timezone.now())
-    results = in_parallel(lambda: lobby.do_pairing_due(first.pk), lambda: lobby.do_pairing_due(second.pk))
+    results = in_parallel(
+        lambda: lobby.do_pairing_due(first.pk), lambda: lobby.do_pairing_due(second.pk)
+    )
     assert not any(isinstance(r, Exception) for r in results), results
     assert Match.objects.count() == 1
     assert results[0] == results[1] == Match.objects.get()

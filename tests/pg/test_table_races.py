@@ -2,7 +2,6 @@
 racing the stand-in bot, two people racing for one seat. Truly parallel, on PostgreSQL, where
 `select_for_update` really locks (SQLite would serialise the threads anyway)."""
 
-
 import time
 
 import pytest
@@ -14,8 +13,6 @@ from games.models import Action, Deal, Match
 from .concurrency import in_parallel
 
 pytestmark = [pytest.mark.pg, pytest.mark.django_db(transaction=True)]
-
-
 
 
 @pytest.fixture
@@ -43,7 +40,9 @@ def bobs_turn(user, bob):
     match = tables.do_create_table(user, "house", turn_timeout_seconds=600)
     tables.do_sit(match.pk, bob, "W")
     tables.do_fill_with_bots(match.pk, user, "easy")
-    Match.objects.filter(pk=match.pk).update(first_dealer="S")  # West, on the dealer's left, bids first
+    Match.objects.filter(pk=match.pk).update(
+        first_dealer="S"
+    )  # West, on the dealer's left, bids first
     match = tables.do_start_table(match.pk, user)
     turn = selectors.waiting_on(match.pk)
     assert (turn.kind, turn.seat) == ("person", "W")
@@ -63,18 +62,27 @@ def tab(user):
 
 
 def post(client, match, token, version):
-    return lambda: client.post(f"/matches/{match.pk}/act/", {"action": token, "version": version},
-                               HTTP_HX_REQUEST="true").status_code
+    return lambda: (
+        client.post(
+            f"/matches/{match.pk}/act/",
+            {"action": token, "version": version},
+            HTTP_HX_REQUEST="true",
+        ).status_code
+    )
 
 
 def actions(match):
-    return list(Action.objects.filter(deal__match=match).values_list("sequence", "seat", "token", "user_id"))
+    return list(
+        Action.objects.filter(deal__match=match).values_list("sequence", "seat", "token", "user_id")
+    )
 
 
 def test_two_tabs_sending_different_moves_for_one_turn_make_one_move(bobs_turn, bob):
     match, turn = bobs_turn
     first, second = legal(match, "W")[:2]
-    statuses = in_parallel(post(tab(bob), match, first, turn.version), post(tab(bob), match, second, turn.version))
+    statuses = in_parallel(
+        post(tab(bob), match, first, turn.version), post(tab(bob), match, second, turn.version)
+    )
     made = [a for a in actions(match) if a[0] == 0]
     assert len(made) == 1 and made[0][2] in {first, second}
     assert sorted(statuses) == [204, 409]
@@ -106,14 +114,17 @@ def test_a_person_racing_the_stand_in_bot_makes_one_move(bobs_turn, bob):
         Action.objects.filter(deal__match=match).delete()
         Match.objects.filter(pk=match.pk).update(version=turn.version)
 
-        Deal.objects.filter(match=match).update(phase="auction", to_act="W", pitcher="", bid=None,
-                                                trump="", steps=0)
+        Deal.objects.filter(match=match).update(
+            phase="auction", to_act="W", pitcher="", bid=None, trump="", steps=0
+        )
 
 
 def test_two_people_racing_for_one_seat_one_sits(user, make_user):
     match = tables.do_create_table(user, "house")
     carol, dave = make_user("carol"), make_user("dave")
-    results = in_parallel(lambda: tables.do_sit(match.pk, carol, "N"), lambda: tables.do_sit(match.pk, dave, "N"))
+    results = in_parallel(
+        lambda: tables.do_sit(match.pk, carol, "N"), lambda: tables.do_sit(match.pk, dave, "N")
+    )
     assert sum(isinstance(r, Exception) for r in results) == 1
     assert match.seats.get(position="N").user in (carol, dave)
     assert not match.seats.filter(user__in=[carol, dave]).exclude(position="N").exists()

@@ -27,9 +27,24 @@ def start_worker(prefix: str, name: str) -> subprocess.Popen:
         "BOT_PACE_SECONDS": "0",
     }
     worker = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "setback_site", "worker", "--pool=threads",
-         "--concurrency=2", "--without-gossip", "--without-mingle", "--without-heartbeat",
-         "--loglevel=WARNING", "-n", name, "-Q", f"{prefix}bots"],
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "setback_site",
+            "worker",
+            "--pool=threads",
+            "--concurrency=2",
+            "--without-gossip",
+            "--without-mingle",
+            "--without-heartbeat",
+            "--loglevel=WARNING",
+            "-n",
+            name,
+            "-Q",
+            f"{prefix}bots",
+        ],
         env=env,
     )
     for _ in range(60):

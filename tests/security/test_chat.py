@@ -22,7 +22,9 @@ def shared():
 def test_no_chat_at_a_match_against_bots():
     alice = person("alice")
     match = services.do_start_match(alice, "house", "easy")
-    response = browser_for(alice).post(reverse("chat", args=[match.pk]), {"text": "hello"}, HTTP_HX_REQUEST="true")
+    response = browser_for(alice).post(
+        reverse("chat", args=[match.pk]), {"text": "hello"}, HTTP_HX_REQUEST="true"
+    )
     assert response.status_code == 400 and "only at a shared table" in response.content.decode()
     assert not ChatMessage.objects.exists()
 
@@ -30,24 +32,41 @@ def test_no_chat_at_a_match_against_bots():
 def test_no_chat_once_the_match_is_over(shared):
     alice, bob, match = shared
     Match.objects.filter(pk=match.pk).update(status=Match.Status.FINISHED)
-    response = browser_for(bob).post(reverse("chat", args=[match.pk]), {"text": "gg"}, HTTP_HX_REQUEST="true")
+    response = browser_for(bob).post(
+        reverse("chat", args=[match.pk]), {"text": "gg"}, HTTP_HX_REQUEST="true"
+    )
     assert response.status_code == 400 and not ChatMessage.objects.exists()
 
 
 def test_chat_at_a_forming_and_a_playing_table(shared):
     alice, bob, match = shared
     client = browser_for(bob)
-    assert client.post(reverse("chat", args=[match.pk]), {"text": "ready?"}, HTTP_HX_REQUEST="true").status_code == 200
+    assert (
+        client.post(
+            reverse("chat", args=[match.pk]), {"text": "ready?"}, HTTP_HX_REQUEST="true"
+        ).status_code
+        == 200
+    )
     tables.do_fill_with_bots(match.pk, alice, "easy")
     tables.do_start_table(match.pk, alice)
-    assert client.post(reverse("chat", args=[match.pk]), {"text": "go"}, HTTP_HX_REQUEST="true").status_code == 200
-    assert list(ChatMessage.objects.order_by("id").values_list("text", flat=True)) == ["ready?", "go"]
+    assert (
+        client.post(
+            reverse("chat", args=[match.pk]), {"text": "go"}, HTTP_HX_REQUEST="true"
+        ).status_code
+        == 200
+    )
+    assert list(ChatMessage.objects.order_by("id").values_list("text", flat=True)) == [
+        "ready?",
+        "go",
+    ]
 
 
 def test_control_characters_are_removed_and_nul_is_stored_on_any_database(shared):
     alice, bob, match = shared
     hostile = "a\x00b\x1b[31mc\x07d\u202ee\r\nf\tg\x7f"
-    response = browser_for(bob).post(reverse("chat", args=[match.pk]), {"text": hostile}, HTTP_HX_REQUEST="true")
+    response = browser_for(bob).post(
+        reverse("chat", args=[match.pk]), {"text": hostile}, HTTP_HX_REQUEST="true"
+    )
     assert response.status_code == 200
     assert ChatMessage.objects.get().text == "ab[31mcde  f g"
     page = browser_for(alice).get(reverse("table", args=[match.pk])).content.decode()
@@ -56,6 +75,8 @@ def test_control_characters_are_removed_and_nul_is_stored_on_any_database(shared
 
 def test_a_line_of_nothing_but_control_characters_is_refused(shared):
     alice, bob, match = shared
-    response = browser_for(bob).post(reverse("chat", args=[match.pk]), {"text": "\x00\x01\u202e"}, HTTP_HX_REQUEST="true")
+    response = browser_for(bob).post(
+        reverse("chat", args=[match.pk]), {"text": "\x00\x01\u202e"}, HTTP_HX_REQUEST="true"
+    )
     assert response.status_code == 400 and "Write something first" in response.content.decode()
     assert not ChatMessage.objects.exists()

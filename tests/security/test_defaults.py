@@ -16,12 +16,18 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def django_process(code, **env):
-    clean = {k: v for k, v in os.environ.items()
-             if k not in {"DATABASE_URL", "REDIS_URL", "DEBUG", "SECRET_KEY", "ALLOWED_HOSTS", "HTTPS"}}
+    clean = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in {"DATABASE_URL", "REDIS_URL", "DEBUG", "SECRET_KEY", "ALLOWED_HOSTS", "HTTPS"}
+    }
     return subprocess.run(
-        [sys.executable, "-c", f"import django; django.setup(); {code}"], cwd=ROOT,
+        [sys.executable, "-c", f"import django; django.setup(); {code}"],
+        cwd=ROOT,
         env={**clean, "DJANGO_SETTINGS_MODULE": "setback_site.settings", **env},
-        capture_output=True, text=True, timeout=60,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
 
 
@@ -33,14 +39,18 @@ def test_without_a_secret_key_the_site_refuses_to_start_in_one_line():
 
 
 def test_debug_is_off_unless_asked_for_and_then_needs_no_key():
-    off = django_process("from django.conf import settings; print(settings.DEBUG)", SECRET_KEY="k" * 60)
+    off = django_process(
+        "from django.conf import settings; print(settings.DEBUG)", SECRET_KEY="k" * 60
+    )
     assert off.stdout.strip() == "False"
     on = django_process("from django.conf import settings; print(settings.DEBUG)", DEBUG="true")
     assert on.returncode == 0 and on.stdout.strip() == "True"
 
 
-SECURITY = ("from django.conf import settings as s; print(s.SECURE_SSL_REDIRECT, s.SESSION_COOKIE_SECURE, "
-            "s.CSRF_COOKIE_SECURE, s.SECURE_HSTS_SECONDS > 0)")
+SECURITY = (
+    "from django.conf import settings as s; print(s.SECURE_SSL_REDIRECT, s.SESSION_COOKIE_SECURE, "
+    "s.CSRF_COOKIE_SECURE, s.SECURE_HSTS_SECONDS > 0)"
+)
 
 
 def test_a_loopback_run_speaks_http_and_a_deployment_https():
@@ -65,4 +75,6 @@ def test_a_missing_page_is_a_friendly_404_without_the_debug_page():
 def test_a_server_error_is_a_friendly_500_page():
     response = server_error(RequestFactory().get("/"))
     body = response.content.decode()
-    assert response.status_code == 500 and "Something went wrong" in body and "Traceback" not in body
+    assert (
+        response.status_code == 500 and "Something went wrong" in body and "Traceback" not in body
+    )

@@ -22,6 +22,7 @@ def _requests_fall_in_one_minute(monkeypatch):
     start again half-way because a new minute began."""
     monkeypatch.setattr("setback_site.limits.current_window", lambda: 1)
 
+
 LIMITS = settings.REQUEST_LIMITS_PER_MINUTE
 FAILURES = settings.AXES_FAILURE_LIMIT
 
@@ -41,7 +42,9 @@ def test_wrong_passwords_lock_the_user_name_even_against_the_right_one():
     # From another address, and with the right password: still locked for 15 minutes.
     right = log_in("alice", PASSWORD, address="10.9.8.7")
     assert right.status_code == 429
-    assert f"Try again in {settings.AXES_COOLOFF_TIME.seconds // 60} minutes" in right.content.decode()
+    assert (
+        f"Try again in {settings.AXES_COOLOFF_TIME.seconds // 60} minutes" in right.content.decode()
+    )
 
 
 def test_one_address_guessing_many_names_is_locked_out_and_a_forged_header_does_not_help():
@@ -64,7 +67,9 @@ def test_a_login_that_succeeds_before_the_limit_is_untouched():
 
 
 def sign_up(client, name):
-    return client.post(reverse("signup"), {"username": name, "password1": PASSWORD, "password2": PASSWORD})
+    return client.post(
+        reverse("signup"), {"username": name, "password1": PASSWORD, "password2": PASSWORD}
+    )
 
 
 def test_sign_ups_per_address_per_minute():
@@ -78,10 +83,13 @@ def test_sign_ups_per_address_per_minute():
     assert sign_up(Client(REMOTE_ADDR="192.0.2.2"), "from-elsewhere").status_code == 302
 
 
-@pytest.mark.parametrize("url_name, data, kind", [
-    ("new_match", {"preset": "house", "bot_level": "easy"}, "new_match"),
-    ("new_table", {"preset": "house", "turn_timeout_seconds": "30"}, "new_table"),
-])
+@pytest.mark.parametrize(
+    ("url_name", "data", "kind"),
+    [
+        ("new_match", {"preset": "house", "bot_level": "easy"}, "new_match"),
+        ("new_table", {"preset": "house", "turn_timeout_seconds": "30"}, "new_table"),
+    ],
+)
 def test_new_matches_and_tables_per_user_per_minute(url_name, data, kind):
     alice = browser_for(person("alice"))
     for _ in range(LIMITS[kind]):

@@ -13,16 +13,24 @@ pytestmark = pytest.mark.django_db
 
 
 def sign_up(name):
-    return Client().post(reverse("signup"), {"username": name, "password1": PASSWORD, "password2": PASSWORD})
+    return Client().post(
+        reverse("signup"), {"username": name, "password1": PASSWORD, "password2": PASSWORD}
+    )
 
 
-@pytest.mark.parametrize("lookalike, why", [
-    ("ali\u0441e", "mixes scripts"),            # a Cyrillic es for the c
-    ("\u0430li\u0441e", "mixes scripts"),       # Cyrillic a and es
-    ("aIice", "looks too much like"),           # a capital I for the l
-    ("ALICE", "already exists"),                # Django's own case-insensitive check
-    ("\uff41\uff4c\uff49\uff43\uff45", "already exists"),  # full-width letters: NFKC makes them alice
-])
+@pytest.mark.parametrize(
+    ("lookalike", "why"),
+    [
+        ("ali\u0441e", "mixes scripts"),  # a Cyrillic es for the c
+        ("\u0430li\u0441e", "mixes scripts"),  # Cyrillic a and es
+        ("aIice", "looks too much like"),  # a capital I for the l
+        ("ALICE", "already exists"),  # Django's own case-insensitive check
+        (
+            "\uff41\uff4c\uff49\uff43\uff45",
+            "already exists",
+        ),  # full-width letters: NFKC makes them alice
+    ],
+)
 def test_a_name_that_looks_like_alice_is_refused(lookalike, why):
     person("alice")
     response = sign_up(lookalike)

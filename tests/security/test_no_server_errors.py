@@ -33,14 +33,43 @@ QUERIES = [
 ]
 BODIES = [
     {},
-    {"version": "x", "action": "AS", "cards": ["ZZ", "AS", "AS"], "position": "Q", "level": "god",
-     "text": "\x00hi", "next": "foo", "enabled": "on", "code": "\x00", "rules": "x", "preset": "x",
-     "turn_timeout_seconds": "-5", "allow_spectators": "maybe", "username": "\x00", "password": "x",
-     "payload": "{", "record": "[]"},
-    {"version": HUGE, "action": "X" * 100_000, "discard": "1", "cards": "X" * 1000,
-     "position": "all", "level": "", "text": "x" * 10_000, "next": "//evil.example",
-     "old_password": "x", "new_password1": "a", "new_password2": "b", "seating": "six",
-     "players": "99", "target": "-1", "low_to": "nobody", "bot_level": "\x00"},
+    {
+        "version": "x",
+        "action": "AS",
+        "cards": ["ZZ", "AS", "AS"],
+        "position": "Q",
+        "level": "god",
+        "text": "\x00hi",
+        "next": "foo",
+        "enabled": "on",
+        "code": "\x00",
+        "rules": "x",
+        "preset": "x",
+        "turn_timeout_seconds": "-5",
+        "allow_spectators": "maybe",
+        "username": "\x00",
+        "password": "x",
+        "payload": "{",
+        "record": "[]",
+    },
+    {
+        "version": HUGE,
+        "action": "X" * 100_000,
+        "discard": "1",
+        "cards": "X" * 1000,
+        "position": "all",
+        "level": "",
+        "text": "x" * 10_000,
+        "next": "//evil.example",
+        "old_password": "x",
+        "new_password1": "a",
+        "new_password2": "b",
+        "seating": "six",
+        "players": "99",
+        "target": "-1",
+        "low_to": "nobody",
+        "bot_level": "\x00",
+    },
 ]
 
 
@@ -75,8 +104,16 @@ def world(make_user, no_background_work):
     deal.apply(deal.legal_actions()[0])
     imported = replay_services.do_import_record(player, json.dumps(deal_to_record(deal)))
     assert forming.status == Match.Status.FORMING
-    ints = [str(forming.pk), str(playing.pk), str(theirs.pk), str(playing.deals.get().pk),
-            str(imported.pk), "0", BEYOND_64_BITS, HUGE]
+    ints = [
+        str(forming.pk),
+        str(playing.pk),
+        str(theirs.pk),
+        str(playing.deals.get().pk),
+        str(imported.pk),
+        "0",
+        BEYOND_64_BITS,
+        HUGE,
+    ]
     strings = [forming.invite_code, "ZZZZZZ", "a" * 300, "%00..", "'\"<>%F0%9F%82%A1"]
     return {"player": player, "ints": ints, "strings": strings}
 
@@ -92,7 +129,9 @@ def urls_for(route: str, world) -> list[str]:
     combos = []
     for varied, _ in enumerate(params):
         for value in values[params[varied][1]]:
-            combos.append([value if i == varied else values[name][0] for i, (_, name) in enumerate(params)])
+            combos.append(
+                [value if i == varied else values[name][0] for i, (_, name) in enumerate(params)]
+            )
     return sorted({"/" + _fill(route, combo) for combo in combos})
 
 
@@ -126,7 +165,12 @@ def test_every_url_answers_hostile_input_without_a_server_error(world):
             for i, body in enumerate(BODIES):
                 headers = {"HX-Request": "true"} if i % 2 == 0 else {}
                 check(player.post(url, body, headers=headers), "POST", url, "player")
-            check(player.post(url, b"\xff{not json", content_type="application/json"), "POST json", url, "player")
+            check(
+                player.post(url, b"\xff{not json", content_type="application/json"),
+                "POST json",
+                url,
+                "player",
+            )
             if "logout" in url or "password" in url:
                 player.force_login(world["player"])  # the walk goes on as the player
     print(f"{len(routes)} URL patterns, {requests} requests")

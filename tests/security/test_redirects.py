@@ -12,9 +12,16 @@ from .helpers import PASSWORD, browser_for, person
 pytestmark = pytest.mark.django_db
 
 HOSTILE = [
-    "https://evil.example/", "//evil.example/", "http:evil.example", "///evil.example",
-    "\\\\evil.example", "/\\evil.example", "javascript:alert(1)", "https://127.0.0.1@evil.example/",
-    "foo", " https://evil.example/",
+    "https://evil.example/",
+    "//evil.example/",
+    "http:evil.example",
+    "///evil.example",
+    "\\\\evil.example",
+    "/\\evil.example",
+    "javascript:alert(1)",
+    "https://127.0.0.1@evil.example/",
+    "foo",
+    " https://evil.example/",
 ]
 
 
@@ -37,13 +44,19 @@ def test_the_coach_switch_goes_back_to_a_page_of_the_site():
 def test_sharing_a_replay_never_redirects_off_the_site(target):
     alice = person("alice")
     finished = finish_match(alice, "family")
-    response = browser_for(alice).post(reverse("replay:share", args=[finished.pk]), {"next": target})
-    assert response.status_code == 302 and response["Location"] == reverse("replay:match", args=[finished.pk])
+    response = browser_for(alice).post(
+        reverse("replay:share", args=[finished.pk]), {"next": target}
+    )
+    assert response.status_code == 302 and response["Location"] == reverse(
+        "replay:match", args=[finished.pk]
+    )
 
 
 def test_logging_in_never_redirects_off_the_site():
     person("alice")
 
-    response = Client().post(reverse("login") + "?next=https://evil.example/",
-                             {"username": "alice", "password": PASSWORD, "next": "https://evil.example/"})
+    response = Client().post(
+        reverse("login") + "?next=https://evil.example/",
+        {"username": "alice", "password": PASSWORD, "next": "https://evil.example/"},
+    )
     assert response.status_code == 302 and "evil" not in response["Location"]

@@ -51,11 +51,16 @@ def test_a_refused_one_megabyte_move_gets_a_short_answer(user, client, monkeypat
     monkeypatch.setattr("games.dispatch.enqueue", lambda *args, **kwargs: None)
     deal, tokens = play_position()
 
-    position = Position(deal.rules, deal.dealer, dict(deal.dealt_hands), list(deal.stock), tokens, "S")
+    position = Position(
+        deal.rules, deal.dealer, dict(deal.dealt_hands), list(deal.stock), tokens, "S"
+    )
     match = materialize(position, {"S": user})
     client.force_login(user)
-    response = client.post(reverse("act", args=[match.pk]), {"action": "X" * 1_000_000, "version": match.version},
-                           headers={"HX-Request": "true"})
+    response = client.post(
+        reverse("act", args=[match.pk]),
+        {"action": "X" * 1_000_000, "version": match.version},
+        headers={"HX-Request": "true"},
+    )
     assert response.status_code == 400
     assert b"That is not a card." in response.content
     assert len(response.content) < 50_000 and b"X" * 100 not in response.content

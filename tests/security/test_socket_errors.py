@@ -48,7 +48,9 @@ async def test_hostile_table_ids_are_refused_cleanly():
 async def test_a_seated_player_with_the_coach_on_connects_to_a_forming_table():
     forming, playing, cookie = await sync_to_async(_player_with_tables)()
     for match in (forming, playing):
-        socket = WebsocketCommunicator(application, f"/ws/table/{match.pk}/", headers=[ORIGIN, cookie])
+        socket = WebsocketCommunicator(
+            application, f"/ws/table/{match.pk}/", headers=[ORIGIN, cookie]
+        )
         connected, _ = await socket.connect(timeout=10)
         assert connected
         frame = await socket.receive_from(timeout=10)

@@ -31,12 +31,17 @@ def logged_in(username, create=True):
     if create:
         person(username)
     client = Client()
-    assert client.post("/accounts/login/", {"username": username, "password": PASSWORD}).status_code == 302
+    assert (
+        client.post("/accounts/login/", {"username": username, "password": PASSWORD}).status_code
+        == 302
+    )
     return client
 
 
 async def open_socket(match_id, client):
-    socket = WebsocketCommunicator(application, f"/ws/table/{match_id}/", headers=ORIGIN + cookie_of(client))
+    socket = WebsocketCommunicator(
+        application, f"/ws/table/{match_id}/", headers=ORIGIN + cookie_of(client)
+    )
     connected, code = await socket.connect(timeout=30)
     return socket if connected else code
 
@@ -117,9 +122,14 @@ async def test_a_password_change_closes_the_sockets_of_every_session():
     sockets = [await open_socket(match.pk, here), await open_socket(match.pk, elsewhere)]
     for socket in sockets:
         await socket.receive_from(timeout=30)
-    changed = await database_sync_to_async(here.post)("/accounts/password/", {
-        "old_password": PASSWORD, "new_password1": "another-long-secret-77", "new_password2": "another-long-secret-77",
-    })
+    changed = await database_sync_to_async(here.post)(
+        "/accounts/password/",
+        {
+            "old_password": PASSWORD,
+            "new_password1": "another-long-secret-77",
+            "new_password2": "another-long-secret-77",
+        },
+    )
     assert changed.status_code == 302
     for socket in sockets:
         texts, code = await frames_until_closed(socket)
@@ -147,6 +157,8 @@ async def test_a_socket_of_a_logged_out_browser_cannot_reconnect():
     user, match = await started_solo(browser, "alice")
     old_cookie = cookie_of(browser)
     await database_sync_to_async(browser.post)("/accounts/logout/")
-    socket = WebsocketCommunicator(application, f"/ws/table/{match.pk}/", headers=ORIGIN + old_cookie)
+    socket = WebsocketCommunicator(
+        application, f"/ws/table/{match.pk}/", headers=ORIGIN + old_cookie
+    )
     connected, code = await socket.connect(timeout=30)
     assert not connected

@@ -99,7 +99,10 @@ class Blanker:
     def __init__(self, *matches: Match):
         self.words = []
         for match in matches:
-            self.words += [str(match.pk), *(str(pk) for pk in match.deals.values_list("pk", flat=True))]
+            self.words += [
+                str(match.pk),
+                *(str(pk) for pk in match.deals.values_list("pk", flat=True)),
+            ]
             if match.invite_code:
                 self.words.append(match.invite_code)
 
@@ -153,7 +156,10 @@ def engine_answer(state, seat: str, token: str, legal: set[str]):
     `do_act` makes once it has loaded the deal): the phase of a legal move, else the refusal."""
     try:
         # A refused move leaves the state as it was; only a legal one needs a copy to play on.
-        return ("applied", services.apply_move(state.copy() if token in legal else state, seat, token))
+        return (
+            "applied",
+            services.apply_move(state.copy() if token in legal else state, seat, token),
+        )
     except services.GameError as error:
         return (type(error).__name__, error.status, str(error))
 
@@ -165,13 +171,17 @@ def hidden_tokens(position, twin, rng) -> list[str]:
     others = [c for s in position.rules.seats if s != position.seat for c in state.hand(s)]
     others_twin = [c for s in twin.rules.seats if s != twin.seat for c in twin.state().hand(s)]
     stock = state.stock_remaining
-    picks = rng.sample(others, min(3, len(others))) + rng.sample(others_twin, min(2, len(others_twin)))
+    picks = rng.sample(others, min(3, len(others))) + rng.sample(
+        others_twin, min(2, len(others_twin))
+    )
     picks += rng.sample(stock, min(1, len(stock)))
     legal = state.observation(position.seat).legal_actions()
     return picks + ["pass", "X" * 1_000_000] + legal[:1]
 
 
-def test_twin_deals_get_the_same_answers_for_every_request(people, no_background_work, monkeypatch, settings):
+def test_twin_deals_get_the_same_answers_for_every_request(
+    people, no_background_work, monkeypatch, settings
+):
     alice, bob = people
     rng = random.Random(20261130)
     player = Client()
@@ -215,9 +225,13 @@ def test_twin_deals_get_the_same_answers_for_every_request(people, no_background
         if number % VIEW_EVERY == 0:
             requests += _through_the_views(player, first, second, blank, position, twin, rng)
         if number % COACH_EVERY == 0:
-            requests += _through_the_coach(player, alice, first, second, blank, position, twin, monkeypatch)
-    print(f"{checked} positions with twins: {questions} moves judged, {requests} requests compared "
-          f"at stored tables; by rules: {by_spec}")
+            requests += _through_the_coach(
+                player, alice, first, second, blank, position, twin, monkeypatch
+            )
+    print(
+        f"{checked} positions with twins: {questions} moves judged, {requests} requests compared "
+        f"at stored tables; by rules: {by_spec}"
+    )
     assert checked >= 1000 and len(by_spec) == len(RULE_SPECS)
 
 
@@ -235,16 +249,25 @@ def _through_the_views(client: Client, first, second, blank, position, twin, rng
             answers = []
             for match in (first, second):
                 response = client.post(
-                    reverse("act", args=[match.pk]), {"action": token, "version": match.version},
+                    reverse("act", args=[match.pk]),
+                    {"action": token, "version": match.version},
                     headers={"HX-Request": "true"} if htmx else {},
                     follow=not htmx,  # without htmx the refusal is told on the table it returns to
                 )
                 answers.append((response.status_code, blank(response.content.decode())))
             assert answers[0] == answers[1], _differ(position, twin, f"POST act {token!r}", answers)
             count += 2
-    discard = [(m, client.post(reverse("act", args=[m.pk]), {"discard": "1", "cards": ["AS", "KD"],
-                                                              "version": m.version},
-                               headers={"HX-Request": "true"})) for m in (first, second)]
+    discard = [
+        (
+            m,
+            client.post(
+                reverse("act", args=[m.pk]),
+                {"discard": "1", "cards": ["AS", "KD"], "version": m.version},
+                headers={"HX-Request": "true"},
+            ),
+        )
+        for m in (first, second)
+    ]
     answers = [(r.status_code, blank(r.content.decode())) for _, r in discard]
     if "discard:AS,KD" not in legal:
         assert answers[0] == answers[1], _differ(position, twin, "a discard form", answers)
@@ -272,7 +295,9 @@ def _through_the_coach(client, user, first, second, blank, position, twin, monke
         user.save(update_fields=["coach_enabled"])
         answers = []
         for match in (first, second):
-            client.post(reverse("toggle_coach"), {"enabled": "on", "match": match.pk})  # asks for the advice
+            client.post(
+                reverse("toggle_coach"), {"enabled": "on", "match": match.pk}
+            )  # asks for the advice
             for advice in Advice.objects.filter(deal__match=match):
                 coach_tasks.advise_position(advice.pk)
             response = client.get(reverse("coach:panel", args=[match.pk]))
@@ -288,13 +313,15 @@ def _differ(position, twin, what, answers) -> str:
     if isinstance(a, tuple):
         a, b = a[-1], b[-1]
     a, b = str(a), str(b)
-    at = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
+    at = next(
+        (i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b))
+    )
     return (
         f"{what}: the seat {position.seat} can tell the twins apart\n"
         f"rules {position.rules.to_spec()}, dealer {position.dealer}, actions {position.tokens}\n"
         f"hands {position.hands} stock {position.stock}\n"
         f"twin  {twin.hands} stock {twin.stock}\n"
-        f"first:  ...{a[max(0, at - 150):at + 150]!r}\nsecond: ...{b[max(0, at - 150):at + 150]!r}"
+        f"first:  ...{a[max(0, at - 150) : at + 150]!r}\nsecond: ...{b[max(0, at - 150) : at + 150]!r}"
     )
 
 
@@ -320,7 +347,9 @@ async def test_twin_deals_send_the_same_websocket_frames(people, no_background_w
         frames = []
         for match in (first, second):
             communicator = WebsocketCommunicator(
-                application, f"/ws/table/{match.pk}/", headers=[(b"origin", b"http://127.0.0.1"), cookie]
+                application,
+                f"/ws/table/{match.pk}/",
+                headers=[(b"origin", b"http://127.0.0.1"), cookie],
             )
             connected, _ = await communicator.connect(timeout=30)
             assert connected

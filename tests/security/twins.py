@@ -50,7 +50,9 @@ def viewer_of(rules: engine.Rules) -> str:
     return "S" if "S" in rules.seats else rules.seats[0]
 
 
-def random_position(rng: random.Random, spec, seat: str | None = None, my_turn: float = 0.8) -> Position:
+def random_position(
+    rng: random.Random, spec, seat: str | None = None, my_turn: float = 0.8
+) -> Position:
     """A random moment of a random deal before its end: mostly at `seat`'s turn."""
     rules = engine.Rules.from_spec(spec)
     seat = seat or viewer_of(rules)
@@ -78,7 +80,7 @@ def twin_of(position: Position, rng: random.Random, tries: int = 200) -> Positio
     state = position.state()
     rules, seat = position.rules, position.seat
     seen = set(state.plays) | set(state.hand(seat)) | set(state.dealt_hands[seat])
-    seen |= {t[len("pitch:"):] for _, t in state.calls if t.startswith("pitch:")}
+    seen |= {t[len("pitch:") :] for _, t in state.calls if t.startswith("pitch:")}
     for cards in state.discards.values():
         seen |= set(cards)  # the seat's own were seen; the others' keep their tokens legal
     drawn_by = _draws(state)  # stock index -> the seat that drew it
@@ -105,8 +107,10 @@ def twin_of(position: Position, rng: random.Random, tries: int = 200) -> Positio
     original = {slot: card_at(slot) for slot in free}
     for _ in range(tries):
         placed = _deal_free_slots(free, pool, holder, voids, rng)
-        if placed is None or all(placed[s] == original[s] for s in free) or not _moved_between_places(
-            placed, original, holder
+        if (
+            placed is None
+            or all(placed[s] == original[s] for s in free)
+            or not _moved_between_places(placed, original, holder)
         ):
             continue
         hands = {s: list(cards) for s, cards in state.dealt_hands.items()}
@@ -179,27 +183,42 @@ def materialize(position: Position, people: dict, bot_level: str = "easy", share
     rules = position.rules
     host = people[position.seat]
     match = Match.objects.create(
-        rules=rules.to_spec(), host=host, first_dealer=position.dealer,
-        totals=dict.fromkeys(rules.sides, 0), version=len(position.tokens),
+        rules=rules.to_spec(),
+        host=host,
+        first_dealer=position.dealer,
+        totals=dict.fromkeys(rules.sides, 0),
+        version=len(position.tokens),
         invite_code=secrets.token_hex(4).upper() if shared else None,
     )
     Seat.objects.bulk_create(
         Seat(match=match, position=seat, user=people[seat], connections=1 if shared else 0)
-        if seat in people else Seat(match=match, position=seat, bot_level=bot_level)
+        if seat in people
+        else Seat(match=match, position=seat, bot_level=bot_level)
         for seat in rules.seats
     )
     deal_row = Deal.objects.create(
-        match=match, number=1, dealer=position.dealer, hands=position.hands, stock=position.stock,
+        match=match,
+        number=1,
+        dealer=position.dealer,
+        hands=position.hands,
+        stock=position.stock,
     )
     replay = engine.Deal(rules, position.dealer, position.hands, position.stock)
     actions = []
     for sequence, token in enumerate(position.tokens):
         seat, phase = replay.to_act, replay.phase
         replay.apply(token)
-        actions.append(Action(
-            deal=deal_row, sequence=sequence, seat=seat, kind=services.ACTION_KINDS[phase], token=token,
-            user=people.get(seat), bot_level="" if seat in people else bot_level,
-        ))
+        actions.append(
+            Action(
+                deal=deal_row,
+                sequence=sequence,
+                seat=seat,
+                kind=services.ACTION_KINDS[phase],
+                token=token,
+                user=people.get(seat),
+                bot_level="" if seat in people else bot_level,
+            )
+        )
     Action.objects.bulk_create(actions)
     services._cache_state(deal_row, replay)
     return match

@@ -21,7 +21,9 @@ from .test_table_socket import connect, person_turn_move, start
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
 
 ADVICE = 'class="coach-option coach-best"'
-PANEL_MOMENT = re.compile(r'id="coach-panel"[^>]*data-deal="(\d+)" data-step="(\d+)" data-version="(\d+)"')
+PANEL_MOMENT = re.compile(
+    r'id="coach-panel"[^>]*data-deal="(\d+)" data-step="(\d+)" data-version="(\d+)"'
+)
 
 
 @database_sync_to_async
@@ -64,7 +66,8 @@ async def test_advice_arrives_on_the_socket_for_the_position_on_screen():
     current = await database_sync_to_async(lambda: Match.objects.get(pk=match.pk).version)()
     assert version == current  # advice for the moment the table is at
     advice = await database_sync_to_async(
-        lambda: Advice.objects.get(deal__match=match, step=step, seat="S"))()
+        lambda: Advice.objects.get(deal__match=match, step=step, seat="S")
+    )()
     assert advice.status == Work.READY
     assert len(re.findall(r'class="coach-option( coach-best)?"', panel)) == len(advice.options)
     # Every message the seat got (tables with their panels, panels alone) hides the others' cards.
@@ -137,7 +140,8 @@ async def test_the_table_plays_on_while_the_coach_thinks_and_late_advice_is_drop
     moved = await database_sync_to_async(person_turn_move)(client, match)
     assert moved == ""  # answered at once, with no content: the new table comes over the socket
     made = await database_sync_to_async(
-        lambda: Action.objects.filter(deal__match=match, seat="S", user__isnull=False).count())()
+        lambda: Action.objects.filter(deal__match=match, seat="S", user__isnull=False).count()
+    )()
     assert made >= 1 and not release.is_set()
 
     release.set()
@@ -145,7 +149,9 @@ async def test_the_table_plays_on_while_the_coach_thinks_and_late_advice_is_drop
     for _ in range(40):
         while not await socket.receive_nothing(timeout=0.1):
             messages.append(await socket.receive_from(timeout=30))
-    old = await database_sync_to_async(lambda: Advice.objects.get(deal__match=match, version=version))()
+    old = await database_sync_to_async(
+        lambda: Advice.objects.get(deal__match=match, version=version)
+    )()
     assert old.status == Work.READY  # computed and kept (the review will use it) ...
     for html in messages:  # ... but never shown: the table had moved on
         moment = PANEL_MOMENT.search(html)

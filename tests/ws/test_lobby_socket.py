@@ -38,7 +38,7 @@ async def test_the_list_follows_tables_opening_filling_and_starting():
     match = await open_table(alice)
     await until(watcher, rf'data-table="{match.pk}".*?3 free|data-table="{match.pk}"')
     await database_sync_to_async(lobby.do_take_seat)(match.pk, bob, "EW")
-    html = await until(watcher, r'East &amp; West</strong>:\s*<a[^>]*>bob</a>')
+    html = await until(watcher, r"East &amp; West</strong>:\s*<a[^>]*>bob</a>")
     assert f'data-table="{match.pk}"' in html
     await database_sync_to_async(tables.do_fill_with_bots)(match.pk, alice, "easy")
     await database_sync_to_async(tables.do_start_table)(match.pk, alice)

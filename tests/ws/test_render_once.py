@@ -41,7 +41,9 @@ async def test_an_event_for_the_version_on_screen_renders_nothing_but_a_same_ver
     await layer.group_send(group, {"type": "table.changed", "version": version - 1})
     assert await socket.receive_nothing(timeout=0.5)  # already on screen, or older: no render
 
-    await layer.group_send(group, {"type": "table.changed", "version": version, "same_version": True})
+    await layer.group_send(
+        group, {"type": "table.changed", "version": version, "same_version": True}
+    )
     html = await socket.receive_from(timeout=10)
     assert int(VERSION.search(html).group(1)) == version
     assert await socket.receive_nothing(timeout=0.3)

@@ -131,7 +131,9 @@ async def test_a_chat_line_reaches_every_screen_escaped():
     match = await start_with(await forming_table(alice), alice, bob)
     a = await connect(match, alice_cookie)
     await drain(a)
-    await database_sync_to_async(bob_client.post)(f"/matches/{match.pk}/chat/", {"text": "hi <i>there</i>"})
+    await database_sync_to_async(bob_client.post)(
+        f"/matches/{match.pk}/chat/", {"text": "hi <i>there</i>"}
+    )
     html = await until(a, r'id="chat-log"')
     assert "hi &lt;i&gt;there&lt;/i&gt;" in html
     await a.disconnect()
@@ -169,5 +171,9 @@ async def test_closing_the_tab_on_ones_turn_lets_a_stand_in_bot_play_it(monkeypa
     stand_in = await database_sync_to_async(
         lambda: Action.objects.filter(deal__match=match, seat="W").order_by("-id").first()
     )()
-    assert stand_in is not None and stand_in.user_id is None and stand_in.bot_level == tables.STAND_IN_LEVEL
+    assert (
+        stand_in is not None
+        and stand_in.user_id is None
+        and stand_in.bot_level == tables.STAND_IN_LEVEL
+    )
     await a.disconnect()

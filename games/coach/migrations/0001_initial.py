@@ -5,52 +5,123 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('games', '0001_initial'),
+        ("games", "0001_initial"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Advice',
+            name="Advice",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('step', models.PositiveSmallIntegerField(help_text='Actions applied in the deal before the decision.')),
-                ('seat', models.CharField(max_length=2)),
-                ('version', models.PositiveIntegerField()),
-                ('status', models.CharField(choices=[('pending', 'Waiting for the coach'), ('computing', 'Being computed'), ('ready', 'Ready')], default='pending', max_length=9)),
-                ('phase', models.CharField(blank=True, max_length=8)),
-                ('options', models.JSONField(default=list, help_text='advice.Option.to_json(), best first.')),
-                ('seconds', models.FloatField(blank=True, help_text='Wall time of the search.', null=True)),
-                ('requested_at', models.DateTimeField(auto_now_add=True)),
-                ('started_at', models.DateTimeField(blank=True, null=True)),
-                ('computed_at', models.DateTimeField(blank=True, null=True)),
-                ('deal', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='coach_advice', to='games.deal')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "step",
+                    models.PositiveSmallIntegerField(
+                        help_text="Actions applied in the deal before the decision."
+                    ),
+                ),
+                ("seat", models.CharField(max_length=2)),
+                ("version", models.PositiveIntegerField()),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("pending", "Waiting for the coach"),
+                            ("computing", "Being computed"),
+                            ("ready", "Ready"),
+                        ],
+                        default="pending",
+                        max_length=9,
+                    ),
+                ),
+                ("phase", models.CharField(blank=True, max_length=8)),
+                (
+                    "options",
+                    models.JSONField(
+                        default=list, help_text="advice.Option.to_json(), best first."
+                    ),
+                ),
+                (
+                    "seconds",
+                    models.FloatField(blank=True, help_text="Wall time of the search.", null=True),
+                ),
+                ("requested_at", models.DateTimeField(auto_now_add=True)),
+                ("started_at", models.DateTimeField(blank=True, null=True)),
+                ("computed_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "deal",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="coach_advice",
+                        to="games.deal",
+                    ),
+                ),
             ],
             options={
-                'constraints': [models.UniqueConstraint(fields=('deal', 'step', 'seat'), name='advice_unique_position')],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("deal", "step", "seat"), name="advice_unique_position"
+                    )
+                ],
             },
         ),
         migrations.CreateModel(
-            name='Review',
+            name="Review",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('seat', models.CharField(max_length=2)),
-                ('status', models.CharField(choices=[('pending', 'Waiting for the coach'), ('computing', 'Being computed'), ('ready', 'Ready')], default='pending', max_length=9)),
-                ('accuracy', models.FloatField(blank=True, help_text='Percent; None when the seat had no choice to make.', null=True)),
-                ('decisions', models.JSONField(default=list)),
-                ('inaccuracies', models.PositiveSmallIntegerField(default=0)),
-                ('mistakes', models.PositiveSmallIntegerField(default=0)),
-                ('blunders', models.PositiveSmallIntegerField(default=0)),
-                ('requested_at', models.DateTimeField(auto_now_add=True)),
-                ('started_at', models.DateTimeField(blank=True, null=True)),
-                ('computed_at', models.DateTimeField(blank=True, null=True)),
-                ('deal', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='coach_reviews', to='games.deal')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("seat", models.CharField(max_length=2)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("pending", "Waiting for the coach"),
+                            ("computing", "Being computed"),
+                            ("ready", "Ready"),
+                        ],
+                        default="pending",
+                        max_length=9,
+                    ),
+                ),
+                (
+                    "accuracy",
+                    models.FloatField(
+                        blank=True,
+                        help_text="Percent; None when the seat had no choice to make.",
+                        null=True,
+                    ),
+                ),
+                ("decisions", models.JSONField(default=list)),
+                ("inaccuracies", models.PositiveSmallIntegerField(default=0)),
+                ("mistakes", models.PositiveSmallIntegerField(default=0)),
+                ("blunders", models.PositiveSmallIntegerField(default=0)),
+                ("requested_at", models.DateTimeField(auto_now_add=True)),
+                ("started_at", models.DateTimeField(blank=True, null=True)),
+                ("computed_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "deal",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="coach_reviews",
+                        to="games.deal",
+                    ),
+                ),
             ],
             options={
-                'constraints': [models.UniqueConstraint(fields=('deal', 'seat'), name='review_unique_seat')],
+                "constraints": [
+                    models.UniqueConstraint(fields=("deal", "seat"), name="review_unique_seat")
+                ],
             },
         ),
     ]

@@ -6,30 +6,65 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('coach', '0001_initial'),
-        ('games', '0003_practice_deals'),
+        ("coach", "0001_initial"),
+        ("games", "0003_practice_deals"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='ExerciseAttempt',
+            name="ExerciseAttempt",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('step', models.PositiveSmallIntegerField(help_text='Actions applied before the decision.')),
-                ('seat', models.CharField(max_length=2)),
-                ('choice', models.CharField(help_text='The engine token chosen this time.', max_length=40)),
-                ('mark', models.CharField(blank=True, help_text='The coach\'s judgement: "", inaccuracy, mistake, blunder, or unvalued.', max_length=10)),
-                ('loss', models.FloatField(default=0.0)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('deal', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='exercise_attempts', to='games.deal')),
-                ('user', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='exercise_attempts', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "step",
+                    models.PositiveSmallIntegerField(
+                        help_text="Actions applied before the decision."
+                    ),
+                ),
+                ("seat", models.CharField(max_length=2)),
+                (
+                    "choice",
+                    models.CharField(help_text="The engine token chosen this time.", max_length=40),
+                ),
+                (
+                    "mark",
+                    models.CharField(
+                        blank=True,
+                        help_text='The coach\'s judgement: "", inaccuracy, mistake, blunder, or unvalued.',
+                        max_length=10,
+                    ),
+                ),
+                ("loss", models.FloatField(default=0.0)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "deal",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="exercise_attempts",
+                        to="games.deal",
+                    ),
+                ),
+                (
+                    "user",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="exercise_attempts",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-id'],
-                'indexes': [models.Index(fields=['user', 'deal', 'step'], name='exercise_user_position')],
+                "ordering": ["-created_at", "-id"],
+                "indexes": [
+                    models.Index(fields=["user", "deal", "step"], name="exercise_user_position")
+                ],
             },
         ),
     ]

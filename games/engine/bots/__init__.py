@@ -53,7 +53,9 @@ def level_config(level: str) -> Config:
     for change in changes:
         name, _, value = change.partition("=")
         if name not in fields:
-            raise ValueError(f"unknown search setting {name!r} in {level!r} (settings: {', '.join(fields)})")
+            raise ValueError(
+                f"unknown search setting {name!r} in {level!r} (settings: {', '.join(fields)})"
+            )
         kind = type(getattr(config, name))
         if kind is bool:
             updates[name] = value.lower() in ("1", "true", "yes", "on")
@@ -71,7 +73,9 @@ def _check(observation: Observation, level: str) -> None:
         raise ValueError(f"it is not {observation.seat}'s turn")
 
 
-def choose(observation: Observation, level: str = "easy", seed: int = 0, budget: int | None = None) -> str:
+def choose(
+    observation: Observation, level: str = "easy", seed: int = 0, budget: int | None = None
+) -> str:
     """The bot's action for the seat whose observation this is (it must be its turn)."""
     _check(observation, level)
     if level == "random":
@@ -84,8 +88,13 @@ def choose(observation: Observation, level: str = "easy", seed: int = 0, budget:
     return evaluate(observation, seed=seed, budget=budget, level=level)[0].action
 
 
-def evaluate(observation: Observation, seed: int = 0, budget: int | None = None, level: str = "hard",
-             include: tuple[str, ...] | list[str] = ()) -> list[OptionEstimate]:
+def evaluate(
+    observation: Observation,
+    seed: int = 0,
+    budget: int | None = None,
+    level: str = "hard",
+    include: tuple[str, ...] | list[str] = (),
+) -> list[OptionEstimate]:
     """Every legal option of the seat's decision, valued by the search, best first.
 
     The first option is the bot's choice (``choose(obs, level, seed, budget)``). Each option
@@ -107,7 +116,17 @@ def evaluate(observation: Observation, seed: int = 0, budget: int | None = None,
     for action in include:
         if action not in legal:
             raise ValueError(f"{action!r} is not a legal action for {observation.seat} now")
-    return Search(observation, seed=seed, config=level_config(level), budget=budget, include=tuple(include)).evaluate()
+    return Search(
+        observation, seed=seed, config=level_config(level), budget=budget, include=tuple(include)
+    ).evaluate()
 
 
-__all__ = ["CONFIGS", "LEVELS", "SITE_LEVELS", "OptionEstimate", "choose", "evaluate", "level_config"]
+__all__ = [
+    "CONFIGS",
+    "LEVELS",
+    "SITE_LEVELS",
+    "OptionEstimate",
+    "choose",
+    "evaluate",
+    "level_config",
+]

@@ -66,8 +66,16 @@ def random_totals(rules: Rules, rng: random.Random) -> dict[str, int]:
     return {side: rng.randint(-4, hi) for side in rules.sides}
 
 
-def play_deal(rules: Rules, dealer: str, deal_seed: int, levels_by_side: dict[str, str], totals, bot_seed: int,
-              budgets: dict | None = None, stats: dict | None = None) -> Deal:
+def play_deal(
+    rules: Rules,
+    dealer: str,
+    deal_seed: int,
+    levels_by_side: dict[str, str],
+    totals,
+    bot_seed: int,
+    budgets: dict | None = None,
+    stats: dict | None = None,
+) -> Deal:
     deal = Deal.new(rules, dealer, random.Random(deal_seed))
     budgets = budgets or {}
     while not deal.is_over:
@@ -94,14 +102,16 @@ def _assign(rules: Rules, a: str, b: str, swapped: bool) -> dict[str, str]:
     out = {}
     for i, side in enumerate(rules.sides):
         even = i % 2 == 0
-        out[side] = (a if even != swapped else b)
+        out[side] = a if even != swapped else b
     return out
 
 
 def _margin(rules: Rules, score: dict[str, int], swapped: bool) -> float:
     a_sides = [s for i, s in enumerate(rules.sides) if (i % 2 == 0) != swapped]
     b_sides = [s for i, s in enumerate(rules.sides) if (i % 2 == 0) == swapped]
-    return sum(score[s] for s in a_sides) / len(a_sides) - sum(score[s] for s in b_sides) / len(b_sides)
+    return sum(score[s] for s in a_sides) / len(a_sides) - sum(score[s] for s in b_sides) / len(
+        b_sides
+    )
 
 
 def mean_ci(values: list[float]) -> tuple[float, float, float]:
@@ -116,13 +126,19 @@ def mean_ci(values: list[float]) -> tuple[float, float, float]:
     return mean, 1.96 * sd / math.sqrt(n), sd
 
 
-def run_arena(rules: Rules, a: str, b: str, deals: int, seed: int, matches: int = 0, budgets: dict | None = None,
-              progress: bool = False, out=None) -> dict:
+def run_arena(
+    rules: Rules,
+    a: str,
+    b: str,
+    deals: int,
+    seed: int,
+    matches: int = 0,
+    budgets: dict | None = None,
+    progress: bool = False,
+    out=None,
+) -> dict:
     out = out or sys.stdout
-    if a == b:
-        b_label = b + "'"
-    else:
-        b_label = b
+    b_label = b + "'" if a == b else b
     stats = {a: BidStats(), b: BidStats()} if a != b else {a: BidStats()}
     rng = random.Random(_seed(seed, 1))
     diffs: list[float] = []
@@ -135,14 +151,19 @@ def run_arena(rules: Rules, a: str, b: str, deals: int, seed: int, matches: int 
         pair = 0.0
         for swapped in (False, True):
             levels = _assign(rules, a, b, swapped)
-            deal = play_deal(rules, dealer, deal_seed, levels, totals, _seed(seed, 3, p), budgets, stats)
+            deal = play_deal(
+                rules, dealer, deal_seed, levels, totals, _seed(seed, 3, p), budgets, stats
+            )
             score = deal.result().score
             pair += _margin(rules, score, swapped)
         diffs.append(pair / 2)
         if progress and (p + 1) % 25 == 0:
             m, ci, _ = mean_ci(diffs)
-            print(f"[{p + 1}/{deals}] {a} - {b_label}: {m:+.3f} ± {ci:.3f} ({time.perf_counter() - started:.0f} s)",
-                  file=sys.stderr, flush=True)
+            print(
+                f"[{p + 1}/{deals}] {a} - {b_label}: {m:+.3f} ± {ci:.3f} ({time.perf_counter() - started:.0f} s)",
+                file=sys.stderr,
+                flush=True,
+            )
     wins: list[float] = []
     match_deals = 0
     for p in range(matches):
@@ -154,8 +175,16 @@ def run_arena(rules: Rules, a: str, b: str, deals: int, seed: int, matches: int 
             state.totals.update(totals)
             k = 0
             while not state.over and k < MAX_MATCH_DEALS:
-                deal = play_deal(rules, state.dealer, _seed(seed, 4, p, k), levels, dict(state.totals),
-                                 _seed(seed, 5, p, k), budgets, stats)
+                deal = play_deal(
+                    rules,
+                    state.dealer,
+                    _seed(seed, 4, p, k),
+                    levels,
+                    dict(state.totals),
+                    _seed(seed, 5, p, k),
+                    budgets,
+                    stats,
+                )
                 state.add(deal.result())
                 k += 1
             match_deals += k
@@ -166,7 +195,11 @@ def run_arena(rules: Rules, a: str, b: str, deals: int, seed: int, matches: int 
                 wins.append(1.0 if state.winner in a_sides else 0.0)
         if progress and (p + 1) % 10 == 0:
             m, ci, _ = mean_ci(wins)
-            print(f"[match {p + 1}/{matches}] {a} wins {m:.1%} ± {ci:.1%}", file=sys.stderr, flush=True)
+            print(
+                f"[match {p + 1}/{matches}] {a} wins {m:.1%} ± {ci:.1%}",
+                file=sys.stderr,
+                flush=True,
+            )
     elapsed = time.perf_counter() - started
     cpu = time.process_time() - cpu_started
     mean, ci, sd = mean_ci(diffs)
@@ -191,12 +224,18 @@ def run_arena(rules: Rules, a: str, b: str, deals: int, seed: int, matches: int 
     }
     print(f"arena: {a} (A) vs {b_label} (B), rules {rules.to_spec()}, seed {seed}", file=out)
     print(f"  {rules.describe()}", file=out)
-    print(f"points per deal, A - B: {mean:+.3f} ± {ci:.3f} (95% CI [{mean - ci:+.3f}, {mean + ci:+.3f}]), "
-          f"{len(diffs)} duplicate pairs, sd {sd:.2f}", file=out)
+    print(
+        f"points per deal, A - B: {mean:+.3f} ± {ci:.3f} (95% CI [{mean - ci:+.3f}, {mean + ci:+.3f}]), "
+        f"{len(diffs)} duplicate pairs, sd {sd:.2f}",
+        file=out,
+    )
     if wins:
         wr, wci, _ = mean_ci(wins)
-        print(f"match wins from random scores: A {wr:.1%} ± {wci:.1%} of {len(wins)} matches "
-              f"({len(wins) // 2} duplicate pairs, {match_deals} deals)", file=out)
+        print(
+            f"match wins from random scores: A {wr:.1%} ± {wci:.1%} of {len(wins)} matches "
+            f"({len(wins) // 2} duplicate pairs, {match_deals} deals)",
+            file=out,
+        )
     for lvl, s in stats.items():
         print(f"bids by {lvl}: {s.line()}", file=out)
     print(f"time: {elapsed:.0f} s wall, {cpu:.0f} s CPU", file=out)

@@ -29,7 +29,17 @@ TAU = 0.3  # how soft the likelihood of a call is around its threshold
 
 
 class AuctionState:
-    __slots__ = ("kernel", "dealer", "order", "turn", "high", "high_seat", "pitch", "pending", "over")
+    __slots__ = (
+        "kernel",
+        "dealer",
+        "order",
+        "turn",
+        "high",
+        "high_seat",
+        "pitch",
+        "pending",
+        "over",
+    )
 
     def __init__(self, kernel: Kernel, dealer: int) -> None:
         self.kernel = kernel
@@ -131,7 +141,9 @@ def run_model_auction(state: AuctionState, hands, eager=None) -> AuctionState:
     """Finish the auction with every seat bidding by the model. Changes and returns ``state``."""
     while not state.over:
         seat = state.order[state.turn]
-        state.apply(seat, model_call(state, seat, hands[seat], 0.0 if eager is None else eager[seat]))
+        state.apply(
+            seat, model_call(state, seat, hands[seat], 0.0 if eager is None else eager[seat])
+        )
     return state
 
 
@@ -143,7 +155,9 @@ def _sigmoid(x: float) -> float:
     return 1.0 / (1.0 + math.exp(-x))
 
 
-def call_log_likelihood(state: AuctionState, seat: int, hand: int, token: str, trump: int = -1) -> float:
+def call_log_likelihood(
+    state: AuctionState, seat: int, hand: int, token: str, trump: int = -1
+) -> float:
     """log P(``seat`` made this call | it held ``hand``) under a soft version of the model.
 
     ``trump`` is the suit the pitcher chose (when known), which sharpens the inference for the
@@ -163,7 +177,10 @@ def call_log_likelihood(state: AuctionState, seat: int, hand: int, token: str, t
         if not low or low > 4:
             return 0.0
         p = 1.0 - _sigmoid((strength - THRESHOLDS[low]) / TAU)
-        partner_has_it = state.high_seat >= 0 and state.kernel.side_of[state.high_seat] == state.kernel.side_of[seat]
+        partner_has_it = (
+            state.high_seat >= 0
+            and state.kernel.side_of[state.high_seat] == state.kernel.side_of[seat]
+        )
         return math.log(max(p, 0.25 if partner_has_it else 0.05))
     if token == "smudge":
         value = 5

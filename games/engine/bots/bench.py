@@ -65,12 +65,17 @@ def bench_level(rules: Rules, level: str, deals: int, seed: int, budget: int | N
     }
 
 
-def run_bench_bots(rules: Rules, levels: list[str], deals: int, seed: int, budget: int | None = None, out=None) -> dict:
+def run_bench_bots(
+    rules: Rules, levels: list[str], deals: int, seed: int, budget: int | None = None, out=None
+) -> dict:
     out = out or sys.stdout
     for level in levels:
         if level not in LEVELS:
             raise ValueError(f"unknown level {level!r}")
-    print(f"bench-bots: {rules.to_spec()}, {deals} deals per level, seed {seed}; seconds per decision (CPU of one core)", file=out)
+    print(
+        f"bench-bots: {rules.to_spec()}, {deals} deals per level, seed {seed}; seconds per decision (CPU of one core)",
+        file=out,
+    )
     report = {}
     for level in levels:
         r = bench_level(rules, level, deals, seed, budget)

@@ -145,4 +145,6 @@ def _play(obs: Observation, legal: list[str], rng: random.Random) -> str:
         safe = [c for c in winners if not (suit_of(c) == trump and c[0] == "J")] or winners
         return min(safe, key=lambda c: (_power(c, led, trump), game_points(c)))
     # Cannot win: throw the cheapest card, never a ten or the jack of trump if avoidable.
-    return min(legal, key=lambda c: (game_points(c) * 2 + (5 if suit_of(c) == trump else 0), rank_of(c)))
+    return min(
+        legal, key=lambda c: (game_points(c) * 2 + (5 if suit_of(c) == trump else 0), rank_of(c))
+    )

@@ -22,7 +22,9 @@ def _legal(pos: Position) -> int:
     hand = pos.hands[seat]
     if not pos.trick:
         return hand
-    return legal_bits(kernel, hand, SUIT_MASK[pos.trick[0] // 13], SUIT_MASK[pos.trump], pos.tricks_played)
+    return legal_bits(
+        kernel, hand, SUIT_MASK[pos.trick[0] // 13], SUIT_MASK[pos.trump], pos.tricks_played
+    )
 
 
 def _ab(pos: Position, my_side: int, alpha: float, beta: float, counter: list[int], limit: int):

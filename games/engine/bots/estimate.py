@@ -63,8 +63,24 @@ class Acc:
     """Weighted sums for one option over the sampled worlds."""
 
     __slots__ = (
-        "w", "w2", "n", "pts", "pts2", "mar", "mar2", "mine", "made", "other", "set_",
-        "high", "low", "jack", "game", "thrown", "win", "has_win",
+        "w",
+        "w2",
+        "n",
+        "pts",
+        "pts2",
+        "mar",
+        "mar2",
+        "mine",
+        "made",
+        "other",
+        "set_",
+        "high",
+        "low",
+        "jack",
+        "game",
+        "thrown",
+        "win",
+        "has_win",
     )
 
     def __init__(self) -> None:
@@ -76,7 +92,9 @@ class Acc:
         self.win = 0.0
         self.has_win = False
 
-    def add(self, w: float, score, points, pitcher_side: int, my_side: int, win: float | None = None) -> None:
+    def add(
+        self, w: float, score, points, pitcher_side: int, my_side: int, win: float | None = None
+    ) -> None:
         self.n += 1
         self.w += w
         self.w2 += w * w

@@ -39,7 +39,10 @@ def _result(rules: Rules, score, points, pitcher_side: int, bid: int, dealer: st
         pitcher_side=pside,
         bid=bid,
         made=score[pitcher_side] > 0,
-        points={name: (sides[p] if p >= 0 else None) for name, p in zip(POINT_NAMES, points, strict=True)},
+        points={
+            name: (sides[p] if p >= 0 else None)
+            for name, p in zip(POINT_NAMES, points, strict=True)
+        },
         game_points={},
         score={side: score[i] for i, side in enumerate(sides)},
     )
@@ -69,7 +72,12 @@ def outcome_distribution(rules: Rules, deals: int = 1500, seed: int = 20240) -> 
         pside = kernel.side_of[st.high_seat]
         counts[(tuple(score), points, pside, st.high)] += 1
         if copies == 2:
-            mirror = (tuple(reversed(score)), tuple(-1 if p < 0 else 1 - p for p in points), 1 - pside, st.high)
+            mirror = (
+                tuple(reversed(score)),
+                tuple(-1 if p < 0 else 1 - p for p in points),
+                1 - pside,
+                st.high,
+            )
             counts[mirror] += 1
     total = deals * copies
     return tuple((k, v / total) for k, v in counts.items())

@@ -54,7 +54,9 @@ class Config:
     min_worlds: int = 8
     max_worlds: int = 3000
     inference: float = 1.0  # sharpness of the auction inference (0: none)
-    play_inference: float = 0.0  # weigh worlds by how the policy explains the others' plays (its eps; 0: off)
+    play_inference: float = (
+        0.0  # weigh worlds by how the policy explains the others' plays (its eps; 0: off)
+    )
     exact_tricks: int = 2  # solve the last tricks exactly when this many (or fewer) are left
     exact_max_nodes: int = 4000  # ... and the tree is small enough
     exact_worlds: int = 400  # worlds for an exact decision
@@ -64,8 +66,14 @@ class Config:
 
 
 class Search:
-    def __init__(self, obs: Observation, seed: int = 0, config: Config | None = None, budget: int | None = None,
-                 include: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self,
+        obs: Observation,
+        seed: int = 0,
+        config: Config | None = None,
+        budget: int | None = None,
+        include: tuple[str, ...] = (),
+    ) -> None:
         self.obs = obs
         self.include = tuple(include)
         self.config = config or Config()
@@ -112,7 +120,9 @@ class Search:
     def _deal_budget(self, budget: int) -> int:
         """Budgets count playouts of a four-player deal (24 cards); a bigger table's deal is
         longer, so it gets fewer (and a two-player table more)."""
-        return int(budget * (STANDARD_DEAL + PLAYOUT_OVERHEAD) / (6 * self.info.n + PLAYOUT_OVERHEAD))
+        return int(
+            budget * (STANDARD_DEAL + PLAYOUT_OVERHEAD) / (6 * self.info.n + PLAYOUT_OVERHEAD)
+        )
 
     def _sample(self) -> World:
         world = self.info.sample(self.rng)
@@ -127,12 +137,20 @@ class Search:
             pos.bid = bid
         score, points = outcome(pos)
         pitcher_side = self.kernel.side_of[pos.pitcher]
-        win = self.valuer.value(score, points, pitcher_side, pos.bid) if self.valuer is not None and self.valuer.active else None
+        win = (
+            self.valuer.value(score, points, pitcher_side, pos.bid)
+            if self.valuer is not None and self.valuer.active
+            else None
+        )
         acc.add(weight, score, points, pitcher_side, self.info.my_side, win)
 
     def _record_thrown_in(self, acc: Acc, weight: float) -> None:
         n = self.kernel.n_sides
-        win = self.valuer.thrown_in_value() if self.valuer is not None and self.valuer.active else None
+        win = (
+            self.valuer.thrown_in_value()
+            if self.valuer is not None and self.valuer.active
+            else None
+        )
         acc.add(weight, [0] * n, (-1, -1, -1, -1), -1, self.info.my_side, win)
 
     # ------------------------------------------------------------------ card play
@@ -162,7 +180,9 @@ class Search:
             start = base.copy()
             start.hands = list(world.hands)
             if exact:
-                results = endgame.solve_options(start, cards, info.my_side, self.config.exact_max_nodes)
+                results = endgame.solve_options(
+                    start, cards, info.my_side, self.config.exact_max_nodes
+                )
                 if results is not None:
                     for c, pos in results.items():
                         self._record(accs[c], world.weight, pos)
@@ -172,7 +192,9 @@ class Search:
                 play_card(pos, c)
                 self.finish(pos)
                 self._record(accs[c], world.weight, pos)
-        return [accs[c].estimate(CODES[c], self.ranking, self._card_reason(CODES[c])) for c in cards]
+        return [
+            accs[c].estimate(CODES[c], self.ranking, self._card_reason(CODES[c])) for c in cards
+        ]
 
     def _card_reason(self, card: str):
         obs = self.obs
@@ -196,11 +218,17 @@ class Search:
         for _ in range(worlds):
             world = self._sample()
             for s in suits:
-                pos = start_position(self.kernel, info.dealer, world.hands, world.stock, info.me, info.bid, suit=s)
+                pos = start_position(
+                    self.kernel, info.dealer, world.hands, world.stock, info.me, info.bid, suit=s
+                )
                 self.finish(pos)
                 self._record(accs[s], world.weight, pos)
         return [
-            accs[s].estimate(SUITS[s], self.ranking, lambda e, s=s: _summary(e, [f"names {SUIT_NAMES[SUITS[s]]} trump"]))
+            accs[s].estimate(
+                SUITS[s],
+                self.ranking,
+                lambda e, s=s: _summary(e, [f"names {SUIT_NAMES[SUITS[s]]} trump"]),
+            )
             for s in suits
         ]
 
@@ -216,7 +244,10 @@ class Search:
             cards = parse_discard_token(token) or []
             mask = sum(1 << INDEX[c] for c in cards)
             if kernel.discard_kind == "two":
-                cost = sum((200 if INDEX[c] // 13 == trump else 0) + GP[INDEX[c]] * 6 + INDEX[c] % 13 for c in cards)
+                cost = sum(
+                    (200 if INDEX[c] // 13 == trump else 0) + GP[INDEX[c]] * 6 + INDEX[c] % 13
+                    for c in cards
+                )
             else:
                 # Throwing low non-trumps is cheap; throwing point cards costs.
                 cost = sum(GP[INDEX[c]] * 3 + INDEX[c] % 13 - 6 for c in cards)
@@ -244,14 +275,27 @@ class Search:
         for _ in range(worlds):
             world = self._sample()
             for t in options:
-                pos = start_position(self.kernel, info.dealer, world.hands, world.stock, info.pitcher, info.bid,
-                                     suit=info.trump, discarded_before=done, me=info.me, my_discard=masks[t])
+                pos = start_position(
+                    self.kernel,
+                    info.dealer,
+                    world.hands,
+                    world.stock,
+                    info.pitcher,
+                    info.bid,
+                    suit=info.trump,
+                    discarded_before=done,
+                    me=info.me,
+                    my_discard=masks[t],
+                )
                 self.finish(pos)
                 self._record(accs[t], world.weight, pos)
-        return [accs[t].estimate(t, self.ranking, lambda e, t=t: _summary(e, [_discard_words(t)])) for t in options]
+        return [
+            accs[t].estimate(t, self.ranking, lambda e, t=t: _summary(e, [_discard_words(t)]))
+            for t in options
+        ]
 
     # ------------------------------------------------------------------ the auction
-    def _auction(self, legal: list[str]) -> list[OptionEstimate]:
+    def _auction(self, legal: list[str]) -> list[OptionEstimate]:  # noqa: C901 - older than the limit; split when next changed
         info = self.info
         kernel = self.kernel
         budget = self.budget if self.budget is not None else self.config.bid_budget
@@ -259,14 +303,20 @@ class Search:
         for seat, token in info.calls:
             state0.apply_token(seat, token)
         hand = info.hand
-        my_suits = [s for s in sorted(range(4), key=lambda s: -suit_strength(hand, s)) if hand & SUIT_MASK[s]]
+        my_suits = [
+            s
+            for s in sorted(range(4), key=lambda s: -suit_strength(hand, s))
+            if hand & SUIT_MASK[s]
+        ]
         my_suits = my_suits[: self.config.suits_considered]
         options = list(legal)
         pitches = [t for t in options if pitched_card(t) is not None]
         if pitches:
             # Only the top card of each candidate suit is worth pitching.
             tops = {pitch_token(CODES[(hand & SUIT_MASK[s]).bit_length() - 1]) for s in my_suits}
-            options = [t for t in options if pitched_card(t) is None or t in tops or t in self.include]
+            options = [
+                t for t in options if pitched_card(t) is None or t in tops or t in self.include
+            ]
         codes = {t: call_code(t) for t in options}
         # One accumulator per (option, suit) for the worlds where the seat ends up pitching.
         accs: dict[tuple[str, int], Acc] = {}
@@ -277,7 +327,9 @@ class Search:
         # use up the budget.
         target = self._deal_budget(budget)
         playouts = worlds = 0
-        while worlds < self.config.min_worlds or (playouts < target and worlds < self.config.max_worlds):
+        while worlds < self.config.min_worlds or (
+            playouts < target and worlds < self.config.max_worlds
+        ):
             worlds += 1
             world = self._sample()
             w = world.weight
@@ -298,7 +350,16 @@ class Search:
                         key = (pitcher, s, pitch)
                         pos = cache.get(key)
                         if pos is None:
-                            pos = start_position(self.kernel, info.dealer, world.hands, world.stock, pitcher, bid, pitch=pitch, suit=s)
+                            pos = start_position(
+                                self.kernel,
+                                info.dealer,
+                                world.hands,
+                                world.stock,
+                                pitcher,
+                                bid,
+                                pitch=pitch,
+                                suit=s,
+                            )
                             self.finish(pos)
                             cache[key] = pos
                             playouts += 1
@@ -307,7 +368,15 @@ class Search:
                     key = (pitcher, -1, pitch)
                     pos = cache.get(key)
                     if pos is None:
-                        pos = start_position(self.kernel, info.dealer, world.hands, world.stock, pitcher, bid, pitch=pitch)
+                        pos = start_position(
+                            self.kernel,
+                            info.dealer,
+                            world.hands,
+                            world.stock,
+                            pitcher,
+                            bid,
+                            pitch=pitch,
+                        )
                         self.finish(pos)
                         cache[key] = pos
                         playouts += 1
@@ -326,15 +395,23 @@ class Search:
             candidates = [(accs[(t, s)], s) for s in suits if accs[(t, s)].n]
             if not candidates:
                 candidates = [(accs[(t, my_suits[0])], my_suits[0])]
-            kept[t] = max(candidates, key=lambda a: (a[0].estimate(t, ranking).value))
-        monotone_make_chances([(codes[t], acc, s) for t, (acc, s) in kept.items() if pitched_card(t) is None])
+            kept[t] = max(candidates, key=lambda a: a[0].estimate(t, ranking).value)
+        monotone_make_chances(
+            [(codes[t], acc, s) for t, (acc, s) in kept.items() if pitched_card(t) is None]
+        )
         for t in options:
             best_acc, best_s = kept[t]
             words = []
             if best_acc.mine > 0 and t != PASS:
                 words.append(f"plans {SUIT_NAMES[SUITS[best_s]]} as trump")
-            results.append(best_acc.estimate(t, ranking, lambda e, words=words: _summary(e, list(words)),
-                                             detail={"suit": SUITS[best_s]}))
+            results.append(
+                best_acc.estimate(
+                    t,
+                    ranking,
+                    lambda e, words=words: _summary(e, list(words)),
+                    detail={"suit": SUITS[best_s]},
+                )
+            )
         return results
 
 
@@ -367,6 +444,8 @@ def monotone_make_chances(bids: list[tuple[int, Acc, int]]) -> None:
         for made, mine, members in blocks:
             for acc in members:
                 acc.made = made / mine * acc.mine
+
+
 def _discard_words(token: str) -> str:
     cards = parse_discard_token(token) or []
     if not cards:
@@ -380,7 +459,16 @@ def _summary(est: OptionEstimate, parts: list[str]) -> str:
         bits_.append(f"makes the bid {est.p_make:.0%} of the time")
     elif est.p_set is not None and est.p_contract < 0.5 and est.p_thrown_in < 0.5:
         bits_.append(f"sets the bidder {est.p_set:.0%} of the time")
-    likely = [name for name, p in (("High", est.p_high), ("Low", est.p_low), ("Jack", est.p_jack), ("Game", est.p_game)) if p >= 0.6]
+    likely = [
+        name
+        for name, p in (
+            ("High", est.p_high),
+            ("Low", est.p_low),
+            ("Jack", est.p_jack),
+            ("Game", est.p_game),
+        )
+        if p >= 0.6
+    ]
     if likely:
         bits_.append("likely takes " + ", ".join(likely))
     text = f"expects {est.expected_points:+.2f} points"

@@ -93,12 +93,16 @@ class Info:
         self.stock_size = obs.stock_size
         self.others_discarded = sum(c for s, c in obs.discard_counts.items() if s != obs.seat)
         self.unseen = FULL & ~(self.hand | self.played | self.my_discards | self.known_all)
-        self.need = [0 if i == self.me else self.hand_sizes[i] - known[i].bit_count() for i in range(n)]
+        self.need = [
+            0 if i == self.me else self.hand_sizes[i] - known[i].bit_count() for i in range(n)
+        ]
         self.calls = [(self.seat_index[s], t) for s, t in obs.calls]
         # The discards of the others cannot be trumps under draw.
         # The order of the undrawn stock matters only while discards (draw) are to come.
         self.stock_order = rules.discard_kind == "draw" and obs.phase != PLAY
-        self.discard_forbid = SUIT_MASK[self.trump] if (rules.discard_kind == "draw" and self.trump >= 0) else 0
+        self.discard_forbid = (
+            SUIT_MASK[self.trump] if (rules.discard_kind == "draw" and self.trump >= 0) else 0
+        )
         total = self.unseen.bit_count()
         out_size = total - sum(self.need)
         if out_size != self.stock_size + self.others_discarded:
@@ -121,7 +125,9 @@ class Info:
         )
         if not constrained:
             dealt = sum(self.need)
-            _partial_shuffle(cards, dealt + self.stock_size if self.stock_order else dealt, rng.getrandbits)
+            _partial_shuffle(
+                cards, dealt + self.stock_size if self.stock_order else dealt, rng.getrandbits
+            )
             hands = list(self.known)
             hands[self.me] = self.hand
             k = 0
@@ -129,7 +135,7 @@ class Info:
                 need = self.need[i]
                 if need:
                     m = 0
-                    for c in cards[k:k + need]:
+                    for c in cards[k : k + need]:
                         m |= 1 << c
                     hands[i] |= m
                     k += need
@@ -163,7 +169,9 @@ class Info:
             sm = SUIT_MASK[s]
             seats = [i for i in range(n) if room[i] and not forbid[i] & sm]
             disc_ok = bool(disc_room) and not sm & self.discard_forbid
-            places.append((len(seats) + (1 if stock_room else 0) + (1 if disc_ok else 0), s, seats, disc_ok))
+            places.append(
+                (len(seats) + (1 if stock_room else 0) + (1 if disc_ok else 0), s, seats, disc_ok)
+            )
         places.sort()
         for _, s, seats, disc_ok in places:
             for c in by_suit[s]:
@@ -199,7 +207,7 @@ class Info:
             out |= 1 << c
         return World(hands, rest_stock, out)
 
-    def _sample_flow(self, rng: random.Random) -> World:
+    def _sample_flow(self, rng: random.Random) -> World:  # noqa: C901 - older than the limit; split when next changed
         """A deterministic-then-shuffled fill that always succeeds (suit-level matching)."""
         n = self.n
         buckets = [i for i in range(n) if self.need[i]] + [STOCK, DISCARDS]
@@ -288,7 +296,6 @@ class Info:
             state.apply_token(seat, token)
         return math.exp(sharpness * log_w)
 
-
     def play_weight(self, world: World, eps: float) -> float:
         """How plausible the cards the others have played are in ``world``: each play is
         likelier when the playout policy would have made it too (probability ``1 - eps`` on the
@@ -311,7 +318,13 @@ class Info:
             if seat != self.me:
                 trick = pos.trick
                 if trick:
-                    legal = legal_bits(kernel, pos.hands[seat], SUIT_MASK[trick[0] // 13], SUIT_MASK[pos.trump], pos.tricks_played)
+                    legal = legal_bits(
+                        kernel,
+                        pos.hands[seat],
+                        SUIT_MASK[trick[0] // 13],
+                        SUIT_MASK[pos.trump],
+                        pos.tricks_played,
+                    )
                 else:
                     legal = pos.hands[seat]
                 k = legal.bit_count()

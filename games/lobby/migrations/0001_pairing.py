@@ -6,40 +6,99 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('games', '0003_lobby_public_tables_and_blocks'),
+        ("games", "0003_lobby_public_tables_and_blocks"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='PairingQueue',
+            name="PairingQueue",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('rules_key', models.CharField(max_length=400, unique=True)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("rules_key", models.CharField(max_length=400, unique=True)),
             ],
         ),
         migrations.CreateModel(
-            name='PairingTicket',
+            name="PairingTicket",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('rules', models.JSONField(help_text="The engine's rules spec.")),
-                ('bot_level', models.CharField(choices=[('easy', 'Easy'), ('medium', 'Medium'), ('hard', 'Hard')], max_length=6)),
-                ('wait_seconds', models.PositiveSmallIntegerField()),
-                ('status', models.CharField(choices=[('waiting', 'Waiting for players'), ('seated', 'Seated'), ('cancelled', 'Cancelled')], default='waiting', max_length=9)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('due_at', models.DateTimeField(help_text='When bots fill the empty seats.')),
-                ('match', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='games.match')),
-                ('queue', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='tickets', to='lobby.pairingqueue')),
-                ('user', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='pairing_tickets', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("rules", models.JSONField(help_text="The engine's rules spec.")),
+                (
+                    "bot_level",
+                    models.CharField(
+                        choices=[("easy", "Easy"), ("medium", "Medium"), ("hard", "Hard")],
+                        max_length=6,
+                    ),
+                ),
+                ("wait_seconds", models.PositiveSmallIntegerField()),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("waiting", "Waiting for players"),
+                            ("seated", "Seated"),
+                            ("cancelled", "Cancelled"),
+                        ],
+                        default="waiting",
+                        max_length=9,
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("due_at", models.DateTimeField(help_text="When bots fill the empty seats.")),
+                (
+                    "match",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="games.match",
+                    ),
+                ),
+                (
+                    "queue",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="tickets",
+                        to="lobby.pairingqueue",
+                    ),
+                ),
+                (
+                    "user",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="pairing_tickets",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['queue', 'created_at', 'id'],
-                'indexes': [models.Index(fields=['queue', 'status', 'created_at'], name='pairing_queue_waiting')],
-                'constraints': [models.UniqueConstraint(condition=models.Q(('status', 'waiting')), fields=('user',), name='pairing_one_waiting_per_user')],
+                "ordering": ["queue", "created_at", "id"],
+                "indexes": [
+                    models.Index(
+                        fields=["queue", "status", "created_at"], name="pairing_queue_waiting"
+                    )
+                ],
+                "constraints": [
+                    models.UniqueConstraint(
+                        condition=models.Q(("status", "waiting")),
+                        fields=("user",),
+                        name="pairing_one_waiting_per_user",
+                    )
+                ],
             },
         ),
     ]

@@ -46,7 +46,9 @@ class Browser:
 
     def post(self, path: str, data: dict) -> tuple[int, str]:
         body = urllib.parse.urlencode({**data, "csrfmiddlewaretoken": self._csrf()}).encode()
-        request = urllib.request.Request(self.base + path, data=body, headers={"Referer": self.base + "/"})
+        request = urllib.request.Request(
+            self.base + path, data=body, headers={"Referer": self.base + "/"}
+        )
         try:
             with self.opener.open(request, timeout=60) as response:
                 return response.status, response.geturl()
@@ -54,7 +56,9 @@ class Browser:
             return error.code, ""
 
 
-def timed_login_pages(base: str, seconds: float, stop: threading.Event | None = None) -> list[float]:
+def timed_login_pages(
+    base: str, seconds: float, stop: threading.Event | None = None
+) -> list[float]:
     times = []
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline and not (stop and stop.is_set()):
@@ -88,13 +92,17 @@ class Command(BaseCommand):
         stamp = random.randrange(10**6)
         people = []
         for i in range((matches + PER_PERSON - 1) // PER_PERSON):
-            user = User.objects.create_user(f"bench-load-{stamp}-{i}", password=PASSWORD, coach_enabled=True)
+            user = User.objects.create_user(
+                f"bench-load-{stamp}-{i}", password=PASSWORD, coach_enabled=True
+            )
             browser = Browser(base)
             browser.post("/accounts/login/", {"username": user.username, "password": PASSWORD})
             people.append(browser)
         match_ids = []
         for n in range(matches):
-            status, where = people[n // PER_PERSON].post("/matches/new/", {"preset": "house", "bot_level": level})
+            status, where = people[n // PER_PERSON].post(
+                "/matches/new/", {"preset": "house", "bot_level": level}
+            )
             found = re.search(r"/matches/(\d+)/", where)
             if found:
                 match_ids.append((int(found.group(1)), people[n // PER_PERSON]))
@@ -120,6 +128,8 @@ class Command(BaseCommand):
                 if state.to_act != "S" or stop.is_set():
                     continue
                 action = rng.choice(state.legal_actions())  # house rules: calls and cards
-                browser.post(f"/matches/{match_id}/act/", {"action": action, "version": match.version})
+                browser.post(
+                    f"/matches/{match_id}/act/", {"action": action, "version": match.version}
+                )
                 self.moves += 1
             time.sleep(0.2)

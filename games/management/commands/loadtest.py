@@ -28,11 +28,15 @@ from urllib.parse import urlsplit
 
 from django.core.management.base import BaseCommand, CommandError
 
-TABLE_RE = re.compile(r'<div id="table" class="table( table-my-turn)?" data-version="(\d+)" '
-                      r'data-deal="(\d+)" data-step="(\d+)" data-phase="(\w+)"')
+TABLE_RE = re.compile(
+    r'<div id="table" class="table( table-my-turn)?" data-version="(\d+)" '
+    r'data-deal="(\d+)" data-step="(\d+)" data-phase="(\w+)"'
+)
 CSRF_RE = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
-BUTTON_RE = re.compile(r'<button class="(?:button bid-button|card card-legal)" type="submit" '
-                       r'name="action" value="([^"]+)"')
+BUTTON_RE = re.compile(
+    r'<button class="(?:button bid-button|card card-legal)" type="submit" '
+    r'name="action" value="([^"]+)"'
+)
 DISCARD_RE = re.compile(r'<input type="checkbox" name="cards" value="(\w\w)"')
 NEXT_DEAL = "data-next-deal"
 PLAY_AGAIN_RE = re.compile(r'hx-post="(/matches/\d+/rematch/)"')
@@ -61,8 +65,14 @@ class Screen:
         found = TABLE_RE.search(html)
         if not found:
             return None
-        return cls(bool(found.group(1)), int(found.group(2)), int(found.group(3)),
-                   int(found.group(4)), found.group(5), html)
+        return cls(
+            bool(found.group(1)),
+            int(found.group(2)),
+            int(found.group(3)),
+            int(found.group(4)),
+            found.group(5),
+            html,
+        )
 
 
 @dataclass
@@ -88,8 +98,10 @@ def loopback_only(url: str) -> str:
         raise CommandError("--url must be an http:// address, e.g. http://127.0.0.1:8000")
     for info in socket.getaddrinfo(parts.hostname, parts.port or 80):
         if not ipaddress.ip_address(info[4][0]).is_loopback:
-            raise CommandError(f"{parts.hostname} is not a loopback address: the load test only "
-                               "sends traffic to this machine.")
+            raise CommandError(
+                f"{parts.hostname} is not a loopback address: the load test only "
+                "sends traffic to this machine."
+            )
     return url.rstrip("/")
 
 
@@ -137,20 +149,34 @@ class Table:
 
     async def log_in(self) -> None:
         token = await self._form_token("/accounts/login/")
-        data = {"csrfmiddlewaretoken": token, "username": self.username,
-                "password": self.password, "next": "/"}
-        async with self.session.post(self.base + "/accounts/login/", data=data,
-                                     headers={"Referer": self.base + "/accounts/login/"},
-                                     allow_redirects=False) as response:
+        data = {
+            "csrfmiddlewaretoken": token,
+            "username": self.username,
+            "password": self.password,
+            "next": "/",
+        }
+        async with self.session.post(
+            self.base + "/accounts/login/",
+            data=data,
+            headers={"Referer": self.base + "/accounts/login/"},
+            allow_redirects=False,
+        ) as response:
             if response.status == 302:
                 return
         # First run with this name: sign up through the form (which logs in too).
         token = await self._form_token("/accounts/signup/")
-        data = {"csrfmiddlewaretoken": token, "username": self.username,
-                "password1": self.password, "password2": self.password}
-        async with self.session.post(self.base + "/accounts/signup/", data=data,
-                                     headers={"Referer": self.base + "/accounts/signup/"},
-                                     allow_redirects=False) as response:
+        data = {
+            "csrfmiddlewaretoken": token,
+            "username": self.username,
+            "password1": self.password,
+            "password2": self.password,
+        }
+        async with self.session.post(
+            self.base + "/accounts/signup/",
+            data=data,
+            headers={"Referer": self.base + "/accounts/signup/"},
+            allow_redirects=False,
+        ) as response:
             if response.status != 302:
                 raise CommandError(
                     f"could not log in or sign up {self.username}: create the users first with "
@@ -160,9 +186,12 @@ class Table:
     async def deal_me_in(self) -> None:
         token = await self._form_token("/")
         data = {"csrfmiddlewaretoken": token, "preset": self.preset, "bot_level": self.bot_level}
-        async with self.session.post(self.base + "/matches/new/", data=data,
-                                     headers={"Referer": self.base + "/"},
-                                     allow_redirects=False) as response:
+        async with self.session.post(
+            self.base + "/matches/new/",
+            data=data,
+            headers={"Referer": self.base + "/"},
+            allow_redirects=False,
+        ) as response:
             location = response.headers.get("Location", "")
         found = MATCH_URL_RE.search(location)
         if not found:
@@ -182,8 +211,11 @@ class Table:
 
     def _headers(self) -> dict:
         # What htmx sends with a post from the table: its header, and the page's CSRF token.
-        return {"HX-Request": "true", "X-CSRFToken": self.csrf,
-                "Referer": f"{self.base}/matches/{self.match_id}/"}
+        return {
+            "HX-Request": "true",
+            "X-CSRFToken": self.csrf,
+            "Referer": f"{self.base}/matches/{self.match_id}/",
+        }
 
     # --- The screen --------------------------------------------------------------------------
 
@@ -222,8 +254,9 @@ class Table:
             match_id = self.match_id
             url = self.base.replace("http://", "ws://") + f"/ws/table/{match_id}/"
             try:
-                async with self.session.ws_connect(url, origin=self.base, heartbeat=None,
-                                                   autoping=True) as socket_:
+                async with self.session.ws_connect(
+                    url, origin=self.base, heartbeat=None, autoping=True
+                ) as socket_:
                     self.socket = socket_
                     delay = 0.5
                     async for message in socket_:
@@ -284,8 +317,9 @@ class Table:
         started = time.monotonic()
         self.pending_move = (screen.version, started)
         self.moved_at = started
-        async with self.session.post(f"{self.base}/matches/{self.match_id}/act/", data=data,
-                                     headers=self._headers()) as response:
+        async with self.session.post(
+            f"{self.base}/matches/{self.match_id}/act/", data=data, headers=self._headers()
+        ) as response:
             await response.read()
             status = response.status
         self.figures.post_seconds.append(time.monotonic() - started)
@@ -300,17 +334,20 @@ class Table:
         self.figures.person_moves += 1
 
     async def next_deal(self, screen: Screen) -> None:
-        async with self.session.post(f"{self.base}/matches/{self.match_id}/next/",
-                                     data={"version": str(screen.version)},
-                                     headers=self._headers()) as response:
+        async with self.session.post(
+            f"{self.base}/matches/{self.match_id}/next/",
+            data={"version": str(screen.version)},
+            headers=self._headers(),
+        ) as response:
             await response.read()
             if response.status >= 400:
                 self.figures.error(f"next {response.status}")
         await self._await_change(screen.version)
 
     async def play_again(self, path: str) -> None:
-        async with self.session.post(self.base + path, headers=self._headers(),
-                                     allow_redirects=False) as response:
+        async with self.session.post(
+            self.base + path, headers=self._headers(), allow_redirects=False
+        ) as response:
             location = response.headers.get("HX-Redirect", "")
         found = MATCH_URL_RE.search(location)
         if not found:
@@ -344,10 +381,12 @@ async def run(bases: list[str], options) -> tuple[Figures, float]:
     figures = Figures()
     tables_count = options["tables"]
     # Log everyone in first (password hashing is deliberately slow); the clock starts after.
-    stop_far = time.monotonic() + 10 ** 6
+    stop_far = time.monotonic() + 10**6
     # Several processes: each table talks to one of them, as a load balancer would send it.
-    tables = [Table(n, bases[(n - 1) % len(bases)], options, figures, stop_far)
-              for n in range(1, tables_count + 1)]
+    tables = [
+        Table(n, bases[(n - 1) % len(bases)], options, figures, stop_far)
+        for n in range(1, tables_count + 1)
+    ]
     gate = asyncio.Semaphore(8)
 
     async def log_in(table):
@@ -370,11 +409,10 @@ async def run(bases: list[str], options) -> tuple[Figures, float]:
             await table.deal_me_in()  # all at once: the start-up burst is measured too
             await table.play()
         except Exception as error:  # noqa: BLE001 - counted and shown; one table's failure
-            figures.error(type(error).__name__)   # must not stop the others' measurements
+            figures.error(type(error).__name__)  # must not stop the others' measurements
 
     try:
-        await asyncio.wait_for(asyncio.gather(*(one(t) for t in tables)),
-                               options["seconds"] + 30)
+        await asyncio.wait_for(asyncio.gather(*(one(t) for t in tables)), options["seconds"] + 30)
     except TimeoutError:
         figures.error("overran")
     elapsed = time.monotonic() - started
@@ -390,17 +428,24 @@ class Command(BaseCommand):
     help = "Play K tables against a running site over HTTP and websockets; print latencies."
 
     def add_arguments(self, parser):
-        parser.add_argument("--url", default="http://127.0.0.1:8000",
-                            help="the site (loopback only); several, comma-separated, are "
-                                 "shared round-robin among the tables (one per Daphne process)")
+        parser.add_argument(
+            "--url",
+            default="http://127.0.0.1:8000",
+            help="the site (loopback only); several, comma-separated, are "
+            "shared round-robin among the tables (one per Daphne process)",
+        )
         parser.add_argument("--tables", type=int, default=10)
         parser.add_argument("--seconds", type=float, default=60)
         parser.add_argument("--bot-level", default="easy", choices=["easy", "medium", "hard"])
         parser.add_argument("--preset", default="house")
         parser.add_argument("--prefix", default="loadtest")
         parser.add_argument("--password", default="Quiet-harbor-58213")
-        parser.add_argument("--stall", type=float, default=10,
-                            help="reload a table whose screen has not changed for this long")
+        parser.add_argument(
+            "--stall",
+            type=float,
+            default=10,
+            help="reload a table whose screen has not changed for this long",
+        )
 
     def handle(self, *args, url, **options):
         bases = [loopback_only(u) for u in url.split(",")]
@@ -410,19 +455,31 @@ class Command(BaseCommand):
     def _report(self, figures: Figures, elapsed: float, options, bases) -> None:
         out = self.stdout.write
         bot_moves = max(0, figures.actions_seen - figures.person_moves)
-        out(f"tables {options['tables']}, bots {options['bot_level']}, {elapsed:.0f} s against "
-            f"{', '.join(bases)}; {figures.matches_started} matches started")
-        out(f"move -> update        p50/p95/p99 {_ms(figures.move_to_update)}"
-            f"  (n={len(figures.move_to_update)})")
-        out(f"last bot -> your turn p50/p95/p99 {_ms(figures.bot_to_turn)}"
-            f"  (n={len(figures.bot_to_turn)})")
-        out(f"wait for own turn     p50/p95/p99 {_ms(figures.own_turn_wait)}"
-            f"  (n={len(figures.own_turn_wait)})")
+        out(
+            f"tables {options['tables']}, bots {options['bot_level']}, {elapsed:.0f} s against "
+            f"{', '.join(bases)}; {figures.matches_started} matches started"
+        )
+        out(
+            f"move -> update        p50/p95/p99 {_ms(figures.move_to_update)}"
+            f"  (n={len(figures.move_to_update)})"
+        )
+        out(
+            f"last bot -> your turn p50/p95/p99 {_ms(figures.bot_to_turn)}"
+            f"  (n={len(figures.bot_to_turn)})"
+        )
+        out(
+            f"wait for own turn     p50/p95/p99 {_ms(figures.own_turn_wait)}"
+            f"  (n={len(figures.own_turn_wait)})"
+        )
         out(f"move POST response    p50/p95/p99 {_ms(figures.post_seconds)}")
-        out(f"moves/s: people {figures.person_moves / elapsed:.1f}, bots {bot_moves / elapsed:.1f}, "
-            f"all {figures.actions_seen / elapsed:.1f}")
-        out(f"errors {sum(figures.errors.values())} {figures.errors or ''}, reloads "
-            f"{figures.reloads}, socket reconnects {figures.reconnects}")
+        out(
+            f"moves/s: people {figures.person_moves / elapsed:.1f}, bots {bot_moves / elapsed:.1f}, "
+            f"all {figures.actions_seen / elapsed:.1f}"
+        )
+        out(
+            f"errors {sum(figures.errors.values())} {figures.errors or ''}, reloads "
+            f"{figures.reloads}, socket reconnects {figures.reconnects}"
+        )
         out(
             f"SUMMARY tables={options['tables']} bots={options['bot_level']} "
             f"update_p50={percentile(figures.move_to_update, 50) * 1000:.0f}ms "

@@ -5,30 +5,73 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('games', '0002_chat_messages'),
-        ('replay', '0001_initial'),
+        ("games", "0002_chat_messages"),
+        ("replay", "0001_initial"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='FaceUpAnalysis',
+            name="FaceUpAnalysis",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('step', models.PositiveSmallIntegerField(help_text='Actions applied before the decision.')),
-                ('status', models.CharField(choices=[('pending', 'Waiting'), ('computing', 'Being computed'), ('ready', 'Ready'), ('too_large', 'Too large to solve exactly')], default='pending', max_length=9)),
-                ('seat', models.CharField(blank=True, max_length=2)),
-                ('lines', models.JSONField(default=list, help_text='One per legal card: card, points, takers, score, made, best.')),
-                ('exact_from_trick', models.PositiveSmallIntegerField(blank=True, help_text='When too large: the first trick of this deal that is solved exactly.', null=True)),
-                ('nodes', models.PositiveIntegerField(default=0)),
-                ('seconds', models.FloatField(blank=True, null=True)),
-                ('requested_at', models.DateTimeField(auto_now_add=True)),
-                ('started_at', models.DateTimeField(blank=True, null=True)),
-                ('deal', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='faceup_analyses', to='games.deal')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "step",
+                    models.PositiveSmallIntegerField(
+                        help_text="Actions applied before the decision."
+                    ),
+                ),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("pending", "Waiting"),
+                            ("computing", "Being computed"),
+                            ("ready", "Ready"),
+                            ("too_large", "Too large to solve exactly"),
+                        ],
+                        default="pending",
+                        max_length=9,
+                    ),
+                ),
+                ("seat", models.CharField(blank=True, max_length=2)),
+                (
+                    "lines",
+                    models.JSONField(
+                        default=list,
+                        help_text="One per legal card: card, points, takers, score, made, best.",
+                    ),
+                ),
+                (
+                    "exact_from_trick",
+                    models.PositiveSmallIntegerField(
+                        blank=True,
+                        help_text="When too large: the first trick of this deal that is solved exactly.",
+                        null=True,
+                    ),
+                ),
+                ("nodes", models.PositiveIntegerField(default=0)),
+                ("seconds", models.FloatField(blank=True, null=True)),
+                ("requested_at", models.DateTimeField(auto_now_add=True)),
+                ("started_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "deal",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="faceup_analyses",
+                        to="games.deal",
+                    ),
+                ),
             ],
             options={
-                'constraints': [models.UniqueConstraint(fields=('deal', 'step'), name='faceup_unique_step')],
+                "constraints": [
+                    models.UniqueConstraint(fields=("deal", "step"), name="faceup_unique_step")
+                ],
             },
         ),
     ]

@@ -6,84 +6,289 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('games', '0001_initial'),
+        ("games", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='DealSummary',
+            name="DealSummary",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('seat', models.CharField(max_length=2)),
-                ('bot_level', models.CharField(blank=True, choices=[('easy', 'Easy'), ('medium', 'Medium'), ('hard', 'Hard')], help_text="Set for a bot's seat only.", max_length=6)),
-                ('side', models.CharField(max_length=8)),
-                ('preset', models.CharField(max_length=10)),
-                ('cutthroat', models.BooleanField()),
-                ('opponents', models.CharField(choices=[('bots', 'Bots'), ('people', 'People'), ('mixed', 'People and bots')], max_length=6)),
-                ('opponent_levels', models.CharField(blank=True, help_text="The opposing bots' levels, sorted, comma-joined.", max_length=20)),
-                ('thrown_in', models.BooleanField(default=False)),
-                ('pitcher', models.BooleanField(default=False, help_text='This seat won the auction.')),
-                ('bid', models.PositiveSmallIntegerField(blank=True, help_text="The side's bid (5 for smudge), when the side pitched.", null=True)),
-                ('made', models.BooleanField(blank=True, help_text='When the side pitched.', null=True)),
-                ('set_pitcher', models.BooleanField(blank=True, help_text='When another side pitched: did it fail its bid?', null=True)),
-                ('took_high', models.BooleanField(default=False)),
-                ('took_low', models.BooleanField(default=False)),
-                ('took_jack', models.BooleanField(default=False)),
-                ('took_game', models.BooleanField(default=False)),
-                ('jack_in_play', models.BooleanField(default=False)),
-                ('score_change', models.SmallIntegerField(help_text="The side's score change on this deal.")),
-                ('finished_at', models.DateTimeField()),
-                ('coach_accuracy', models.FloatField(blank=True, null=True)),
-                ('deal', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='summaries', to='games.deal')),
-                ('match', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='deal_summaries', to='games.match')),
-                ('user', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='deal_summaries', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("seat", models.CharField(max_length=2)),
+                (
+                    "bot_level",
+                    models.CharField(
+                        blank=True,
+                        choices=[("easy", "Easy"), ("medium", "Medium"), ("hard", "Hard")],
+                        help_text="Set for a bot's seat only.",
+                        max_length=6,
+                    ),
+                ),
+                ("side", models.CharField(max_length=8)),
+                ("preset", models.CharField(max_length=10)),
+                ("cutthroat", models.BooleanField()),
+                (
+                    "opponents",
+                    models.CharField(
+                        choices=[
+                            ("bots", "Bots"),
+                            ("people", "People"),
+                            ("mixed", "People and bots"),
+                        ],
+                        max_length=6,
+                    ),
+                ),
+                (
+                    "opponent_levels",
+                    models.CharField(
+                        blank=True,
+                        help_text="The opposing bots' levels, sorted, comma-joined.",
+                        max_length=20,
+                    ),
+                ),
+                ("thrown_in", models.BooleanField(default=False)),
+                (
+                    "pitcher",
+                    models.BooleanField(default=False, help_text="This seat won the auction."),
+                ),
+                (
+                    "bid",
+                    models.PositiveSmallIntegerField(
+                        blank=True,
+                        help_text="The side's bid (5 for smudge), when the side pitched.",
+                        null=True,
+                    ),
+                ),
+                (
+                    "made",
+                    models.BooleanField(blank=True, help_text="When the side pitched.", null=True),
+                ),
+                (
+                    "set_pitcher",
+                    models.BooleanField(
+                        blank=True,
+                        help_text="When another side pitched: did it fail its bid?",
+                        null=True,
+                    ),
+                ),
+                ("took_high", models.BooleanField(default=False)),
+                ("took_low", models.BooleanField(default=False)),
+                ("took_jack", models.BooleanField(default=False)),
+                ("took_game", models.BooleanField(default=False)),
+                ("jack_in_play", models.BooleanField(default=False)),
+                (
+                    "score_change",
+                    models.SmallIntegerField(help_text="The side's score change on this deal."),
+                ),
+                ("finished_at", models.DateTimeField()),
+                ("coach_accuracy", models.FloatField(blank=True, null=True)),
+                (
+                    "deal",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="summaries",
+                        to="games.deal",
+                    ),
+                ),
+                (
+                    "match",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="deal_summaries",
+                        to="games.match",
+                    ),
+                ),
+                (
+                    "user",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="deal_summaries",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'indexes': [models.Index(fields=['user', 'finished_at'], name='dealsummary_user_time'), models.Index(fields=['user', 'preset', 'finished_at'], name='dealsummary_user_preset'), models.Index(condition=models.Q(('coach_accuracy__isnull', False)), fields=['user', 'finished_at'], name='dealsummary_user_coached')],
-                'constraints': [models.UniqueConstraint(fields=('deal', 'seat'), name='dealsummary_unique_seat'), models.CheckConstraint(condition=models.Q(models.Q(('user__isnull', False), ('bot_level', '')), models.Q(('user__isnull', True), models.Q(('bot_level', ''), _negated=True)), _connector='OR'), name='dealsummary_user_or_bot')],
+                "indexes": [
+                    models.Index(fields=["user", "finished_at"], name="dealsummary_user_time"),
+                    models.Index(
+                        fields=["user", "preset", "finished_at"], name="dealsummary_user_preset"
+                    ),
+                    models.Index(
+                        condition=models.Q(("coach_accuracy__isnull", False)),
+                        fields=["user", "finished_at"],
+                        name="dealsummary_user_coached",
+                    ),
+                ],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("deal", "seat"), name="dealsummary_unique_seat"
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(
+                            models.Q(("user__isnull", False), ("bot_level", "")),
+                            models.Q(
+                                ("user__isnull", True), models.Q(("bot_level", ""), _negated=True)
+                            ),
+                            _connector="OR",
+                        ),
+                        name="dealsummary_user_or_bot",
+                    ),
+                ],
             },
         ),
         migrations.CreateModel(
-            name='MatchRecord',
+            name="MatchRecord",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('bot_level', models.CharField(blank=True, choices=[('easy', 'Easy'), ('medium', 'Medium'), ('hard', 'Hard')], max_length=6)),
-                ('side', models.CharField(help_text="The user's side; blank for a bot level.", max_length=8)),
-                ('preset', models.CharField(max_length=10)),
-                ('cutthroat', models.BooleanField()),
-                ('opponents', models.CharField(choices=[('bots', 'Bots'), ('people', 'People'), ('mixed', 'People and bots')], max_length=6)),
-                ('opponent_levels', models.CharField(blank=True, max_length=20)),
-                ('won', models.BooleanField(help_text='For a bot level: whether any of its seats won.')),
-                ('mu_before', models.FloatField()),
-                ('mu', models.FloatField()),
-                ('sigma', models.FloatField()),
-                ('finished_at', models.DateTimeField()),
-                ('match', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='records', to='games.match')),
-                ('user', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='match_records', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "bot_level",
+                    models.CharField(
+                        blank=True,
+                        choices=[("easy", "Easy"), ("medium", "Medium"), ("hard", "Hard")],
+                        max_length=6,
+                    ),
+                ),
+                (
+                    "side",
+                    models.CharField(
+                        help_text="The user's side; blank for a bot level.", max_length=8
+                    ),
+                ),
+                ("preset", models.CharField(max_length=10)),
+                ("cutthroat", models.BooleanField()),
+                (
+                    "opponents",
+                    models.CharField(
+                        choices=[
+                            ("bots", "Bots"),
+                            ("people", "People"),
+                            ("mixed", "People and bots"),
+                        ],
+                        max_length=6,
+                    ),
+                ),
+                ("opponent_levels", models.CharField(blank=True, max_length=20)),
+                (
+                    "won",
+                    models.BooleanField(help_text="For a bot level: whether any of its seats won."),
+                ),
+                ("mu_before", models.FloatField()),
+                ("mu", models.FloatField()),
+                ("sigma", models.FloatField()),
+                ("finished_at", models.DateTimeField()),
+                (
+                    "match",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="records",
+                        to="games.match",
+                    ),
+                ),
+                (
+                    "user",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="match_records",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'indexes': [models.Index(fields=['user', 'finished_at'], name='matchrecord_user_time')],
-                'constraints': [models.UniqueConstraint(condition=models.Q(('user__isnull', False)), fields=('match', 'user'), name='matchrecord_unique_user'), models.UniqueConstraint(condition=models.Q(('user__isnull', True)), fields=('match', 'bot_level'), name='matchrecord_unique_bot_level'), models.CheckConstraint(condition=models.Q(models.Q(('user__isnull', False), ('bot_level', '')), models.Q(('user__isnull', True), models.Q(('bot_level', ''), _negated=True)), _connector='OR'), name='matchrecord_user_or_bot')],
+                "indexes": [
+                    models.Index(fields=["user", "finished_at"], name="matchrecord_user_time")
+                ],
+                "constraints": [
+                    models.UniqueConstraint(
+                        condition=models.Q(("user__isnull", False)),
+                        fields=("match", "user"),
+                        name="matchrecord_unique_user",
+                    ),
+                    models.UniqueConstraint(
+                        condition=models.Q(("user__isnull", True)),
+                        fields=("match", "bot_level"),
+                        name="matchrecord_unique_bot_level",
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(
+                            models.Q(("user__isnull", False), ("bot_level", "")),
+                            models.Q(
+                                ("user__isnull", True), models.Q(("bot_level", ""), _negated=True)
+                            ),
+                            _connector="OR",
+                        ),
+                        name="matchrecord_user_or_bot",
+                    ),
+                ],
             },
         ),
         migrations.CreateModel(
-            name='Rating',
+            name="Rating",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('bot_level', models.CharField(blank=True, choices=[('easy', 'Easy'), ('medium', 'Medium'), ('hard', 'Hard')], max_length=6)),
-                ('mu', models.FloatField()),
-                ('sigma', models.FloatField()),
-                ('matches', models.PositiveIntegerField(default=0)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('user', models.OneToOneField(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='rating', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "bot_level",
+                    models.CharField(
+                        blank=True,
+                        choices=[("easy", "Easy"), ("medium", "Medium"), ("hard", "Hard")],
+                        max_length=6,
+                    ),
+                ),
+                ("mu", models.FloatField()),
+                ("sigma", models.FloatField()),
+                ("matches", models.PositiveIntegerField(default=0)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "user",
+                    models.OneToOneField(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="rating",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'constraints': [models.UniqueConstraint(condition=models.Q(('user__isnull', True)), fields=('bot_level',), name='rating_unique_bot_level'), models.CheckConstraint(condition=models.Q(models.Q(('user__isnull', False), ('bot_level', '')), models.Q(('user__isnull', True), models.Q(('bot_level', ''), _negated=True)), _connector='OR'), name='rating_user_or_bot')],
+                "constraints": [
+                    models.UniqueConstraint(
+                        condition=models.Q(("user__isnull", True)),
+                        fields=("bot_level",),
+                        name="rating_unique_bot_level",
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(
+                            models.Q(("user__isnull", False), ("bot_level", "")),
+                            models.Q(
+                                ("user__isnull", True), models.Q(("bot_level", ""), _negated=True)
+                            ),
+                            _connector="OR",
+                        ),
+                        name="rating_user_or_bot",
+                    ),
+                ],
             },
         ),
     ]

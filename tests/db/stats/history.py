@@ -24,7 +24,9 @@ class History:
         self.rules = engine.Rules.from_spec(rules_spec)
         host = next(p for p in players.values() if not isinstance(p, str))
         self.match = Match.objects.create(
-            rules=self.rules.to_spec(), host=host, first_dealer=self.rules.seats[0],
+            rules=self.rules.to_spec(),
+            host=host,
+            first_dealer=self.rules.seats[0],
             totals={side: 0 for side in self.rules.sides},
         )
         for position in self.rules.seats:
@@ -54,8 +56,15 @@ class History:
         }
         number = len(self.deals) + 1
         deal_row = Deal.objects.create(
-            match=self.match, number=number, dealer=self.rules.seats[0], hands={}, stock=[],
-            phase="over", pitcher=pitcher or "", bid=bid, result=result,
+            match=self.match,
+            number=number,
+            dealer=self.rules.seats[0],
+            hands={},
+            stock=[],
+            phase="over",
+            pitcher=pitcher or "",
+            bid=bid,
+            result=result,
             finished_at=at(self.day, minutes=number),
         )
         for side, change in result["score"].items():

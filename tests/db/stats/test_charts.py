@@ -14,15 +14,23 @@ def test_ticks_are_round_and_cover_the_range():
 
 def test_bars_are_as_long_as_their_shares_and_say_their_figures():
     svg = charts.bar_chart([("High", 0.5, "50% of 8"), ("Jack", None, "–")], title="Points")
-    widths = [float(w) for w in re.findall(r'class="chart-bar" x="\d+" y="[\d.]+" width="([\d.]+)"', svg)]
-    track = float(re.search(r'class="chart-bar-track" x="\d+" y="[\d.]+" width="([\d.]+)"', svg).group(1))
+    widths = [
+        float(w) for w in re.findall(r'class="chart-bar" x="\d+" y="[\d.]+" width="([\d.]+)"', svg)
+    ]
+    track = float(
+        re.search(r'class="chart-bar-track" x="\d+" y="[\d.]+" width="([\d.]+)"', svg).group(1)
+    )
     assert widths == [track / 2]  # no bar at all where there is no data
     assert "50% of 8" in svg and "<title" in svg and "High: 50% of 8; Jack: –." in svg
 
 
 def test_a_line_runs_through_every_point_with_its_last_value_labelled():
-    svg = charts.line_chart([("Start", 1000), ("2024-03-01", 1040), ("2024-03-02", 1010)],
-                            title="Rating", value_format=lambda v: f"{v:.0f}", baseline=1000)
+    svg = charts.line_chart(
+        [("Start", 1000), ("2024-03-01", 1040), ("2024-03-02", 1010)],
+        title="Rating",
+        value_format=lambda v: f"{v:.0f}",
+        baseline=1000,
+    )
     points = re.search(r'<polyline class="chart-line" points="([^"]+)"', svg).group(1).split()
     assert len(points) == 3
     ys = [float(p.split(",")[1]) for p in points]

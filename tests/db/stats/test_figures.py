@@ -20,27 +20,78 @@ def alice_history(user, make_user):
     bob, carol, dave = (make_user(name) for name in ("bob", "carol", "dave"))
     easy = History("house", {"N": "easy", "E": "easy", "S": user, "W": "easy"}, day="2024-03-01")
     easy.deal()  # thrown in
-    easy.deal(pitcher="S", bid=2, made=True, high="NS", low="NS", jack="EW", game="NS",
-              score={"NS": 3, "EW": 1})
-    easy.deal(pitcher="E", bid=3, made=False, high="EW", low="NS", jack="NS", game="NS",
-              score={"NS": 3, "EW": -3})
+    easy.deal(
+        pitcher="S",
+        bid=2,
+        made=True,
+        high="NS",
+        low="NS",
+        jack="EW",
+        game="NS",
+        score={"NS": 3, "EW": 1},
+    )
+    easy.deal(
+        pitcher="E",
+        bid=3,
+        made=False,
+        high="EW",
+        low="NS",
+        jack="NS",
+        game="NS",
+        score={"NS": 3, "EW": -3},
+    )
     # The partner bids: the side's bid, not alice's.
-    easy.deal(pitcher="N", bid=2, made=True, high="NS", low="NS", jack=None, game=None,
-              score={"NS": 2})
-    easy.deal(pitcher="S", bid=3, made=False, high="NS", low="EW", jack=None, game="EW",
-              score={"NS": -3, "EW": 2})
+    easy.deal(
+        pitcher="N", bid=2, made=True, high="NS", low="NS", jack=None, game=None, score={"NS": 2}
+    )
+    easy.deal(
+        pitcher="S",
+        bid=3,
+        made=False,
+        high="NS",
+        low="EW",
+        jack=None,
+        game="EW",
+        score={"NS": -3, "EW": 2},
+    )
     easy.finish("NS")
 
-    hard = History("auction", {"P1": user, "P2": "hard", "P3": "hard", "P4": "hard"}, day="2024-04-10")
-    hard.deal(pitcher="P1", bid=2, made=True, high="P1", low="P2", jack="P1", game="P3",
-              score={"P1": 2, "P2": 1, "P3": 1})
-    hard.deal(pitcher="P3", bid=3, made=True, high="P3", low="P3", jack="P4", game="P3",
-              score={"P3": 3, "P4": 1})
+    hard = History(
+        "auction", {"P1": user, "P2": "hard", "P3": "hard", "P4": "hard"}, day="2024-04-10"
+    )
+    hard.deal(
+        pitcher="P1",
+        bid=2,
+        made=True,
+        high="P1",
+        low="P2",
+        jack="P1",
+        game="P3",
+        score={"P1": 2, "P2": 1, "P3": 1},
+    )
+    hard.deal(
+        pitcher="P3",
+        bid=3,
+        made=True,
+        high="P3",
+        low="P3",
+        jack="P4",
+        game="P3",
+        score={"P3": 3, "P4": 1},
+    )
     # ...not finished.
 
     people = History("house", {"N": bob, "E": carol, "S": user, "W": dave}, day="2024-05-20")
-    people.deal(pitcher="W", bid=2, made=True, high="EW", low="EW", jack="NS", game="NS",
-                score={"EW": 2, "NS": 2})
+    people.deal(
+        pitcher="W",
+        bid=2,
+        made=True,
+        high="EW",
+        low="EW",
+        jack="NS",
+        game="NS",
+        score={"EW": 2, "NS": 2},
+    )
     people.finish("EW")
     return user
 
@@ -58,14 +109,18 @@ def test_matches_won_by_preset_and_by_opponents_and_unfinished(alice_history):
     assert stats.matches.win_rate == pytest.approx(0.5)
     assert [(r.label, r.played, r.won) for r in stats.by_preset] == [("House", 2, 1)]
     assert [(r.label, r.played, r.won) for r in stats.by_opponents] == [
-        ("Easy bots", 1, 1), ("People", 1, 0)]
+        ("Easy bots", 1, 1),
+        ("People", 1, 0),
+    ]
     assert stats.unfinished_matches == 1
 
 
 def test_bids_by_level_as_pitcher(alice_history):
     stats = player_stats(alice_history)
     assert [(b.label, b.count, b.made, b.average_points) for b in stats.bids] == [
-        ("2", 2, 2, pytest.approx(2.5)), ("3", 1, 0, pytest.approx(-3))]
+        ("2", 2, 2, pytest.approx(2.5)),
+        ("3", 1, 0, pytest.approx(-3)),
+    ]
     assert (stats.pitched, stats.pitched_made) == (3, 2)
     assert stats.pitched_made_rate == pytest.approx(2 / 3)
 
@@ -126,8 +181,9 @@ def test_the_coach_accuracy_shows_once_the_coach_has_judged_deals(alice_history)
     services.do_record_coach_accuracy(first.deal_id, first.seat, 0.5)
     services.do_record_coach_accuracy(second.deal_id, second.seat, 1.0)
     assert [(p.label, p.value) for p in player_stats(alice_history).coach_accuracy] == [
-        ("2024-03-01", pytest.approx(0.75))]
-    with pytest.raises(ValueError):
+        ("2024-03-01", pytest.approx(0.75))
+    ]
+    with pytest.raises(ValueError, match="between 0 and 1"):
         services.do_record_coach_accuracy(first.deal_id, first.seat, 1.5)
     with pytest.raises(DealSummary.DoesNotExist):
         services.do_record_coach_accuracy(first.deal_id, "X", 0.5)

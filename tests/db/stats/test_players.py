@@ -31,8 +31,12 @@ def finished(winner_user, loser, *, days_ago=0, bot=False, shared=True):
     """A finished two-handed family match between two people (or a person and a bot), rated by
     the statistics service the way a real match end rates it."""
     match = Match.objects.create(
-        rules=TWO_HANDED, status=Match.Status.FINISHED, host=winner_user, first_dealer="P1",
-        totals={"P1": 7, "P2": 3}, winner="P1",
+        rules=TWO_HANDED,
+        status=Match.Status.FINISHED,
+        host=winner_user,
+        first_dealer="P1",
+        totals={"P1": 7, "P2": 3},
+        winner="P1",
         invite_code=f"C{Match.objects.count():05d}" if shared else None,
         finished_at=timezone.now() - timedelta(days=days_ago),
     )
@@ -59,7 +63,10 @@ def test_the_board_lists_people_with_ten_people_only_matches_best_first(user, bo
     for _ in range(5):
         finished(carol, None, bot=True)  # against a bot: not on the board
     board = players.leaderboard("family")
-    assert [(line.rank, line.name, line.matches) for line in board.lines] == [(1, "alice", 10), (2, "bob", 19)]
+    assert [(line.rank, line.name, line.matches) for line in board.lines] == [
+        (1, "alice", 10),
+        (2, "bob", 19),
+    ]
     assert board.lines[0].rating > board.lines[1].rating
     assert players.leaderboard("house").lines == []
     page = Client().get(reverse("leaderboard") + "?preset=family").content.decode()
@@ -96,7 +103,9 @@ def test_a_player_page_shows_rating_record_and_replays_for_those_who_may_see_the
     as_bob = client_for(bob).get(reverse("player", args=["alice"])).content.decode()
     assert "Member since" in as_bob and 'data-preset="family"' in as_bob
     assert reverse("player", args=["bob"]) in as_bob  # the opponent's name links to their page
-    assert ">3</td><td>0</td>" not in as_bob and "<td>3</td><td>3</td>" in as_bob  # alice beat bob 3 of 3
+    assert (
+        ">3</td><td>0</td>" not in as_bob and "<td>3</td><td>3</td>" in as_bob
+    )  # alice beat bob 3 of 3
     for match in matches:
         assert reverse("replay:match", args=[match.pk]) in as_bob  # bob played them
     as_carol = client_for(carol).get(reverse("player", args=["alice"])).content.decode()

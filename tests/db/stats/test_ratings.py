@@ -14,7 +14,9 @@ START = rating.new_skill()
 def test_the_winner_ranks_first_even_with_fewer_points():
     # classic: the pitcher's side wins on making its bid, whatever the other side has.
     assert rating.ranks_of(["NS", "EW"], {"NS": 21, "EW": 24}, "NS") == [0, 1]
-    assert rating.ranks_of(["P1", "P2", "P3", "P4"], {"P1": 5, "P2": 11, "P3": 5, "P4": 7}, "P2") == [2, 0, 2, 1]
+    assert rating.ranks_of(
+        ["P1", "P2", "P3", "P4"], {"P1": 5, "P2": 11, "P3": 5, "P4": 7}, "P2"
+    ) == [2, 0, 2, 1]
 
 
 def test_a_partnership_is_rated_as_a_team_by_openskill():
@@ -22,7 +24,10 @@ def test_a_partnership_is_rated_as_a_team_by_openskill():
     after = rating.rate_match([["alice", "bob"], ["carol", "dave"]], [0, 1], skills)
     model = PlackettLuce()
     expected = model.rate(
-        [[model.rating(25, 25 / 3), model.rating(30, 5)], [model.rating(25, 25 / 3), model.rating(25, 25 / 3)]],
+        [
+            [model.rating(25, 25 / 3), model.rating(30, 5)],
+            [model.rating(25, 25 / 3), model.rating(25, 25 / 3)],
+        ],
         ranks=[0, 1],
     )
     assert after["alice"].mu == pytest.approx(expected[0][0].mu)
@@ -60,13 +65,20 @@ def test_a_finished_match_updates_ratings_and_keeps_a_history_row_per_player(use
     assert set(records) == {user.pk, "easy"}  # one row for the level, however many seats
     mine = records[user.pk]
     assert (mine.won, mine.side, mine.preset, mine.opponents, mine.opponent_levels) == (
-        True, "NS", "house", "bots", "easy")
+        True,
+        "NS",
+        "house",
+        "bots",
+        "easy",
+    )
     assert mine.mu_before == pytest.approx(25) and mine.mu > 25
     assert records["easy"].won  # the partner's seat won
     assert Rating.objects.get(user=user).matches == 1
     assert Rating.objects.get(user=None, bot_level="easy").mu == pytest.approx(records["easy"].mu)
 
-    second = History("auction", {"P1": user, "P2": bob, "P3": "hard", "P4": "hard"}, day="2024-03-02")
+    second = History(
+        "auction", {"P1": user, "P2": bob, "P3": "hard", "P4": "hard"}, day="2024-03-02"
+    )
     second.deal(pitcher="P2", bid=2, made=True, high="P2", low="P2", score={"P2": 2})
     second.finish("P2")
     again = MatchRecord.objects.get(match=second.match, user=user)

@@ -24,6 +24,7 @@ def shared_match(host, guest, guest_seat, target=7):
 
 def stand_in_for(seat):
     """Play the match with a stand-in bot taking every turn of `seat` (its person is away)."""
+
     def person(match, position):
         return person_move(match, position)
 

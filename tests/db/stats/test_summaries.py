@@ -21,7 +21,13 @@ def rows_of(deal_row):
 def test_a_partnership_deal_gives_each_seat_its_sides_figures(user):
     history = History("house", {"N": "easy", "E": "easy", "S": user, "W": "easy"})
     deal_row = history.deal(
-        pitcher="S", bid=2, made=True, high="NS", low="NS", jack="EW", game="NS",
+        pitcher="S",
+        bid=2,
+        made=True,
+        high="NS",
+        low="NS",
+        jack="EW",
+        game="NS",
         score={"NS": 3, "EW": 1},
     )
     rows = rows_of(deal_row)
@@ -45,7 +51,13 @@ def test_a_partnership_deal_gives_each_seat_its_sides_figures(user):
 def test_a_set_pitcher_counts_for_the_defenders_and_against_the_pitchers_side(user):
     history = History("house", {"N": "medium", "E": "medium", "S": user, "W": "medium"})
     deal_row = history.deal(
-        pitcher="E", bid=3, made=False, high="EW", low="NS", jack=None, game=None,
+        pitcher="E",
+        bid=3,
+        made=False,
+        high="EW",
+        low="NS",
+        jack=None,
+        game=None,
         score={"NS": 1, "EW": -3},
     )
     rows = rows_of(deal_row)
@@ -67,13 +79,23 @@ def test_a_thrown_in_deal_is_counted_with_no_pitcher_bid_or_points(user):
 def test_a_cutthroat_seat_is_its_own_side_and_every_other_seat_defends(user):
     history = History("auction", {"P1": user, "P2": "hard", "P3": "hard", "P4": "hard"})
     deal_row = history.deal(
-        pitcher="P3", bid=3, made=False, high="P1", low="P2", jack="P3", game="P1",
+        pitcher="P3",
+        bid=3,
+        made=False,
+        high="P1",
+        low="P2",
+        jack="P3",
+        game="P1",
         score={"P1": 2, "P2": 1, "P3": -3},
     )
     rows = rows_of(deal_row)
     assert [rows[s].side for s in ("P1", "P2", "P3", "P4")] == ["P1", "P2", "P3", "P4"]
     assert rows["P1"].cutthroat and rows["P1"].preset == "auction"
-    assert (rows["P1"].set_pitcher, rows["P2"].set_pitcher, rows["P4"].set_pitcher) == (True, True, True)
+    assert (rows["P1"].set_pitcher, rows["P2"].set_pitcher, rows["P4"].set_pitcher) == (
+        True,
+        True,
+        True,
+    )
     assert (rows["P3"].pitcher, rows["P3"].bid, rows["P3"].made) == (True, 3, False)
     assert (rows["P1"].took_high, rows["P1"].took_game, rows["P1"].took_low) == (True, True, False)
     assert [rows[s].score_change for s in ("P1", "P2", "P3", "P4")] == [2, 1, -3, 0]
@@ -82,8 +104,17 @@ def test_a_cutthroat_seat_is_its_own_side_and_every_other_seat_defends(user):
 def test_six_players_sit_in_three_partnerships(user):
     seats = {f"P{n}": "easy" for n in range(1, 7)} | {"P1": user}
     history = History({"preset": "house", "six_players": True}, seats)
-    rows = rows_of(history.deal(pitcher="P4", bid=2, made=True, high="P1P4", low="P1P4",
-                                game="P2P5", score={"P1P4": 2, "P2P5": 1}))
+    rows = rows_of(
+        history.deal(
+            pitcher="P4",
+            bid=2,
+            made=True,
+            high="P1P4",
+            low="P1P4",
+            game="P2P5",
+            score={"P1P4": 2, "P2P5": 1},
+        )
+    )
     assert rows["P1"].side == "P1P4" and rows["P1"].bid == 2 and not rows["P1"].pitcher
     assert rows["P2"].set_pitcher is False and rows["P2"].took_game
 

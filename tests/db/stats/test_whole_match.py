@@ -17,7 +17,8 @@ def play_with_stand_in(match: Match, user, level: str) -> Match:
     """Like `play_until`, but a bot of `level` makes every other move of the user's seat, as when
     it stands in for an absent person: the Action rows carry the user and the bot's level."""
     return play_until(
-        match, actor=lambda seat, step: services.Actor(user=user, bot_level=level if step % 2 else "")
+        match,
+        actor=lambda seat, step: services.Actor(user=user, bot_level=level if step % 2 else ""),
     )
 
 
@@ -70,5 +71,9 @@ def test_a_cutthroat_match_in_progress_is_summarised_but_not_rated(user):
     match = play_until(match, stop=lambda m: m.deals.filter(finished_at__isnull=False).count() >= 3)
     assert match.status == Match.Status.PLAYING
     assert_summaries_agree_with_results(match)
-    assert set(DealSummary.objects.filter(match=match).values_list("side", flat=True)) == {"P1", "P2", "P3"}
+    assert set(DealSummary.objects.filter(match=match).values_list("side", flat=True)) == {
+        "P1",
+        "P2",
+        "P3",
+    }
     assert not MatchRecord.objects.filter(match=match).exists()

@@ -70,6 +70,8 @@ def other_deal_with_same_view(deal: Deal, seat: str, rng: random.Random) -> Deal
     info = Info(obs)
     world = info.sample(rng)
     record = deal_to_record(deal)
-    record["hands"] = {s: codes_of(world.hands[i] | info.played_by[i]) for i, s in enumerate(rules.seats)}
+    record["hands"] = {
+        s: codes_of(world.hands[i] | info.played_by[i]) for i, s in enumerate(rules.seats)
+    }
     record["stock"] = codes_of(world.out)
     return deal_from_record(record)

@@ -10,12 +10,30 @@ from games.engine.cli import main
 
 
 def test_arena_command_prints_the_figures(capsys):
-    assert main(["arena", "--a", "easy", "--b", "random", "--deals", "6", "--matches", "2", "--seed", "3", "--json"]) == 0
+    assert (
+        main(
+            [
+                "arena",
+                "--a",
+                "easy",
+                "--b",
+                "random",
+                "--deals",
+                "6",
+                "--matches",
+                "2",
+                "--seed",
+                "3",
+                "--json",
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "points per deal, A - B:" in out and "95% CI" in out
     assert "match wins from random scores" in out
     assert "bids by easy:" in out and "bids by random:" in out
-    report = json.loads(out[out.index("{"):])
+    report = json.loads(out[out.index("{") :])
     assert report["pairs"] == 6 and report["matches"] == 4
     assert report["low"] <= report["mean_diff"] <= report["high"]
 
@@ -33,8 +51,11 @@ def test_arena_with_three_sides_and_cutthroat():
 
 
 def test_bench_bots_command(capsys):
-    assert main(["bench-bots", "--levels", "easy,medium", "--deals", "1", "--budget", "20", "--json"]) == 0
+    assert (
+        main(["bench-bots", "--levels", "easy,medium", "--deals", "1", "--budget", "20", "--json"])
+        == 0
+    )
     out = capsys.readouterr().out
     assert "medium card: p50" in out
-    report = json.loads(out[out.index("{"):])
+    report = json.loads(out[out.index("{") :])
     assert set(report) == {"easy", "medium"} and report["medium"]["card"]["decisions"] > 0

@@ -33,9 +33,17 @@ def _check(estimates: list[OptionEstimate], legal: list[str]) -> None:
         assert e.to_json()["action"] == e.action
 
 
-@pytest.mark.parametrize("spec", ["house", "classic", {"preset": "house", "draw": True},
-                                  {"preset": "classic", "six_players": True}, {"preset": "auction", "players": 3},
-                                  {"preset": "family", "pitch_to_bid": True, "players": 4}])
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "house",
+        "classic",
+        {"preset": "house", "draw": True},
+        {"preset": "classic", "six_players": True},
+        {"preset": "auction", "players": 3},
+        {"preset": "family", "pitch_to_bid": True, "players": 4},
+    ],
+)
 def test_evaluate_ranks_every_decision_and_choose_is_its_first(spec):
     rng = random.Random(21)
     phases = set()
@@ -75,7 +83,9 @@ def test_bid_figures_say_make_or_set():
     deal = Deal.new("house", "W", random.Random(2))
     deal.apply("2")  # N bids 2; E decides
     estimates = {e.action: e for e in evaluate(deal.observation("E"), seed=3, budget=200)}
-    assert estimates["pass"].p_contract < 1 and estimates["pass"].p_set is not None  # W may still bid
+    assert (
+        estimates["pass"].p_contract < 1 and estimates["pass"].p_set is not None
+    )  # W may still bid
     assert estimates["3"].p_make is not None and estimates["3"].p_contract > 0.5
 
 
@@ -93,7 +103,9 @@ def test_include_values_an_option_the_search_would_skip():
     deal = Deal.new(rules, "W", random.Random(12))
     obs = deal.observation("N")
     legal = obs.legal_actions()
-    skipped = [a for a in legal if a not in {e.action for e in evaluate(obs, seed=1, budget=BUDGET)}]
+    skipped = [
+        a for a in legal if a not in {e.action for e in evaluate(obs, seed=1, budget=BUDGET)}
+    ]
     assert skipped  # low pitches are not worth valuing by default
     estimates = evaluate(obs, seed=1, budget=BUDGET, include=[skipped[0]])
     assert skipped[0] in {e.action for e in estimates}

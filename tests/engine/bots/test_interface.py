@@ -37,9 +37,17 @@ def test_every_level_answers_legally_under_every_rules_combination(spec):
             assert action in legal, (level, obs.phase, action, legal)
 
 
-@pytest.mark.parametrize("spec", ["house", "classic", {"preset": "auction", "players": 3},
-                                  {"preset": "house", "draw": True}, {"preset": "family", "six_players": True}],
-                         ids=spec_id)
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "house",
+        "classic",
+        {"preset": "auction", "players": 3},
+        {"preset": "house", "draw": True},
+        {"preset": "family", "six_players": True},
+    ],
+    ids=spec_id,
+)
 def test_whole_deals_at_every_level(spec):
     """Every seat a different level, deal after deal, to the end (the engine checks each move)."""
     rules = Rules.from_spec(spec)
@@ -48,22 +56,36 @@ def test_whole_deals_at_every_level(spec):
         deal = Deal.new(rules, rules.seats[d % len(rules.seats)], rng)
         while not deal.is_over:
             level = LEVELS[rules.seats.index(deal.to_act) % len(LEVELS)]
-            deal.apply(choose(deal.observation(deal.to_act), level, seed=deal.version, budget=SMALL))
+            deal.apply(
+                choose(deal.observation(deal.to_act), level, seed=deal.version, budget=SMALL)
+            )
 
 
 @pytest.mark.parametrize("level", LEVELS)
 def test_the_same_seed_gives_the_same_choice(level):
     rng = random.Random(11)
-    for spec in ("house", {"preset": "auction", "players": 5}, {"preset": "classic", "pitch_to_bid": True}):
+    for spec in (
+        "house",
+        {"preset": "auction", "players": 5},
+        {"preset": "classic", "pitch_to_bid": True},
+    ):
         for _, obs in random_positions(spec, rng, 4):
             first = choose(obs, level, seed=1234, budget=SMALL)
             assert all(choose(obs, level, seed=1234, budget=SMALL) == first for _ in range(2))
 
 
-@pytest.mark.parametrize("spec", ["house", "classic", {"preset": "auction", "players": 3},
-                                  {"preset": "family", "players": 5}, {"preset": "house", "pitch_to_bid": True},
-                                  {"preset": "classic", "no_trump_first_trick": True}],
-                         ids=spec_id)
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "house",
+        "classic",
+        {"preset": "auction", "players": 3},
+        {"preset": "family", "players": 5},
+        {"preset": "house", "pitch_to_bid": True},
+        {"preset": "classic", "no_trump_first_trick": True},
+    ],
+    ids=spec_id,
+)
 def test_bots_never_read_hidden_cards(spec):
     """The same observation from a different deal (other hidden cards) gives the same choice."""
     rules = Rules.from_spec(spec)
@@ -72,10 +94,14 @@ def test_bots_never_read_hidden_cards(spec):
     for deal, obs in random_positions(rules, rng, 8, with_totals=False):
         other = other_deal_with_same_view(deal, obs.seat, rng)
         assert other.observation(obs.seat) == obs
-        assert [other.hand(s) for s in rules.seats] != [deal.hand(s) for s in rules.seats] or obs.phase == "play"
+        assert [other.hand(s) for s in rules.seats] != [
+            deal.hand(s) for s in rules.seats
+        ] or obs.phase == "play"
         for level in LEVELS:
             seed = rng.randrange(1 << 30)
-            assert choose(obs, level, seed=seed, budget=SMALL) == choose(other.observation(obs.seat), level, seed=seed, budget=SMALL)
+            assert choose(obs, level, seed=seed, budget=SMALL) == choose(
+                other.observation(obs.seat), level, seed=seed, budget=SMALL
+            )
         checked += 1
     assert checked == 8
 

@@ -40,8 +40,11 @@ def test_no_auction_decision_says_a_higher_bid_is_likelier_made():
         if deal.phase != "auction":
             continue
         options = evaluate(deal.observation(deal.to_act), seed=rng.getrandbits(32), budget=80)
-        bids = [(int(o.action), o.detail.get("suit"), o.p_make) for o in options
-                if o.action.isdigit() and o.p_make is not None]
+        bids = [
+            (int(o.action), o.detail.get("suit"), o.p_make)
+            for o in options
+            if o.action.isdigit() and o.p_make is not None
+        ]
         for bid, suit, chance in bids:
             for other, other_suit, other_chance in bids:
                 if other > bid and other_suit == suit:

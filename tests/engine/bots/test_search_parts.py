@@ -31,14 +31,29 @@ def test_fast_playout_plays_like_the_policy(spec):
             fast.play_card(pos, fast.pick(fast.legal_mask(pos), rng.random).bit_length() - 1)
         a = play_out(pos.copy())
         b = play_out_reference(pos.copy())
-        assert (a.taken, a.played, a.leader, a.trump, a.hands) == (b.taken, b.played, b.leader, b.trump, b.hands)
+        assert (a.taken, a.played, a.leader, a.trump, a.hands) == (
+            b.taken,
+            b.played,
+            b.leader,
+            b.trump,
+            b.hands,
+        )
         assert a.is_over
         checked += 1
 
 
-@pytest.mark.parametrize("spec", ["house", {"preset": "family", "players": 5}, {"preset": "house", "draw": True},
-                                  {"preset": "classic", "six_players": True}, {"preset": "classic", "pitch_to_bid": True},
-                                  {"preset": "house", "no_trump_first_trick": True}], ids=spec_id)
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "house",
+        {"preset": "family", "players": 5},
+        {"preset": "house", "draw": True},
+        {"preset": "classic", "six_players": True},
+        {"preset": "classic", "pitch_to_bid": True},
+        {"preset": "house", "no_trump_first_trick": True},
+    ],
+    ids=spec_id,
+)
 def test_sampled_worlds_respect_what_the_seat_has_seen(spec):
     rng = random.Random(6)
     for _deal, obs in random_positions(spec, rng, 12, with_totals=False):

@@ -22,7 +22,9 @@ class Command(BaseCommand):
     help = "Time the coach's advice on random positions and print p50/p95."
 
     def add_arguments(self, parser):
-        parser.add_argument("--rules", default="house", help='a preset name or a JSON spec (default "house")')
+        parser.add_argument(
+            "--rules", default="house", help='a preset name or a JSON spec (default "house")'
+        )
         parser.add_argument("--deals", type=int, default=20, help="deals to play (default 20)")
         parser.add_argument("--seed", type=int, default=1)
 
@@ -35,7 +37,11 @@ class Command(BaseCommand):
         for number in range(deals):
             deal = Deal.new(rules, rules.seats[number % len(rules.seats)], rng)
             coached = rules.seats[0]
-            totals = {side: rng.randint(-3, rules.target - 1) for side in rules.sides} if rng.random() < 0.3 else None
+            totals = (
+                {side: rng.randint(-3, rules.target - 1) for side in rules.sides}
+                if rng.random() < 0.3
+                else None
+            )
             while not deal.is_over:
                 obs = deal.observation(deal.to_act, match_totals=totals)
                 if deal.to_act == coached and len(obs.legal_actions()) > 1:
@@ -47,12 +53,17 @@ class Command(BaseCommand):
                 else:
                     action = choose(obs, "easy", seed=rng.randrange(1 << 30))
                 deal.apply(action)
-        self.stdout.write(f"bench_coach: {rules.to_spec()}, {deals} deals, seed {seed}: seconds per piece of advice")
+        self.stdout.write(
+            f"bench_coach: {rules.to_spec()}, {deals} deals, seed {seed}: seconds per piece of advice"
+        )
         every_wall = walls["bid"] + walls["card"]
         every_cpu = cpus["bid"] + cpus["card"]
-        for label, wall, cpu in (("bids", walls["bid"], cpus["bid"]), ("cards", walls["card"], cpus["card"]),
-                                 ("all", every_wall, every_cpu)):
+        for label, wall, cpu in (
+            ("bids", walls["bid"], cpus["bid"]),
+            ("cards", walls["card"], cpus["card"]),
+            ("all", every_wall, every_cpu),
+        ):
             self.stdout.write(
-                f"{label:>6}: {len(wall):4} decisions  p50 {percentile(wall, .5):.3f} s  p95 {percentile(wall, .95):.3f} s"
-                f"  max {max(wall, default=float('nan')):.3f} s  (CPU p50 {percentile(cpu, .5):.3f} p95 {percentile(cpu, .95):.3f})"
+                f"{label:>6}: {len(wall):4} decisions  p50 {percentile(wall, 0.5):.3f} s  p95 {percentile(wall, 0.95):.3f} s"
+                f"  max {max(wall, default=float('nan')):.3f} s  (CPU p50 {percentile(cpu, 0.5):.3f} p95 {percentile(cpu, 0.95):.3f})"
             )

@@ -19,16 +19,25 @@ class Command(BaseCommand):
     help = "Calibration of the coach's stated chances on self-play deals at the hard level."
 
     def add_arguments(self, parser):
-        parser.add_argument("--rules", default="house", help='a preset name or a JSON spec (default "house")')
+        parser.add_argument(
+            "--rules", default="house", help='a preset name or a JSON spec (default "house")'
+        )
         parser.add_argument("--deals", type=int, default=200, help="self-play deals (default 200)")
         parser.add_argument("--seed", type=int, default=1)
-        parser.add_argument("--budget", type=int, default=None, help="override the search budget (simulated deals)")
+        parser.add_argument(
+            "--budget", type=int, default=None, help="override the search budget (simulated deals)"
+        )
         parser.add_argument("--json", action="store_true", help="print the whole report as JSON")
         parser.add_argument("--progress", action="store_true")
-        parser.add_argument("--raw", action="store_true",
-                            help="measure the search's own chances (before the honest-chances map) and fit that map")
+        parser.add_argument(
+            "--raw",
+            action="store_true",
+            help="measure the search's own chances (before the honest-chances map) and fit that map",
+        )
 
-    def handle(self, *args, rules, deals, seed, budget, json: bool, progress: bool, raw: bool, **options):
+    def handle(
+        self, *args, rules, deals, seed, budget, json: bool, progress: bool, raw: bool, **options
+    ):
         spec = json_module.loads(rules) if rules.strip().startswith("{") else rules
 
         def tell(done: int) -> None:
@@ -42,20 +51,28 @@ class Command(BaseCommand):
         if json:
             self.stdout.write(json_module.dumps(report, indent=2))
             return
-        self.stdout.write(f"{report['deals']} deals, {report['decisions']} decisions with a choice "
-                          f"({report['bid_decisions']} in the auction)")
+        self.stdout.write(
+            f"{report['deals']} deals, {report['decisions']} decisions with a choice "
+            f"({report['bid_decisions']} in the auction)"
+        )
         for kind in KINDS:
             data = report["kinds"][kind]
-            self.stdout.write(f"\n{kind}: n={data['n']} ECE={data['ece']} (90% over resampled deals: "
-                              f"{data['ece_90']}; if every chance were right: {data['noise_floor']})")
+            self.stdout.write(
+                f"\n{kind}: n={data['n']} ECE={data['ece']} (90% over resampled deals: "
+                f"{data['ece_90']}; if every chance were right: {data['noise_floor']})"
+            )
             self.stdout.write("  tenth      n   stated  happened")
             for row in data["tenths"]:
                 if row["n"]:
-                    self.stdout.write(f"  {row['tenth']}  {row['n']:5d}  {row['stated']:.3f}   {row['happened']:.3f}")
+                    self.stdout.write(
+                        f"  {row['tenth']}  {row['n']:5d}  {row['stated']:.3f}   {row['happened']:.3f}"
+                    )
         if raw:
             self.stdout.write("\nfitted knots (stated, happened), for games/coach/chances.py:")
             for kind in KINDS:
                 self.stdout.write(f"  {kind!r}: {report['fitted_knots'][kind]},")
         self.stdout.write(f"\ncontradictions: {len(report['contradictions'])}")
         for item in report["contradictions"][:10]:
-            self.stdout.write(f"  deal {item['deal']} seat {item['seat']}: {item['higher']} said likelier made than {item['lower']}")
+            self.stdout.write(
+                f"  deal {item['deal']} seat {item['seat']}: {item['higher']} said likelier made than {item['lower']}"
+            )

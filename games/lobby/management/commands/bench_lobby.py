@@ -46,11 +46,13 @@ class Viewer:
     async def connect(self):
         self.reader, self.writer = await asyncio.open_connection("127.0.0.1", self.port)
         key = base64.b64encode(secrets.token_bytes(16)).decode()
-        self.writer.write((
-            f"GET /ws/lobby/ HTTP/1.1\r\nHost: 127.0.0.1:{self.port}\r\nUpgrade: websocket\r\n"
-            f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
-            f"Origin: http://127.0.0.1:{self.port}\r\nCookie: sessionid={self.cookie}\r\n\r\n"
-        ).encode())
+        self.writer.write(
+            (
+                f"GET /ws/lobby/ HTTP/1.1\r\nHost: 127.0.0.1:{self.port}\r\nUpgrade: websocket\r\n"
+                f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
+                f"Origin: http://127.0.0.1:{self.port}\r\nCookie: sessionid={self.cookie}\r\n\r\n"
+            ).encode()
+        )
         head = await asyncio.wait_for(self.reader.readuntil(b"\r\n\r\n"), 30)
         if b" 101 " not in head.split(b"\r\n", 1)[0]:
             raise CommandError(f"the websocket upgrade was refused: {head[:80]!r}")
@@ -117,15 +119,21 @@ def percentile(values: list[float], share: float) -> float:
 
 
 class Command(BaseCommand):
-    help = "Lobby update latency for many websocket viewers (needs REDIS_URL for several processes)."
+    help = (
+        "Lobby update latency for many websocket viewers (needs REDIS_URL for several processes)."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("--viewers", type=int, default=500)
         parser.add_argument("--changes", type=int, default=30)
         parser.add_argument("--servers", type=int, default=2, help="Daphne processes")
         parser.add_argument("--port", type=int, default=8350, help="the first server's port")
-        parser.add_argument("--gap", type=float, default=0.3,
-                            help="seconds between one change reaching every screen and the next")
+        parser.add_argument(
+            "--gap",
+            type=float,
+            default=0.3,
+            help="seconds between one change reaching every screen and the next",
+        )
 
     def handle(self, *args, **options):
         viewers, changes, servers = options["viewers"], options["changes"], options["servers"]
@@ -144,14 +152,27 @@ class Command(BaseCommand):
         try:
             for n in range(servers):
                 port = options["port"] + n
-                processes.append(subprocess.Popen(
-                    [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
-                     "setback_site.asgi:application"],
-                    env={**os.environ, "LOG_LEVEL": "ERROR"}, stdout=subprocess.DEVNULL,
-                ))
+                processes.append(
+                    subprocess.Popen(
+                        [
+                            sys.executable,
+                            "-m",
+                            "daphne",
+                            "-b",
+                            "127.0.0.1",
+                            "-p",
+                            str(port),
+                            "setback_site.asgi:application",
+                        ],
+                        env={**os.environ, "LOG_LEVEL": "ERROR"},
+                        stdout=subprocess.DEVNULL,
+                    )
+                )
                 _wait_for_port(port, processes[-1])
             latencies, missed = asyncio.run(
-                self._measure(viewers, changes, servers, options["port"], options["gap"], cookie, host, sitter)
+                self._measure(
+                    viewers, changes, servers, options["port"], options["gap"], cookie, host, sitter
+                )
             )
         finally:
             for process in processes:
@@ -175,8 +196,10 @@ class Command(BaseCommand):
 
     async def _measure(self, viewers, changes, servers, first_port, gap, cookie, host, sitter):
         clients = [Viewer(first_port + n % servers, cookie) for n in range(viewers)]
-        for start in range(0, viewers, 20):  # connect in batches: a burst of 500 handshakes is not the point
-            await asyncio.gather(*(c.connect() for c in clients[start:start + 20]))
+        for start in range(
+            0, viewers, 20
+        ):  # connect in batches: a burst of 500 handshakes is not the point
+            await asyncio.gather(*(c.connect() for c in clients[start : start + 20]))
         listeners = [asyncio.ensure_future(c.listen()) for c in clients]
         # One change before measuring: connections to Redis and the database, templates compiled.
         await asyncio.to_thread(_open_table, host)
@@ -196,7 +219,8 @@ class Command(BaseCommand):
             # Every screen hears this change before the next one is made (or it counts as missed).
             deadline = mark + WAIT_FOR_DELIVERY
             while time.perf_counter() < deadline and any(
-                    len(c.times) == before for c, before in zip(clients, heard_before, strict=True)):
+                len(c.times) == before for c, before in zip(clients, heard_before, strict=True)
+            ):
                 await asyncio.sleep(0.005)
             for client, before in zip(clients, heard_before, strict=True):
                 if len(client.times) > before:

@@ -23,8 +23,14 @@ from games import engine, selectors, services, tasks
 from games.models import Match, Seat
 
 # Mixed tables so every kind of seat and side is in the list.
-HISTORY_RULES = ["house", "classic", {"preset": "auction", "players": 3}, "family",
-                 {"preset": "house", "six_players": True}, {"preset": "family", "players": 7}]
+HISTORY_RULES = [
+    "house",
+    "classic",
+    {"preset": "auction", "players": 3},
+    "family",
+    {"preset": "house", "six_players": True},
+    {"preset": "family", "players": 7},
+]
 
 
 def write_history(user, count: int, start: int = 0) -> list[Match]:
@@ -34,21 +40,31 @@ def write_history(user, count: int, start: int = 0) -> list[Match]:
     for i in range(start, start + count):
         rules = engine.Rules.from_spec(HISTORY_RULES[i % len(HISTORY_RULES)])
         finished = i % 3 != 2
-        matches.append(Match(
-            rules=rules.to_spec(), host=user, first_dealer=rules.seats[0],
-            status=Match.Status.FINISHED if finished else Match.Status.PLAYING,
-            winner=rules.sides[i % len(rules.sides)] if finished else "",
-            totals={side: (i + k) % 12 for k, side in enumerate(rules.sides)},
-            finished_at=timezone.now() if finished else None,
-        ))
+        matches.append(
+            Match(
+                rules=rules.to_spec(),
+                host=user,
+                first_dealer=rules.seats[0],
+                status=Match.Status.FINISHED if finished else Match.Status.PLAYING,
+                winner=rules.sides[i % len(rules.sides)] if finished else "",
+                totals={side: (i + k) % 12 for k, side in enumerate(rules.sides)},
+                finished_at=timezone.now() if finished else None,
+            )
+        )
     matches = Match.objects.bulk_create(matches)
     seats = []
     for match in matches:
         rules = engine.Rules.from_spec(match.rules)
         mine = services.human_seat(rules)
         for position in rules.seats:
-            seats.append(Seat(match=match, position=position, user=user if position == mine else None,
-                              bot_level="" if position == mine else "easy"))
+            seats.append(
+                Seat(
+                    match=match,
+                    position=position,
+                    user=user if position == mine else None,
+                    bot_level="" if position == mine else "easy",
+                )
+            )
     Seat.objects.bulk_create(seats, batch_size=2000)
     return matches
 
@@ -68,8 +84,13 @@ def play_out(match: Match) -> Match:
         else:
             state = selectors.deal_state(selectors.current_deal(match))
             seat = match.seats.get(position=turn.seat)
-            services.do_act(match.pk, turn.seat, rng.choice(state.legal_actions()), turn.version,
-                            services.Actor(user=seat.user))
+            services.do_act(
+                match.pk,
+                turn.seat,
+                rng.choice(state.legal_actions()),
+                turn.version,
+                services.Actor(user=seat.user),
+            )
 
 
 class Rollback(Exception):
@@ -113,22 +134,34 @@ class Command(BaseCommand):
         for count in sorted(counts):
             write_history(user, count - written, start=written)
             written = count
-            for label, query in [("first page", ""), ("won, page 2", "?outcome=won&page=2"),
-                                 ("family, last page", "?preset=family&page=9999")]:
+            for label, query in [
+                ("first page", ""),
+                ("won, page 2", "?outcome=won&page=2"),
+                ("family, last page", "?preset=family&page=9999"),
+            ]:
                 ms, queries = self._time(client, reverse("replay:history") + query, repeat)
-                self.stdout.write(f"history, {count} matches, {label}: {ms:.1f} ms median, {queries} queries")
+                self.stdout.write(
+                    f"history, {count} matches, {label}: {ms:.1f} ms median, {queries} queries"
+                )
         match = play_out(services.do_start_match(user, "house", "easy"))
         deal_row = next(d for d in match.deals.order_by("number") if not d.result["thrown_in"])
         steps = deal_row.actions.count()
         for label, url in [
             ("match page", reverse("replay:match", args=[match.pk])),
-            ("replay step (page)", reverse("replay:deal_step", args=[match.pk, deal_row.number, steps // 2])),
+            (
+                "replay step (page)",
+                reverse("replay:deal_step", args=[match.pk, deal_row.number, steps // 2]),
+            ),
             ("match record export", reverse("replay:match_record", args=[match.pk])),
         ]:
             ms, queries = self._time(client, url, repeat)
-            self.stdout.write(f"{label} ({match.deals.count()} deals): {ms:.1f} ms median, {queries} queries")
+            self.stdout.write(
+                f"{label} ({match.deals.count()} deals): {ms:.1f} ms median, {queries} queries"
+            )
         client.defaults["HTTP_HX_REQUEST"] = "true"
         ms, queries = self._time(
-            client, reverse("replay:deal_step", args=[match.pk, deal_row.number, steps // 2]), repeat
+            client,
+            reverse("replay:deal_step", args=[match.pk, deal_row.number, steps // 2]),
+            repeat,
         )
         self.stdout.write(f"replay step (htmx fragment): {ms:.1f} ms median, {queries} queries")

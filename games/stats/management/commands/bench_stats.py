@@ -76,7 +76,13 @@ class Command(BaseCommand):
             url = reverse("my_stats")
             for label, query in [
                 ("all", {}),
-                ("filtered", {"preset": "house", "since": (timezone.localdate() - timedelta(days=120)).isoformat()}),
+                (
+                    "filtered",
+                    {
+                        "preset": "house",
+                        "since": (timezone.localdate() - timedelta(days=120)).isoformat(),
+                    },
+                ),
             ]:
                 self._measure(client, url, query, label, renders, options["verbosity"])
             transaction.set_rollback(True)
@@ -91,7 +97,9 @@ class Command(BaseCommand):
             raise CommandError(f"the page answered {response.status_code}")
         if verbosity > 1:  # -v 2: where the database time goes
             for captured in queries.captured_queries:
-                self.stdout.write(f"  {float(captured['time']) * 1000:6.1f} ms  {captured['sql'][:110]}")
+                self.stdout.write(
+                    f"  {float(captured['time']) * 1000:6.1f} ms  {captured['sql'][:110]}"
+                )
         wall, cpu = [], []
         for _ in range(renders):
             start, start_cpu = time.perf_counter(), time.process_time()
@@ -117,7 +125,9 @@ class Command(BaseCommand):
             rules = engine.Rules.from_spec(_pick(rng, PRESETS))
             table = _pick(rng, TABLES)
             match = Match.objects.create(
-                rules=rules.to_spec(), host=user, first_dealer=rules.seats[0],
+                rules=rules.to_spec(),
+                host=user,
+                first_dealer=rules.seats[0],
                 totals={side: 0 for side in rules.sides},
             )
             seats = self._seat(match, rules, table, user, others, rng)
@@ -127,12 +137,24 @@ class Command(BaseCommand):
                 deal = _bot_deal(rules, standing.dealer, rng)
                 finished_at = first_time + timedelta(minutes=MINUTES_PER_DEAL * played)
                 result = deal.result().to_json()
-                finished_rows.append((Deal(
-                    match=match, number=len(finished_rows) + 1, dealer=deal.dealer,
-                    hands={seat: list(cards) for seat, cards in deal.dealt_hands.items()},
-                    stock=list(deal.stock), phase="over", pitcher=deal.pitcher or "",
-                    bid=deal.bid, trump=deal.trump or "", result=result, finished_at=finished_at,
-                ), result))
+                finished_rows.append(
+                    (
+                        Deal(
+                            match=match,
+                            number=len(finished_rows) + 1,
+                            dealer=deal.dealer,
+                            hands={seat: list(cards) for seat, cards in deal.dealt_hands.items()},
+                            stock=list(deal.stock),
+                            phase="over",
+                            pitcher=deal.pitcher or "",
+                            bid=deal.bid,
+                            trump=deal.trump or "",
+                            result=result,
+                            finished_at=finished_at,
+                        ),
+                        result,
+                    )
+                )
                 standing.add(deal)
                 played += 1
             deal_rows = Deal.objects.bulk_create([row for row, _ in finished_rows])
@@ -161,7 +183,9 @@ class Command(BaseCommand):
             elif table in BotLevel.values:
                 seats.append(Seat(match=match, position=position, bot_level=table))
             elif table == "mixed" and n == 1:
-                seats.append(Seat(match=match, position=position, bot_level=rng.choice(BotLevel.values)))
+                seats.append(
+                    Seat(match=match, position=position, bot_level=rng.choice(BotLevel.values))
+                )
             else:
                 seats.append(Seat(match=match, position=position, user=people[n - 1]))
         return Seat.objects.bulk_create(seats)
