@@ -74,40 +74,55 @@ def do_start_match(host, rules_spec, bot_level: str = BotLevel.EASY) -> Match:
     if bot_level not in BotLevel.values:
         raise GameError("Unknown bot level: choose easy, medium or hard.")
     seat_of_host = human_seat(rules)
+    seats = [
+        (position, host.pk, "") if position == seat_of_host else (position, None, bot_level)
+        for position in rules.seats
+    ]
     with transaction.atomic():
-        match = Match.objects.create(
-            rules=rules.to_spec(),
-            host=host,
-            first_dealer=secrets.choice(rules.seats),
-            totals={side: 0 for side in rules.sides},
-        )
-        Seat.objects.bulk_create(
-            Seat(match=match, position=position, user=host)
-            if position == seat_of_host
-            else Seat(match=match, position=position, bot_level=bot_level)
-            for position in rules.seats
-        )
-        create_deal(match, rules, number=1, dealer=match.first_dealer)
-        announce_after_commit(match)
+        return begin_match(rules, host, seats)
+
+
+def begin_match(rules: engine.Rules, host, seats, **fields) -> Match:
+    """The one way a match begins, in the caller's transaction: the match row, its seats
+    (position, user id or None, bot level), the first deal dealt, and the screens and the first
+    bot told once it commits. `fields` are the match's other columns (a table's settings)."""
+    match = Match.objects.create(
+        rules=rules.to_spec(),
+        status=Match.Status.PLAYING,
+        host=host,
+        first_dealer=secrets.choice(rules.seats),
+        totals={side: 0 for side in rules.sides},
+        **fields,
+    )
+    Seat.objects.bulk_create(
+        Seat(match=match, position=position, user_id=user_id, bot_level=bot_level)
+        for position, user_id, bot_level in seats
+    )
+    create_deal(match, rules, number=1, dealer=match.first_dealer)
+    announce_after_commit(match)
     return match
+
+
+def lock_for_rematch(match_id: int, user) -> tuple[Match, Match | None]:
+    """Lock a match someone asks to play again, with the rematch already made, if any (a double
+    click, a second tab, the other player): only a player of the match may ask, once it is over."""
+    old = lock_match(match_id)
+    if not old.seats.filter(user=user).exists():
+        raise Forbidden("You did not play at this table.")
+    if old.status != Match.Status.FINISHED:
+        raise GameError("The match is not over yet.")
+    return old, old.rematches.order_by("pk").first()
 
 
 def do_rematch(match_id: int, host) -> Match:
-    """The same rules again, against bots of the level the last match had. Only once the match
-    is over, and only once: asked again (a double click, a second tab) it gives the same one."""
+    """The same rules and seats again, against bots of the levels the last match had. Asked
+    again (a double click, a second tab) it gives the same one."""
     with transaction.atomic():
-        old = lock_match(match_id)
-        if old.host_id != host.pk:
-            raise Forbidden("You are not playing at this table.")
-        if old.status != Match.Status.FINISHED:
-            raise GameError("The match is not over yet.")
-        existing = old.rematches.order_by("pk").first()
+        old, existing = lock_for_rematch(match_id, host)
         if existing is not None:
             return existing
-        bot_seat = old.seats.exclude(bot_level="").first()
-        match = do_start_match(host, old.rules, bot_seat.bot_level if bot_seat else BotLevel.EASY)
-        Match.objects.filter(pk=match.pk).update(rematch_of=old)
-    return match
+        seats = [(s.position, s.user_id, s.bot_level) for s in old.seats.all()]
+        return begin_match(selectors.rules_of(old), old.host, seats, rematch_of=old)
 
 
 def do_start_practice(user, match_id: int, number: int, step: int, bot_level: str) -> Match:

@@ -20,7 +20,14 @@ from . import engine, hooks, realtime, selectors, signals
 from .dispatch import LONGEST_COUNTDOWN
 from .errors import Forbidden, GameError, NotFound, StaleMove
 from .models import BotLevel, ChatMessage, Match, PersonalBlock, Seat, seat_name
-from .services import announce_after_commit, create_deal, human_seat, lock_match
+from .services import (
+    announce_after_commit,
+    begin_match,
+    create_deal,
+    human_seat,
+    lock_for_rematch,
+    lock_match,
+)
 
 # Letters and digits that cannot be mistaken for one another when read aloud or copied.
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
@@ -438,32 +445,19 @@ def do_table_rematch(match_id: int, user) -> Match:
     """The same rules and the same seats again: people keep their seats, bots keep their levels.
     Asked twice (two people click), it gives the one rematch."""
     with transaction.atomic():
-        old = lock_match(match_id)
-        if not old.seats.filter(user=user).exists():
-            raise Forbidden("You did not play at this table.")
-        if old.status != Match.Status.FINISHED:
-            raise GameError("The match is not over yet.")
-        existing = old.rematches.order_by("pk").first()
+        old, existing = lock_for_rematch(match_id, user)
         if existing is not None:
             return existing
-        rules = selectors.rules_of(old)
-        match = Match.objects.create(
-            rules=old.rules,
-            status=Match.Status.PLAYING,
-            host=old.host,
-            first_dealer=secrets.choice(rules.seats),
-            totals={side: 0 for side in rules.sides},
+        seats = [(s.position, s.user_id, s.bot_level) for s in old.seats.all()]
+        match = begin_match(
+            selectors.rules_of(old),
+            old.host,
+            seats,
             invite_code=_new_code(),
             allow_spectators=old.allow_spectators,
             turn_timeout_seconds=old.turn_timeout_seconds,
             rematch_of=old,
         )
-        Seat.objects.bulk_create(
-            Seat(match=match, position=s.position, user_id=s.user_id, bot_level=s.bot_level)
-            for s in old.seats.all()
-        )
-        create_deal(match, rules, number=1, dealer=match.first_dealer)
-        announce_after_commit(match)
         _announce(old)  # the old table's screens now offer the way to the rematch
     return match
 

@@ -135,3 +135,23 @@ def test_whole_matches_run_to_their_end_and_every_deal_rebuilds_from_its_rows(us
         standing.add(again.result())
     assert standing.over and standing.winner == match.winner
     assert standing.totals == match.totals
+
+
+def test_play_again_against_bots_keeps_the_rules_seats_and_levels_once_the_match_is_over(
+    user, make_user
+):
+    bob = make_user("bob")
+    match = services.do_start_match(user, "classic", "medium")
+    with pytest.raises(services.GameError, match="not over yet"):
+        services.do_rematch(match.pk, user)
+    with pytest.raises(services.Forbidden):
+        services.do_rematch(match.pk, bob)
+    Match.objects.filter(pk=match.pk).update(status=Match.Status.FINISHED)
+
+    again = services.do_rematch(match.pk, user)
+    assert services.do_rematch(match.pk, user) == again  # a second tab finds the same one
+    assert again.rematch_of_id == match.pk and again.status == Match.Status.PLAYING
+    assert again.rules == match.rules and again.host == user
+    seats = {s.position: (s.user_id, s.bot_level) for s in again.seats.all()}
+    assert seats == {s.position: (s.user_id, s.bot_level) for s in match.seats.all()}
+    assert again.deals.get().number == 1
