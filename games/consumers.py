@@ -10,7 +10,7 @@ from django.template.loader import render_to_string
 
 from accounts.sockets import LOGGED_OUT, session_still_valid, user_group
 
-from . import dispatch, hooks, invites, realtime, selectors, services, tables
+from . import dispatch, hooks, invites, presenters, realtime, selectors, services, tables
 from .coach import services as coach_services
 from .models import Match
 
@@ -158,21 +158,21 @@ class TableConsumer(AsyncWebsocketConsumer):
         if seat is None:
             self.present = False  # left the seat (the service cleared its connections)
         if match.status == Match.Status.FORMING:
-            view = selectors.forming_view(match, self.user, self._invited())
+            view = presenters.forming_view(match, self.user, self._invited())
             html = render_to_string("games/_forming.html", {"view": view, "origin": self._origin()})
             # People talk while the table forms: the chat goes with every push from the start.
             html += render_to_string(
-                "games/_chat_log.html", {"lines": selectors.chat_lines(match, self.user)}
+                "games/_chat_log.html", {"lines": presenters.chat_lines(match, self.user)}
             )
             return view.version, html
-        view = selectors.table_view(match, seat, seats=seats, deal_row=deal_row)
+        view = presenters.table_view(match, seat, seats=seats, deal_row=deal_row)
         html = render_to_string("games/_table.html", {"view": view})
         if seat:
             # The coach's panel goes with every table, so it never shows advice for an old position.
             html += "".join(hooks.table_panels(match, seat, seats=seats, deal_row=deal_row))
         if match.invite_code is not None:
             html += render_to_string(
-                "games/_chat_log.html", {"lines": selectors.chat_lines(match, self.user)}
+                "games/_chat_log.html", {"lines": presenters.chat_lines(match, self.user)}
             )
         return view.version, html
 

@@ -48,7 +48,7 @@ after_deal = Hook("after_deal")
 # Inside the transaction that ends a match that counts, with (match,).
 after_match = Hook("after_match")
 
-# Someone's turn is waiting to be played, with (match_id, turn: selectors.Waiting): the task
+# Someone's turn is waiting to be played, with (match_id, turn: turns.Waiting): the task
 # layer enqueues the bot's move, the next deal, or a stand-in's timers (games/tasks.py).
 turn_waiting = Hook("turn_waiting")
 

@@ -14,7 +14,7 @@ from functools import partial
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from . import engine, hooks, realtime, refusals, selectors
+from . import engine, hooks, realtime, refusals, selectors, turns
 from .errors import (  # noqa: F401  (re-exported: the views catch them as services.*)
     Forbidden,
     GameError,
@@ -340,7 +340,7 @@ def resume_stalled_turn(match_id: int) -> bool:
     table has been still for a while beyond its pace; a person's turn at a shared table once its
     stand-in is due. A duplicate task is harmless: the version check refuses it.
     """
-    turn = selectors.waiting_on(match_id)
+    turn = turns.waiting_on(match_id)
     if turn is None or (turn.kind == "next_deal" and not turn.automatic):
         return False
     if turn.kind == "person" and not turn.timeout_seconds:

@@ -16,7 +16,7 @@ from django.db.models import F
 from django.db.models.functions import Greatest
 from django.utils import timezone
 
-from . import engine, hooks, realtime, selectors, signals
+from . import engine, hooks, realtime, selectors, signals, turns
 from .dispatch import LONGEST_COUNTDOWN
 from .errors import Forbidden, GameError, NotFound, StaleMove
 from .models import BotLevel, ChatMessage, Match, PersonalBlock, Seat, seat_name
@@ -370,7 +370,7 @@ def do_presence(match_id: int, user, delta: int) -> bool:
 
 
 def _after_disconnect(match_id: int, user_id: int) -> None:
-    turn = selectors.waiting_on(match_id)
+    turn = turns.waiting_on(match_id)
     if turn is None or turn.kind != "person" or turn.user_id != user_id:
         return
     seat = Seat.objects.filter(match_id=match_id, user_id=user_id).first()
@@ -392,11 +392,11 @@ def _enqueue_stand_in(match_id: int, version: int, reason: str, countdown: float
     hooks.stand_in_wanted(match_id, version, reason, max(0.0, countdown))  # games/tasks.py
 
 
-def _away_grace(turn: selectors.Waiting) -> float:
+def _away_grace(turn: turns.Waiting) -> float:
     return min(DISCONNECT_GRACE_SECONDS, turn.timeout_seconds or DISCONNECT_GRACE_SECONDS)
 
 
-def wake_stand_in(turn: selectors.Waiting, match_id: int, still_for: float = 0.0) -> None:
+def wake_stand_in(turn: turns.Waiting, match_id: int, still_for: float = 0.0) -> None:
     """Called when a person's turn starts at a shared table (`still_for` 0), or by the sweeper
     once the table has been still that long: a bot plays the turn if they do not."""
     if turn.kind == "person" and turn.timeout_seconds:
@@ -405,7 +405,7 @@ def wake_stand_in(turn: selectors.Waiting, match_id: int, still_for: float = 0.0
             _enqueue_stand_in(match_id, turn.version, "away", _away_grace(turn) - still_for)
 
 
-def stand_in_overdue(turn: selectors.Waiting, still_for: float, grace: float) -> bool:
+def stand_in_overdue(turn: turns.Waiting, still_for: float, grace: float) -> bool:
     """Whether a person's turn that has been still for `still_for` seconds should have been
     played by a stand-in: its timer was due more than `grace` seconds ago, or (a timer too long
     for a countdown) it is due now."""
@@ -415,7 +415,7 @@ def stand_in_overdue(turn: selectors.Waiting, still_for: float, grace: float) ->
 
 
 def wake_overdue_stand_in(
-    turn: selectors.Waiting, match_id: int, still_for: float, grace: float
+    turn: turns.Waiting, match_id: int, still_for: float, grace: float
 ) -> bool:
     """The sweeper's look at a person's still turn (`services.resume_stalled_turn`): wake the
     stand-in if it is overdue, and say whether it was."""
@@ -430,7 +430,7 @@ def stand_in_due(match_id: int, version: int, reason: str) -> bool:
     match = Match.objects.filter(pk=match_id).first()
     if match is None or match.status != Match.Status.PLAYING or match.version != version:
         return False
-    turn = selectors.waiting_on(match_id)
+    turn = turns.waiting_on(match_id)
     if turn is None or turn.kind != "person" or turn.version != version or not turn.timeout_seconds:
         return False
     # Idle: the timer was started with the turn and the table has not moved since (the version

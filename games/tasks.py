@@ -9,7 +9,7 @@ from celery.signals import worker_ready
 from channels.layers import get_channel_layer
 from django.db import connection
 
-from . import dispatch, selectors, services, tables
+from . import dispatch, services, tables, turns
 from .dispatch import TRANSIENT
 from .engine import bots
 from .errors import GameError, NotFound, NotPlaying, NotYourTurn, StaleMove
@@ -56,7 +56,7 @@ def report_worker(reply_channel: str | None = None) -> dict:
 # for another worker; the version check makes a repeated task harmless.
 @shared_task(acks_late=True, reject_on_worker_lost=True, soft_time_limit=20, time_limit=30, **RETRY)
 def play_bot_turn(match_id: int, version: int) -> str:
-    turn = selectors.bot_turn(match_id, version)
+    turn = turns.bot_turn(match_id, version)
     if turn is None:
         return "stale"
     action = dispatch.compute(bots.choose, turn.observation, turn.level, seed=turn.seed)
@@ -83,7 +83,7 @@ def start_next_deal(match_id: int, version: int) -> str:
 def stand_in_turn(match_id: int, version: int, reason: str = "idle") -> str:
     if not tables.stand_in_due(match_id, version, reason):
         return "stale"
-    turn = selectors.bot_turn(match_id, version, stand_in_level=tables.STAND_IN_LEVEL)
+    turn = turns.bot_turn(match_id, version, stand_in_level=tables.STAND_IN_LEVEL)
     if turn is None:
         return "stale"
     action = dispatch.compute(bots.choose, turn.observation, turn.level, seed=turn.seed)
@@ -97,7 +97,7 @@ def stand_in_turn(match_id: int, version: int, reason: str = "idle") -> str:
 # --- Waking turns: the hooks the core and the tables call (registered in games/apps.py) ---------
 
 
-def wake_turn(match_id: int, turn: selectors.Waiting) -> None:
+def wake_turn(match_id: int, turn: turns.Waiting) -> None:
     """Enqueue what plays the waiting turn (`hooks.turn_waiting`)."""
     if turn.kind == "person":
         tables.wake_stand_in(turn, match_id)  # a shared table: a bot plays the turn if they do not
@@ -109,7 +109,7 @@ def wake_turn(match_id: int, turn: selectors.Waiting) -> None:
 
 def wake_if_waiting(match_id: int, version: int) -> None:
     """After a change (`hooks.after_change`): wake the turn it left waiting, if still current."""
-    turn = selectors.waiting_on(match_id)
+    turn = turns.waiting_on(match_id)
     if turn is not None and turn.version == version:
         wake_turn(match_id, turn)
 

@@ -12,7 +12,7 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from setback_site.limits import limited
 
-from . import invites, selectors, services, tables
+from . import invites, presenters, selectors, services, tables
 from .engine.actions import Action
 from .forms import NewMatchForm, NewTableForm, TableSettingsForm
 from .models import Match
@@ -24,7 +24,7 @@ def _home_context(request: HttpRequest, **extra) -> dict:
         context["form"] = NewMatchForm()
         context["table_form"] = NewTableForm()
         context["unfinished"] = [
-            (match, selectors.score_lines(match, request.user))
+            (match, presenters.score_lines(match, request.user))
             for match in Match.objects.filter(
                 seats__user=request.user, status=Match.Status.PLAYING
             ).order_by("-updated_at")[:20]
@@ -76,7 +76,7 @@ def table(request: HttpRequest, match_id: int) -> HttpResponse:
     context = {"match": match, "me": position, "origin": request.build_absolute_uri("/")[:-1]}
     if match.invite_code is not None:
         context["knows_code"] = selectors.came_through_invite(match, request.user, invited)
-        context["lines"] = selectors.chat_lines(match, request.user)
+        context["lines"] = presenters.chat_lines(match, request.user)
         context["settings_form"] = TableSettingsForm(
             initial={
                 "allow_spectators": match.allow_spectators,
@@ -84,11 +84,11 @@ def table(request: HttpRequest, match_id: int) -> HttpResponse:
             }
         )
     if match.status == Match.Status.FORMING:
-        context["forming"] = selectors.forming_view(match, request.user, invited)
+        context["forming"] = presenters.forming_view(match, request.user, invited)
         return render(request, "games/table.html", context)
     if position:
         services.resume_stalled_turn(match.pk)
-    context["view"] = selectors.table_view(match, position)
+    context["view"] = presenters.table_view(match, position)
     return render(request, "games/table.html", context)
 
 
@@ -97,7 +97,7 @@ def _table_fragment(request, match_id: int, seat: str, error: str = "", status: 
     if match.status == Match.Status.FORMING:
         # Nothing is dealt at a forming table: no table to show, only why the request failed.
         return render(request, "games/refused.html", {"message": error}, status=status)
-    view = selectors.table_view(match, seat)
+    view = presenters.table_view(match, seat)
     return render(request, "games/_table.html", {"view": view, "error": error}, status=status)
 
 
@@ -111,7 +111,7 @@ def _after_table_post(request: HttpRequest, match_id: int, error: services.GameE
         position, _ = selectors.viewer_role(match, request.user, invited)
         status = error.status if error else 200
         if match.status == Match.Status.FORMING:
-            view = selectors.forming_view(match, request.user, invited)
+            view = presenters.forming_view(match, request.user, invited)
             return render(
                 request,
                 "games/_forming.html",
@@ -122,7 +122,7 @@ def _after_table_post(request: HttpRequest, match_id: int, error: services.GameE
                 },
                 status=status,
             )
-        view = selectors.table_view(match, position)
+        view = presenters.table_view(match, position)
         return render(
             request, "games/_table.html", {"view": view, "error": str(error or "")}, status=status
         )
@@ -358,7 +358,7 @@ def chat(request: HttpRequest, match: Match, seat) -> HttpResponse:
             "match": match,
             "error": error,
             "text": request.POST.get("text", "") if error else "",
-            "lines": selectors.chat_lines(match, request.user),
+            "lines": presenters.chat_lines(match, request.user),
             "posted": True,
         },
         status=400 if error else 200,

@@ -2,7 +2,7 @@
 
 import re
 
-from games import selectors
+from games import presenters, selectors
 from games.models import Deal, Match
 
 TABLE_MOMENT = re.compile(r'id="table"[^>]*data-deal="(\d+)" data-step="(\d+)"')
@@ -28,7 +28,7 @@ def leaks(html: str, match: Match, seat: str) -> list[str]:
     found = []
     for deal_number, step in moments:
         for card in hidden_cards(match, int(deal_number), int(step), seat):
-            name = selectors.card_view(card).name
+            name = presenters.card_view(card).name
             if re.search(rf"(?<![A-Za-z0-9]){card}(?![A-Za-z0-9])", html) or name in html:
                 found.append(card)
     return found

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from django.db.models import Exists, OuterRef, Q
 from django.urls import reverse
 
-from games import engine
-from games import selectors as tables
+from games import engine, presenters
+from games import selectors as game_selectors
 from games.engine import actions
 from games.engine.cards import suit_of
 from games.models import Action, Deal, Match, Seat
@@ -40,7 +40,7 @@ def totals_before(deal_row: Deal) -> dict:
     """The match totals as they stood when the deal was dealt (what its seats decided with)."""
     if deal_row.result is None:
         return dict(deal_row.match.totals)
-    return tables.match_standing(deal_row.match, before=deal_row.number).totals
+    return game_selectors.match_standing(deal_row.match, before=deal_row.number).totals
 
 
 def version_at(deal_row: Deal, step: int) -> int:
@@ -54,7 +54,7 @@ def version_at(deal_row: Deal, step: int) -> int:
 
 
 def observation_at(deal_row: Deal, step: int, seat: str, totals: dict | None = None):
-    state = tables.deal_state(deal_row, upto=step)
+    state = game_selectors.deal_state(deal_row, upto=step)
     return state.observation(
         seat, match_totals=totals if totals is not None else totals_before(deal_row)
     )
@@ -79,13 +79,13 @@ def coached_turn(match: Match) -> Turn | None:
     """The current decision if a person with the coach on has it, else None."""
     if match.status != Match.Status.PLAYING:
         return None
-    deal_row = tables.current_deal(match)
+    deal_row = game_selectors.current_deal(match)
     if deal_row.is_over or not deal_row.to_act:
         return None
     seat = match.seats.select_related("user").get(position=deal_row.to_act)
     if seat.user is None or not seat.user.coach_enabled:
         return None
-    state = tables.current_state(deal_row)
+    state = game_selectors.current_state(deal_row)
     return Turn(
         deal_row,
         state.version,
@@ -180,7 +180,7 @@ def option_view(rank: int, option: Option, obs) -> OptionView:
         action=option.action,
         label=option.label,
         reason=option.reason,
-        card=tables.card_view(option.action) if obs.phase == engine.PLAY else None,
+        card=presenters.card_view(option.action) if obs.phase == engine.PLAY else None,
         points=f["expected_points"],
         stderr=f["stderr"],
         theirs=f["expected_points"] - f["expected_margin"],
@@ -221,7 +221,7 @@ def coach_panel(
         seat = next(s for s in seats if s.position == position)
     else:
         seat = match.seats.select_related("user").get(position=position)
-    deal_row = deal_row or tables.current_deal(match)
+    deal_row = deal_row or game_selectors.current_deal(match)
     panel = CoachPanel(
         match_id=match.pk,
         deal_id=deal_row.pk,
@@ -246,7 +246,7 @@ def coach_panel(
     if deal_row.to_act != position or match.status != Match.Status.PLAYING:
         panel.state = "waiting"
         return panel
-    state = tables.current_state(deal_row)
+    state = game_selectors.current_state(deal_row)
     obs = state.observation(position, match_totals=dict(match.totals))
     legal = obs.legal_actions()
     if len(legal) == 1:
@@ -561,8 +561,8 @@ def exercise_view(user, deal_row: Deal, step: int, answered: bool) -> Exercise |
 
     legal = obs.legal_actions()
     hand = [
-        tables.card_view(c, obs.phase == engine.PLAY and c in legal)
-        for c in tables.in_hand_order(obs.hand, obs.trump)
+        presenters.card_view(c, obs.phase == engine.PLAY and c in legal)
+        for c in presenters.in_hand_order(obs.hand, obs.trump)
     ]
     calls = [] if obs.phase == engine.PLAY else [(t, wording.action_label(obs, t)) for t in legal]
     attempt = None
@@ -597,9 +597,9 @@ def exercise_view(user, deal_row: Deal, step: int, answered: bool) -> Exercise |
         contract=f"{who(obs.pitcher)} bid {'Smudge' if obs.bid == 5 else obs.bid}"
         if obs.pitcher
         else "",
-        trick=[(who(s), tables.card_view(c)) for s, c in obs.current_trick],
+        trick=[(who(s), presenters.card_view(c)) for s, c in obs.current_trick],
         tricks_taken=[
-            (tables.side_label(rules, side, seats, seat), n) for side, n in taken.items()
+            (presenters.side_label(rules, side, seats, seat), n) for side, n in taken.items()
         ],
         original=entry["action_label"],
         original_mark=entry["mark"],

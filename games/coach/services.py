@@ -16,7 +16,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from games import dispatch, hooks, realtime
-from games import selectors as tables
+from games import selectors as game_selectors
 from games.errors import GameError, NotFound
 from games.models import Deal, Match, Seat
 
@@ -45,7 +45,7 @@ def do_prepare(match_id: int, version: int | None = None) -> None:
         match = _locked(match_id)
         if match is None or (version is not None and match.version != version):
             return
-        deal_row = tables.current_deal(match)
+        deal_row = game_selectors.current_deal(match)
         if deal_row is None:
             return  # a table still forming: nothing is dealt yet
         if deal_row.is_over:
@@ -201,7 +201,8 @@ def do_save_computed_advice(
 def _tell_seat(match_id: int, seat: str, version: int) -> None:
     # A small event: each consumer renders its own seat's panel, and only its own seat's.
     realtime.group_send(
-        tables.table_group(match_id), {"type": "coach.ready", "version": version, "seat": seat}
+        game_selectors.table_group(match_id),
+        {"type": "coach.ready", "version": version, "seat": seat},
     )
 
 

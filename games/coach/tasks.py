@@ -5,8 +5,7 @@ import time
 
 from celery import shared_task
 
-from games import dispatch
-from games import selectors as tables
+from games import dispatch, turns
 
 from . import judging, selectors, services
 from .advice import Option, advise
@@ -25,7 +24,7 @@ def advise_position(advice_id: int) -> str:
         return "stale"
     obs = selectors.observation_at(advice.deal, advice.step, advice.seat, dict(match.totals))
     started = time.perf_counter()
-    options = dispatch.compute(advise, obs, seed=tables.search_seed(match.pk, advice.version))
+    options = dispatch.compute(advise, obs, seed=turns.search_seed(match.pk, advice.version))
     services.do_store_advice(advice, obs.phase, options, time.perf_counter() - started)
     return options[0].action
 
@@ -54,7 +53,7 @@ def review_deal(review_id: int) -> str:
         else:
             version = advice.version if advice is not None else selectors.version_at(deal_row, step)
             started = time.perf_counter()
-            options = dispatch.compute(advise, obs, seed=tables.search_seed(match_id, version))
+            options = dispatch.compute(advise, obs, seed=turns.search_seed(match_id, version))
             services.do_save_computed_advice(
                 deal_row,
                 step,

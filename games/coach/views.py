@@ -8,7 +8,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
-from games import selectors as tables
+from games import selectors as game_selectors
 from games.errors import GameError
 from games.models import Deal, Match
 from setback_site.limits import limited
@@ -34,7 +34,7 @@ def panel(request: HttpRequest, match_id: int) -> HttpResponse:
     is asked by the switch (switched on at this table), by every change of the table, and by
     the table's socket when it opens (a position whose advice was never asked for)."""
     match = get_object_or_404(Match, pk=match_id)
-    seat = tables.viewer_seat(match, request.user)
+    seat = game_selectors.viewer_seat(match, request.user)
     if seat is None:
         return HttpResponse("You are not playing at this table.", status=403)
     if match.status == Match.Status.FORMING:
@@ -50,7 +50,7 @@ def panel(request: HttpRequest, match_id: int) -> HttpResponse:
 def review(request: HttpRequest, deal_id: int) -> HttpResponse:
     """The coach's review of a finished deal for the user's seat; POST asks for one."""
     deal_row = get_object_or_404(Deal.objects.select_related("match"), pk=deal_id)
-    seat = tables.viewer_seat(deal_row.match, request.user)
+    seat = game_selectors.viewer_seat(deal_row.match, request.user)
     if seat is None:
         return _refused(request, "You did not play this deal.")
     if not deal_row.is_over:

@@ -22,7 +22,7 @@ from operator import or_
 from django.core.paginator import Page, Paginator
 from django.db.models import Count, Prefetch, Q
 
-from games import engine
+from games import engine, presenters, wording
 from games import selectors as game_selectors
 from games.engine import deal_to_record
 from games.errors import Forbidden, NotFound
@@ -215,7 +215,7 @@ class DealLine:
 
     @property
     def trump_symbol(self) -> str:
-        return game_selectors.SUIT_SYMBOLS.get(self.trump, "")
+        return wording.SUIT_SYMBOLS.get(self.trump, "")
 
 
 @dataclass(frozen=True)
@@ -271,7 +271,7 @@ def deal_lines(
                         if result["points"][name]
                         else "—",
                     )
-                    for name in game_selectors.POINT_NAMES
+                    for name in wording.POINT_NAMES
                 ),
                 score=tuple(
                     SideLine(short_side(rules, s, names), result["score"][s], s == mine)
@@ -568,7 +568,7 @@ def faceup_panel(match: Match, deal_row: Deal, step: int, viewer: str | None) ->
     actual = deal_row.actions.filter(sequence=step).values_list("token", flat=True).first()
     choices = [
         FaceUpChoice(
-            card=game_selectors.card_view(line["card"]),
+            card=presenters.card_view(line["card"]),
             sides=[
                 SideLine(short_side(rules, side, names), line["points"][side], side == my_side)
                 for side in rules.sides

@@ -1,6 +1,6 @@
 """Drive whole matches through the real services, synchronously, for tests."""
 
-from games import selectors, services, tasks
+from games import selectors, services, tasks, turns
 from games.models import Match
 
 
@@ -24,7 +24,7 @@ def play_until(
         match.refresh_from_db()
         if match.status != Match.Status.PLAYING or stop(match):
             return match
-        turn = selectors.waiting_on(match.pk)
+        turn = turns.waiting_on(match.pk)
         if turn.kind == "bot":
             tasks.play_bot_turn(match.pk, turn.version)
         elif turn.kind == "next_deal":

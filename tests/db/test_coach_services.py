@@ -4,7 +4,7 @@ after each deal with marks and accuracy, and the coach's own Celery queue."""
 import pytest
 from django.test import Client
 
-from games import dispatch, selectors, services
+from games import dispatch, selectors, services, turns
 from games.coach import selectors as coach_selectors
 from games.coach import services as coach_services
 from games.coach import tasks as coach_tasks
@@ -12,6 +12,7 @@ from games.coach.models import Advice, Review, Work
 from games.engine import Deal
 from games.engine.bots import choose
 from games.models import Action
+from games.models import Deal as DealRow
 from games.stats.models import DealSummary
 from games.tasks import play_bot_turn
 from setback_site.celery import app
@@ -32,7 +33,7 @@ def at_a_choice(match, seat="S"):
     """Play on until the person at `seat` has a decision with more than one legal move."""
 
     def stop(m):
-        turn = selectors.waiting_on(m.pk)
+        turn = turns.waiting_on(m.pk)
         if turn.kind != "person":
             return False
         state = selectors.deal_state(selectors.current_deal(m))
@@ -97,7 +98,7 @@ def test_advice_is_the_hard_bots_search_at_the_same_seed_and_is_never_computed_t
         "S", match_totals=dict(match.totals)
     )
     assert first == advice.options[0]["action"]
-    assert first == choose(obs, "hard", seed=selectors.search_seed(match.pk, match.version))
+    assert first == choose(obs, "hard", seed=turns.search_seed(match.pk, match.version))
     assert {o["action"] for o in advice.options} == set(obs.legal_actions())
 
     def must_not_search(*args, **kwargs):
@@ -149,7 +150,7 @@ def test_the_match_version_of_every_decision_can_be_found_again(user):
     play_until(match, stop=lambda m: m.deals.count() == 3, person=person)
     assert len({deal for deal, _, _ in seen}) >= 2
     for deal_id, step, version in seen:
-        assert coach_selectors.version_at(selectors.Deal.objects.get(pk=deal_id), step) == version
+        assert coach_selectors.version_at(DealRow.objects.get(pk=deal_id), step) == version
 
 
 # --- Reviews ----------------------------------------------------------------------------------

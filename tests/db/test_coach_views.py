@@ -5,7 +5,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from games import selectors, services
+from games import presenters, selectors, services
 from games.coach import services as coach_services
 from games.coach import tasks as coach_tasks
 from games.coach.models import Advice, Review, Work
@@ -27,7 +27,7 @@ def panel_leaks(html, match, seat):
     for card in hidden_cards(match, deal_number, step, seat):
         if (
             re.search(rf"(?<![A-Za-z0-9]){card}(?![A-Za-z0-9])", html)
-            or selectors.card_view(card).name in html
+            or presenters.card_view(card).name in html
         ):
             found.append(card)
     return found

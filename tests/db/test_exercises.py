@@ -6,7 +6,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from games import dispatch, selectors
+from games import dispatch, presenters, selectors
 from games.coach import selectors as coach_selectors
 from games.coach import services as coach_services
 from games.coach import tasks as coach_tasks
@@ -65,11 +65,11 @@ def test_the_position_shows_only_what_the_seat_saw(logged_in_client, reviewed):
         reverse("coach:exercise", args=[deal_row.pk, entry["step"]])
     ).content.decode()
     for code in state.hand(seat):
-        assert selectors.card_view(code).name in page
+        assert presenters.card_view(code).name in page
     for other in state.rules.seats:
         if other != seat:
             for code in state.hand(other):  # unplayed cards of the others: never on the page
-                assert selectors.card_view(code).name not in page
+                assert presenters.card_view(code).name not in page
     for token in state.observation(seat).legal_actions():
         assert f'value="{token}"' in page
 

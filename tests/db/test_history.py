@@ -8,7 +8,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from games import engine, selectors
+from games import engine, selectors, wording
 from games.models import Match
 
 from .replays import finish_match, make_history, played_deals
@@ -129,7 +129,7 @@ def test_a_match_page_lists_its_deals_and_the_running_score(logged_in_client, us
             assert "thrown in" in line
             continue
         assert f"{names[result['pitcher']]} {result['bid']}" in line
-        assert selectors.SUIT_SYMBOLS[result["trump"]] in line
+        assert wording.SUIT_SYMBOLS[result["trump"]] in line
         assert ("made" if result["made"] else "set") in line
         for point in ("high", "low", "jack", "game"):
             taker = result["points"][point]

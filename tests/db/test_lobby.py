@@ -8,7 +8,7 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from games import selectors, services, signals, tables
+from games import presenters, services, signals, tables
 from games.lobby import selectors as lobby_selectors
 from games.lobby import services as lobby
 from games.lobby.models import PairingTicket
@@ -157,8 +157,8 @@ def test_muting_hides_a_persons_chat_for_the_muter_only(user, bob, carol):
     tables.do_chat(match.pk, bob, "hello from bob")
     tables.do_chat(match.pk, carol, "hi from carol")
     tables.do_set_personal_block(user, "bob", "mute", True)
-    assert [line.text for line in selectors.chat_lines(match, user)] == ["hi from carol"]
-    assert [line.text for line in selectors.chat_lines(match, carol)] == [
+    assert [line.text for line in presenters.chat_lines(match, user)] == ["hi from carol"]
+    assert [line.text for line in presenters.chat_lines(match, carol)] == [
         "hello from bob",
         "hi from carol",
     ]

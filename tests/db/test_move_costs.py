@@ -10,7 +10,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from games import dispatch, selectors, services, tasks
+from games import dispatch, selectors, services, tasks, turns
 from games.engine import deal_to_record
 from games.models import Match
 from tests.db.play import play_until
@@ -33,14 +33,14 @@ def wakes(monkeypatch):
 
 
 def at_turn(match, kind):
-    return play_until(match, stop=lambda m: selectors.waiting_on(m.pk).kind == kind)
+    return play_until(match, stop=lambda m: turns.waiting_on(m.pk).kind == kind)
 
 
 def test_a_persons_move_costs_a_bounded_number_of_queries(
     logged_in_client, user, wakes, django_capture_on_commit_callbacks
 ):
     match = at_turn(services.do_start_match(user, "house", "easy"), "person")
-    turn = selectors.waiting_on(match.pk)
+    turn = turns.waiting_on(match.pk)
     # A bid, never a pass: a pass could throw the hand in, and a deal's last move does more
     # (its result, the statistics rows, perhaps the match's end).
     token = selectors.deal_state(selectors.current_deal(match)).observation("S").legal_actions()[-1]
@@ -64,7 +64,7 @@ def test_a_bots_move_costs_a_bounded_number_of_queries(
     user, wakes, django_capture_on_commit_callbacks
 ):
     match = at_turn(services.do_start_match(user, "house", "easy"), "bot")
-    turn = selectors.waiting_on(match.pk)
+    turn = turns.waiting_on(match.pk)
     with (
         CaptureQueriesContext(connection) as queries,
         django_capture_on_commit_callbacks(execute=True),
@@ -88,7 +88,7 @@ def test_a_move_does_not_replay_the_deal_once_its_state_is_kept(
         selectors, "match_standing", lambda *a, **k: pytest.fail("replayed the match")
     )
     for _ in range(3):  # a few moves in a row, each starting from the state the last one kept
-        turn = selectors.waiting_on(match.pk)
+        turn = turns.waiting_on(match.pk)
         if turn is None or turn.kind != "bot":
             break
         with django_capture_on_commit_callbacks(execute=True):

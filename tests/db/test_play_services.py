@@ -2,7 +2,7 @@
 
 import pytest
 
-from games import engine, selectors, services
+from games import engine, selectors, services, turns
 from games.engine import deal_to_record
 from games.models import Action, Deal, Match
 
@@ -22,7 +22,7 @@ def state_of(match):
 
 
 def wait_for_person(match):
-    return play_until(match, stop=lambda m: selectors.waiting_on(m.pk).kind != "bot")
+    return play_until(match, stop=lambda m: turns.waiting_on(m.pk).kind != "bot")
 
 
 def test_a_new_match_seats_the_player_at_south_against_three_bots(match, user):

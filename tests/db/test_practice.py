@@ -6,7 +6,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from games import selectors, services
+from games import presenters, selectors, services
 from games.models import Match
 from games.stats.models import DealSummary, MatchRecord, Rating
 
@@ -51,7 +51,7 @@ def test_a_branch_reproduces_the_exact_position(user, finished):
             == len(now.rules.seats) - 1
         )
         # The table shows that seat only its own cards.
-        view = selectors.table_view(practice, me)
+        view = presenters.table_view(practice, me)
         assert [c.code for c in view.hand] == sorted(
             then.hand(me), key=[c.code for c in view.hand].index
         )
@@ -79,7 +79,7 @@ def test_a_practice_deal_plays_to_its_end_beside_what_really_happened_and_is_nev
     ) == counts
 
     me = practice.seats.get(user=user).position
-    view = selectors.table_view(practice, me)
+    view = presenters.table_view(practice, me)
     assert view.practice.really is not None
     really = {name: delta for name, delta, _shown in view.practice.really["score"]}
     original = deal_row.result["score"]
@@ -89,7 +89,7 @@ def test_a_practice_deal_plays_to_its_end_beside_what_really_happened_and_is_nev
 def test_the_real_result_stays_hidden_until_the_practice_deal_ends(user, finished):
     match, deal_row = finished
     practice = services.do_start_practice(user, match.pk, deal_row.number, 0, "easy")
-    view = selectors.table_view(practice, practice.seats.get(user=user).position)
+    view = presenters.table_view(practice, practice.seats.get(user=user).position)
     assert view.practice is not None and view.practice.really is None
 
 

@@ -6,7 +6,7 @@ import random
 import pytest
 from django.urls import reverse
 
-from games import engine, refusals, selectors, services
+from games import engine, refusals, selectors, services, turns
 from games.models import Action
 
 from .play import play_until
@@ -37,8 +37,7 @@ def test_a_discard_with_nothing_chosen_is_refused_in_the_sites_words(logged_in_c
     match = play_until(
         match,
         stop=lambda m: (
-            selectors.waiting_on(m.pk).kind != "bot"
-            and selectors.current_deal(m).phase == "discard"
+            turns.waiting_on(m.pk).kind != "bot" and selectors.current_deal(m).phase == "discard"
         ),
     )
     assert selectors.current_deal(match).phase == "discard"
@@ -59,7 +58,7 @@ def test_a_refused_move_without_htmx_returns_to_the_whole_table_with_the_reason(
     logged_in_client, user
 ):
     match = services.do_start_match(user, "house", "easy")
-    match = play_until(match, stop=lambda m: selectors.waiting_on(m.pk).kind != "bot")
+    match = play_until(match, stop=lambda m: turns.waiting_on(m.pk).kind != "bot")
     response = post_move(logged_in_client, match, "pass", version=match.version + 5, htmx=False)
     assert response.status_code == 302 and response["Location"] == reverse("table", args=[match.pk])
     page = logged_in_client.get(response["Location"]).content.decode()

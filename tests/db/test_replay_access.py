@@ -7,7 +7,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from games import engine, selectors
+from games import engine, presenters, selectors
 from games.models import Match
 from games.replay import services as replay_services
 
@@ -106,7 +106,7 @@ def test_a_deal_in_progress_has_no_replay_and_no_record_even_for_its_players(
         if other != seat:
             for card in state.hand(other):
                 assert not re.search(rf"(?<![A-Za-z0-9]){card}(?![A-Za-z0-9])", page)
-                assert selectors.card_view(card).name not in page
+                assert presenters.card_view(card).name not in page
 
 
 def test_a_public_link_shows_the_finished_deals_to_anyone(other_client, logged_in_client, match):

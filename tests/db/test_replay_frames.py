@@ -8,7 +8,7 @@ the engine's own state rebuilt from the rows (`selectors.deal_state(deal_row, up
 import pytest
 from django.urls import reverse
 
-from games import selectors
+from games import presenters, selectors, wording
 from games.engine.cards import game_points
 from games.replay import selectors as replay_selectors
 from games.replay.frames import side_name
@@ -69,7 +69,7 @@ def check_frame_against_engine(match, deal_row, step, frame):
         captured[label[rules.side_of(trick.winner)]] += sum(game_points(c) for _, c in trick.cards)
     assert {line.label: line.value for line in frame.tricks_taken} == taken
     assert {line.label: line.value for line in frame.game_points} == captured
-    assert [call for _, call in frame.auction] == [selectors.call_label(t) for _, t in state.calls]
+    assert [call for _, call in frame.auction] == [wording.call_label(t) for _, t in state.calls]
     assert frame.trump == (state.trump or "")
 
     # Points: only what the engine's result gives, and never before the deciding card fell.
@@ -124,7 +124,7 @@ def test_every_step_agrees_with_the_engine(user, name):
                 assert (
                     move.label
                     == " ".join(
-                        f"{selectors.card_view(c).rank_label}{selectors.card_view(c).symbol}"
+                        f"{presenters.card_view(c).rank_label}{presenters.card_view(c).symbol}"
                         for c in action.token.removeprefix("discard:").split(",")
                         if c
                     )
@@ -143,7 +143,7 @@ def test_a_step_page_shows_that_moment(logged_in_client, user):
     assert f'data-step="{step}"' in html
     for seat in state.rules.seats:
         for card in state.hand(seat):
-            assert selectors.card_view(card).name in html  # every hand face up
+            assert presenters.card_view(card).name in html  # every hand face up
     assert (
         f'href="/replay/matches/{match.pk}/{deal_row.number}/{step + 1}/" data-replay="next"'
         in html

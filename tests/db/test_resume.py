@@ -6,7 +6,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from games import dispatch, selectors, services
+from games import dispatch, services, turns
 from games.models import Match
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -18,7 +18,7 @@ def start_with_a_bot_to_act_and_no_task(user, monkeypatch):
         quiet.setattr(services, "announce_after_commit", lambda match: None)
         for _ in range(50):
             match = services.do_start_match(user, "house", "easy")
-            if selectors.waiting_on(match.pk).kind == "bot":
+            if turns.waiting_on(match.pk).kind == "bot":
                 return match
     raise AssertionError("no match with a bot first")
 
@@ -37,4 +37,4 @@ def test_a_lost_bot_turn_resumes_when_the_player_opens_the_table(client, user, m
     dispatch.wait_for_in_process_tasks()
     match.refresh_from_db()
     assert match.version > 0
-    assert selectors.waiting_on(match.pk).kind in {"person", "next_deal"}
+    assert turns.waiting_on(match.pk).kind in {"person", "next_deal"}

@@ -9,7 +9,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from games import dispatch, realtime, selectors, services, sweeper, tables
+from games import dispatch, realtime, selectors, services, sweeper, tables, turns
 from games.models import Action, Match
 from games.tasks import stand_in_turn
 
@@ -38,7 +38,7 @@ def quietly_to_a_turn(user, monkeypatch, kind: str) -> Match:
         quiet.setattr(services, "announce_after_commit", lambda match: None)
         for _ in range(50):
             match = services.do_start_match(user, "house", "easy")
-            match = play_until(match, stop=lambda m: selectors.waiting_on(m.pk).kind == kind)
+            match = play_until(match, stop=lambda m: turns.waiting_on(m.pk).kind == kind)
             if match.status == Match.Status.PLAYING:
                 return match
     raise AssertionError(f"no match reached a {kind}'s turn")
@@ -49,7 +49,7 @@ def test_a_saved_move_is_answered_normally_and_the_bot_still_wakes_when_the_scre
     client, user, monkeypatch
 ):
     match = quietly_to_a_turn(user, monkeypatch, "person")
-    turn = selectors.waiting_on(match.pk)
+    turn = turns.waiting_on(match.pk)
     deal_row = selectors.current_deal(match)  # a thrown-in deal is followed by a new one
     state = selectors.deal_state(deal_row)
 
@@ -96,12 +96,12 @@ def test_a_long_turn_timer_is_a_stored_due_time_that_the_sweeper_acts_on(
     tables.do_fill_with_bots(match.pk, user, "easy")
     match = play_until(
         tables.do_start_table(match.pk, user),
-        stop=lambda m: selectors.waiting_on(m.pk).kind == "person",
+        stop=lambda m: turns.waiting_on(m.pk).kind == "person",
     )
-    turn = selectors.waiting_on(match.pk)
+    turn = turns.waiting_on(match.pk)
     person = user if turn.seat == "S" else bob
     tables.do_presence(match.pk, person, +1)  # at the table, just slow: only the idle timer
-    turn = selectors.waiting_on(match.pk)
+    turn = turns.waiting_on(match.pk)
     sent = []
     monkeypatch.setattr(
         dispatch,

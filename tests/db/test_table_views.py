@@ -7,7 +7,7 @@ from django.template.loader import render_to_string
 from django.test import Client
 from django.urls import reverse
 
-from games import selectors, services
+from games import presenters, selectors, services, turns
 from games.models import Action, Match
 
 from .play import play_until
@@ -19,7 +19,7 @@ pytestmark = pytest.mark.django_db
 def match(user):
     match = services.do_start_match(user, "house", "easy")
     # Let the bots bid until it is the player's turn (or the hand is thrown in).
-    return play_until(match, stop=lambda m: selectors.waiting_on(m.pk).kind != "bot")
+    return play_until(match, stop=lambda m: turns.waiting_on(m.pk).kind != "bot")
 
 
 def counts(match):
@@ -61,7 +61,7 @@ def test_the_table_shows_the_players_cards_and_legal_moves(logged_in_client, mat
     page = logged_in_client.get(reverse("table", args=[match.pk])).content.decode()
     state = selectors.deal_state(selectors.current_deal(match))
     for card in state.hand("S"):
-        assert f"{selectors.card_view(card).name}" in page
+        assert f"{presenters.card_view(card).name}" in page
     if state.to_act == "S":
         assert "Your call: bid or pass." in page
         for token in state.legal_actions():
@@ -172,7 +172,7 @@ def test_play_again_works_from_the_end_screen_that_the_socket_sends(user, passwo
     no CSRF field; its button must still start a new match when a browser posts it."""
     finished = play_until(services.do_start_match(user, "classic", "easy"))
     assert finished.status == Match.Status.FINISHED
-    pushed = render_to_string("games/_table.html", {"view": selectors.table_view(finished, "S")})
+    pushed = render_to_string("games/_table.html", {"view": presenters.table_view(finished, "S")})
     form = re.search(r'<form[^>]*action="([^"]+)"[^>]*>(?:(?!</form>).)*Play again', pushed, re.S)
     assert form and "hx-post=" in form.group(0)  # htmx sends the page's CSRF header with it
 
@@ -193,7 +193,7 @@ def test_with_pitching_allowed_each_card_in_the_auction_sends_its_pitch(logged_i
     """The table's card buttons send `pitch:<card>` in the auction (the engine's spelling)."""
     for _ in range(10):  # until the player has a call to make (a pitch can end the auction first)
         match = services.do_start_match(user, {"preset": "classic", "pitch_to_bid": True}, "easy")
-        match = play_until(match, stop=lambda m: selectors.waiting_on(m.pk).kind != "bot")
+        match = play_until(match, stop=lambda m: turns.waiting_on(m.pk).kind != "bot")
         state = selectors.deal_state(selectors.current_deal(match))
         if state.to_act == "S" and state.phase == "auction":
             break

@@ -4,7 +4,7 @@ going-out rule when it bites, and a bot's level."""
 import pytest
 from django.urls import reverse
 
-from games import selectors, services
+from games import presenters, services
 from games.models import Match
 
 pytestmark = pytest.mark.django_db
@@ -23,16 +23,16 @@ def test_the_home_page_names_the_sides_of_an_unfinished_match_and_writes_minus_s
 
 def test_a_side_past_the_target_is_told_it_must_bid_to_go_out(user):
     match = services.do_start_match(user, "house", "easy")
-    assert selectors.table_view(match, "S").going_out_note == ""
+    assert presenters.table_view(match, "S").going_out_note == ""
     Match.objects.filter(pk=match.pk).update(totals={"NS": 12, "EW": 3})
     match.refresh_from_db()
-    note = selectors.table_view(match, "S").going_out_note
+    note = presenters.table_view(match, "S").going_out_note
     assert note.startswith("North & You (12) have reached 11")
     assert "bidding and making the bid" in note and "15" in note
 
 
 def test_the_table_shows_each_bots_level_and_the_viewer_is_here(user):
     match = services.do_start_match(user, "house", "hard")
-    view = selectors.table_view(match, "S")
+    view = presenters.table_view(match, "S")
     assert {seat.bot_level for seat in view.seats if not seat.is_me} == {"hard"}
     assert view.me_seat.connected

@@ -4,7 +4,7 @@ and the stand-in bot that plays an absent person's turn."""
 import pytest
 from django.template.loader import render_to_string
 
-from games import selectors, services, tables, tasks
+from games import presenters, selectors, services, tables, tasks, turns
 from games.models import Action, ChatMessage, Match
 from tests.hidden import leaks
 
@@ -89,14 +89,14 @@ def test_starting_with_empty_seats_is_refused_then_a_full_table_deals(table, bob
 def test_each_person_sees_only_their_own_hand_and_a_spectator_none(user, bob):
     match = full_table(user, bob)
     for position in ("S", "W", None):
-        view = selectors.table_view(match, position)
+        view = presenters.table_view(match, position)
         assert (len(view.hand) > 0) == (position is not None)
     deal = selectors.current_deal(match)
-    assert {c.code for c in selectors.table_view(match, "W").hand} == set(deal.hands["W"])
+    assert {c.code for c in presenters.table_view(match, "W").hand} == set(deal.hands["W"])
 
     for position in ("S", "W", None):
         html = render_to_string(
-            "games/_table.html", {"view": selectors.table_view(match, position)}
+            "games/_table.html", {"view": presenters.table_view(match, position)}
         )
         assert not leaks(html, match, position)
 
@@ -104,9 +104,9 @@ def test_each_person_sees_only_their_own_hand_and_a_spectator_none(user, bob):
 def test_a_stand_in_bot_plays_the_turn_of_an_absent_person_who_takes_it_back_by_acting(user, bob):
     match = full_table(user, bob)
     match = play_until(
-        match, stop=lambda m: (t := selectors.waiting_on(m.pk)).kind == "person" and t.seat == "W"
+        match, stop=lambda m: (t := turns.waiting_on(m.pk)).kind == "person" and t.seat == "W"
     )
-    turn = selectors.waiting_on(match.pk)
+    turn = turns.waiting_on(match.pk)
     assert turn.timeout_seconds == 30 and not turn.connected
     assert tasks.stand_in_turn(match.pk, turn.version, "away") != "stale"
     last = Action.objects.filter(deal__match=match).order_by("-id").first()
@@ -120,10 +120,10 @@ def test_a_stand_in_bot_plays_the_turn_of_an_absent_person_who_takes_it_back_by_
 def test_a_connected_person_keeps_their_turn_until_the_timeout(user, bob):
     match = full_table(user, bob)
     match = play_until(
-        match, stop=lambda m: (t := selectors.waiting_on(m.pk)).kind == "person" and t.seat == "W"
+        match, stop=lambda m: (t := turns.waiting_on(m.pk)).kind == "person" and t.seat == "W"
     )
     tables.do_presence(match.pk, bob, +1)
-    turn = selectors.waiting_on(match.pk)
+    turn = turns.waiting_on(match.pk)
     assert turn.connected
     assert tasks.stand_in_turn(match.pk, turn.version, "away") == "stale"
     assert tasks.stand_in_turn(match.pk, turn.version, "idle") != "stale"  # the idle timer ran out
@@ -131,9 +131,9 @@ def test_a_connected_person_keeps_their_turn_until_the_timeout(user, bob):
 
 def test_a_solo_match_against_bots_has_no_stand_in(user):
     match = services.do_start_match(user, "house", "easy")
-    match = play_until(match, stop=lambda m: selectors.waiting_on(m.pk).kind == "person")
+    match = play_until(match, stop=lambda m: turns.waiting_on(m.pk).kind == "person")
     if match.status == Match.Status.PLAYING:
-        turn = selectors.waiting_on(match.pk)
+        turn = turns.waiting_on(match.pk)
         assert turn.timeout_seconds == 0
         assert tasks.stand_in_turn(match.pk, turn.version, "away") == "stale"
 
@@ -186,7 +186,7 @@ def test_a_rematch_keeps_the_seats_and_the_bots_levels_once(user, bob):
     )
     assert again.status == Match.Status.PLAYING and again.rematch_of_id == match.pk
     assert again.turn_timeout_seconds == 12 and again.invite_code != match.invite_code
-    assert selectors.table_view(Match.objects.get(pk=match.pk), "W").rematch_id == again.pk
+    assert presenters.table_view(Match.objects.get(pk=match.pk), "W").rematch_id == again.pk
 
 
 def test_chat_is_for_players_limited_in_length_and_rate(table, bob, make_user):

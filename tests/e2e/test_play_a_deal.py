@@ -9,7 +9,7 @@ from django.utils import timezone
 from playwright.sync_api import Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from games import selectors, services, tasks
+from games import services, tasks, turns
 from games.models import Match
 from tests.db.play import play_until
 from tests.hidden import leaks
@@ -128,7 +128,7 @@ def test_play_again_from_the_end_screen_that_arrives_while_watching(
     request: its "Play again" must still start a new match."""
 
     def a_bot_plays_the_last_card(m):
-        turn = selectors.waiting_on(m.pk)
+        turn = turns.waiting_on(m.pk)
         if turn.kind != "bot":
             return False
         trial = transaction.savepoint()

@@ -8,7 +8,7 @@ import time
 from playwright.sync_api import Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from games import selectors
+from games import turns
 from games.models import Action, Match
 from tests.hidden import leaks
 
@@ -126,7 +126,7 @@ def test_two_people_play_with_bots_and_the_match_survives_a_closed_tab(site, bro
     else:
         match = Match.objects.get()
         raise AssertionError(
-            f"the match did not go on after bob closed his tab: {selectors.waiting_on(match.pk)}, "
+            f"the match did not go on after bob closed his tab: {turns.waiting_on(match.pk)}, "
             f"{list(Action.objects.filter(seat='W').values_list('user', 'bot_level'))}, "
             f"{list(match.seats.values_list('position', 'connections'))}, {step_of(alice)} from {start}"
         )

@@ -7,7 +7,7 @@ from concurrent.futures import ThreadPoolExecutor
 from django.db import connection
 from playwright.sync_api import Page, expect
 
-from games import selectors, services
+from games import selectors, services, turns
 from games.stats import services as stats_services
 from games.stats.models import DealSummary
 
@@ -45,7 +45,7 @@ def _play_to_the_end(match, user, seconds=120):
     """Make the person's moves and deal on; the bots move by themselves (tasks on commit)."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
-        turn = selectors.waiting_on(match.pk)
+        turn = turns.waiting_on(match.pk)
         if turn is None:
             return
         try:

@@ -24,7 +24,7 @@ from websockets.exceptions import WebSocketException
 from websockets.sync.client import connect
 
 from accounts.models import User
-from games import engine, selectors, services
+from games import engine, selectors, services, turns
 from games.models import Action, Deal, Match, Seat
 
 RULES = "classic"  # to 21: matches last long enough to see every fault
@@ -99,7 +99,7 @@ class Person(threading.Thread):
         match = Match.objects.get(pk=self.match_id)
         if match.status != Match.Status.PLAYING:
             return None
-        turn = selectors.waiting_on(self.match_id)
+        turn = turns.waiting_on(self.match_id)
         if turn is None:
             return None
         if turn.kind == "next_deal" and not turn.automatic:

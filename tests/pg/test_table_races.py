@@ -7,7 +7,7 @@ import time
 import pytest
 from django.test import Client
 
-from games import selectors, tables, tasks
+from games import selectors, tables, tasks, turns
 from games.models import Action, Deal, Match
 
 from .concurrency import in_parallel
@@ -44,7 +44,7 @@ def bobs_turn(user, bob):
         first_dealer="S"
     )  # West, on the dealer's left, bids first
     match = tables.do_start_table(match.pk, user)
-    turn = selectors.waiting_on(match.pk)
+    turn = turns.waiting_on(match.pk)
     assert (turn.kind, turn.seat) == ("person", "W")
     yield match, turn
     wait_until_quiet(match)

@@ -9,7 +9,7 @@ import time
 import pytest
 from django.db import connection
 
-from games import selectors, services
+from games import services, turns
 from games.models import Match
 from games.tasks import play_bot_turn
 from setback_site.celery import app
@@ -66,7 +66,7 @@ def test_a_bot_turn_survives_its_worker_being_killed(user, monkeypatch):
         quiet.setattr(services, "announce_after_commit", lambda match: None)
         for _ in range(50):
             match = services.do_start_match(user, "house", "easy")
-            if selectors.waiting_on(match.pk).kind == "bot":
+            if turns.waiting_on(match.pk).kind == "bot":
                 break
     doomed_name = f"doomed{os.getpid()}@localhost"
     doomed = start_worker(prefix, doomed_name)

@@ -7,7 +7,7 @@ same as for a number no table has, and nothing she receives holds the invite cod
 import pytest
 from django.urls import reverse
 
-from games import selectors, tables
+from games import presenters, selectors, tables
 from games.models import ChatMessage, Match
 
 from .helpers import browser_for, follow_invite, person
@@ -96,4 +96,4 @@ def test_the_selector_is_the_one_place_that_decides(forming):
     assert selectors.hidden_from(match, mallory, frozenset())
     assert not selectors.hidden_from(match, mallory, frozenset({match.pk}))
     assert not selectors.hidden_from(match, alice, frozenset())
-    assert selectors.forming_view(match, mallory, frozenset()).code == ""
+    assert presenters.forming_view(match, mallory, frozenset()).code == ""

@@ -289,7 +289,7 @@ def _through_the_coach(client, user, first, second, blank, position, twin, monke
     """
 
     with monkeypatch.context() as patched:
-        patched.setattr("games.selectors.search_seed", lambda match_id, version: version)
+        patched.setattr("games.turns.search_seed", lambda match_id, version: version)
         patched.setattr(coach_tasks, "advise", partial(advise, budget=60))
         user.coach_enabled = True
         user.save(update_fields=["coach_enabled"])

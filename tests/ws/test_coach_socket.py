@@ -10,7 +10,7 @@ from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from django.contrib.auth import get_user_model
 
-from games import dispatch, selectors
+from games import dispatch, selectors, turns
 from games.coach import tasks as coach_tasks
 from games.coach.models import Advice, Work
 from games.models import Action, Match
@@ -35,7 +35,7 @@ def coach_on(username="alice"):
 def single_choice_turn(match):
     """If the person must act with only one legal move, the move is made; returns whether it was."""
     match.refresh_from_db()
-    turn = selectors.waiting_on(match.pk)
+    turn = turns.waiting_on(match.pk)
     if turn is None or turn.kind != "person":
         return False
     state = selectors.deal_state(selectors.current_deal(match))

@@ -7,7 +7,7 @@ import pytest
 from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 
-from games import selectors
+from games import selectors, turns
 
 from .test_table_socket import connect, drain, start
 
@@ -21,7 +21,7 @@ async def settled(match, socket):
     seen = []
     for _ in range(100):
         seen += await drain(socket, 0.2)
-        turn = await database_sync_to_async(selectors.waiting_on)(match.pk)
+        turn = await database_sync_to_async(turns.waiting_on)(match.pk)
         if turn.kind == "person" or (turn.kind == "next_deal" and not turn.automatic):
             seen += await drain(socket, 0.3)
             versions = [int(VERSION.search(html).group(1)) for html in seen if VERSION.search(html)]

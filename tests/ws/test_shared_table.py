@@ -9,7 +9,7 @@ from channels.testing import WebsocketCommunicator
 from django.contrib.auth import get_user_model
 from django.test import Client
 
-from games import selectors, tables
+from games import tables, turns
 from games.models import Action, Match
 from setback_site.asgi import application
 from tests.db.play import play_until
@@ -148,7 +148,7 @@ async def test_closing_the_tab_on_ones_turn_lets_a_stand_in_bot_play_it(monkeypa
 
     @database_sync_to_async
     def waiting():
-        return selectors.waiting_on(match.pk)
+        return turns.waiting_on(match.pk)
 
     # Alice stays connected, so no stand-in races the moves this test makes for her.
     a = await connect(match, alice_cookie)
@@ -158,7 +158,7 @@ async def test_closing_the_tab_on_ones_turn_lets_a_stand_in_bot_play_it(monkeypa
     # Bots (and alice's turns, played here) until it is bob's turn.
 
     await database_sync_to_async(play_until)(
-        match, stop=lambda m: (t := selectors.waiting_on(m.pk)).kind == "person" and t.seat == "W"
+        match, stop=lambda m: (t := turns.waiting_on(m.pk)).kind == "person" and t.seat == "W"
     )
     turn = await waiting()
     await asyncio.sleep(0.8)

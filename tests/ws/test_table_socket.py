@@ -11,7 +11,7 @@ from channels.testing import HttpCommunicator, WebsocketCommunicator
 from django.contrib.auth import get_user_model
 from django.test import Client
 
-from games import dispatch, selectors, services
+from games import dispatch, selectors, services, turns
 from games.engine import bots
 from games.models import Match
 from setback_site.asgi import application
@@ -80,7 +80,7 @@ async def test_the_table_arrives_on_connect_and_reconnecting_shows_the_same_stat
 def person_turn_move(client, match):
     """If the person must act, act (the first legal move) over HTTP; returns the response HTML."""
     match.refresh_from_db()
-    turn = selectors.waiting_on(match.pk)
+    turn = turns.waiting_on(match.pk)
     if turn is None:
         return None
     if turn.kind == "person":
@@ -164,7 +164,7 @@ async def test_a_page_still_loads_while_an_in_process_bot_task_is_thinking(monke
     # A match where a bot opens the bidding, so its task starts at once.
     for _ in range(50):
         match, client, cookie = await start(username=f"p{_}")
-        turn = await database_sync_to_async(selectors.waiting_on)(match.pk)
+        turn = await database_sync_to_async(turns.waiting_on)(match.pk)
         if turn.kind == "bot":
             break
     assert await asyncio.to_thread(thinking.wait, 10), "the bot task did not start"

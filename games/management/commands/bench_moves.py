@@ -15,7 +15,7 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 from django.db import connection, connections
 
-from games import selectors, services
+from games import selectors, services, turns
 from games.engine.bots import choose
 from games.models import Match
 
@@ -83,7 +83,7 @@ class Command(BaseCommand):
 def _play_match(match_id: int) -> list[float]:
     times = []
     while True:
-        turn = selectors.waiting_on(match_id)
+        turn = turns.waiting_on(match_id)
         if turn is None:
             return times
         if turn.kind == "next_deal":

@@ -5,7 +5,7 @@ stand-in bot made for a person still count for that person's seat."""
 import pytest
 from django.urls import reverse
 
-from games import selectors, services, tables, tasks
+from games import services, tables, tasks, turns
 from games.models import Match
 from games.stats.models import DealSummary, MatchRecord
 from games.stats.selectors import Filters, player_stats
@@ -29,7 +29,7 @@ def stand_in_for(seat):
         return person_move(match, position)
 
     def stop(match):
-        turn = selectors.waiting_on(match.pk)
+        turn = turns.waiting_on(match.pk)
         if turn and turn.kind == "person" and turn.seat == seat:
             tasks.stand_in_turn(match.pk, turn.version, "away")
             match.refresh_from_db()

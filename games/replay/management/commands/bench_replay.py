@@ -19,7 +19,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from accounts.models import User
-from games import engine, selectors, services, tasks
+from games import engine, selectors, services, tasks, turns
 from games.models import Match, Seat
 
 # Mixed tables so every kind of seat and side is in the list.
@@ -74,7 +74,7 @@ def play_out(match: Match) -> Match:
     rng = random.Random(1)
     while True:
         match.refresh_from_db()
-        turn = selectors.waiting_on(match.pk)
+        turn = turns.waiting_on(match.pk)
         if turn is None:
             return match
         if turn.kind == "bot":

@@ -1,0 +1,108 @@
+"""Whose turn it is at a table: what it waits on, and the observation a bot decides from.
+
+A bot's turn reads the deal's engine state through `selectors.current_state` (the one
+per-process cache), so taking a turn never replays the deal when this process has it.
+"""
+
+from dataclasses import dataclass
+
+from django.conf import settings
+
+from . import engine, selectors
+from .models import Deal, Match
+
+
+@dataclass(frozen=True)
+class Waiting:
+    """What the table waits on: a bot's move, a person's move, or the next deal."""
+
+    kind: str  # "bot", "person", "next_deal"
+    version: int
+    seat: str = ""
+    bot_level: str = ""
+    automatic: bool = False
+    pace_seconds: float = 0.0
+    # A person's turn at a shared table: who, whether connected, and when a bot stands in.
+    user_id: int | None = None
+    connected: bool = True
+    timeout_seconds: int = 0
+
+
+def _playing_deal(match_id: int) -> Deal | None:
+    """The current deal of a match being played, with its match, in one query."""
+    deal_row = (
+        Deal.objects.select_related("match").filter(match_id=match_id).order_by("-number").first()
+    )
+    if deal_row is None or deal_row.match.status != Match.Status.PLAYING:
+        return None
+    return deal_row
+
+
+def waiting_on(match_id: int) -> Waiting | None:
+    deal_row = _playing_deal(match_id)
+    if deal_row is None:
+        return None
+    match = deal_row.match
+    if deal_row.phase == engine.OVER:
+        thrown_in = bool(deal_row.result and deal_row.result.get("thrown_in"))
+        everyone_bot = not match.seats.filter(user__isnull=False).exists()
+        return Waiting(
+            "next_deal",
+            match.version,
+            automatic=thrown_in or everyone_bot,
+            pace_seconds=settings.BOT_PACE_SECONDS * 3,
+        )
+    seat = match.seats.get(position=deal_row.to_act)
+    if seat.is_bot:
+        return Waiting(
+            "bot",
+            match.version,
+            seat=seat.position,
+            bot_level=seat.bot_level,
+            pace_seconds=settings.BOT_PACE_SECONDS,
+        )
+    return Waiting(
+        "person",
+        match.version,
+        seat=seat.position,
+        user_id=seat.user_id,
+        connected=seat.connections > 0,
+        timeout_seconds=match.turn_timeout_seconds if match.invite_code else 0,
+    )
+
+
+def search_seed(match_id: int, version: int) -> int:
+    """The seed of a search at a table's moment: the hard bot's and the coach's, so they agree."""
+    return match_id * 1_000_003 + version
+
+
+@dataclass(frozen=True)
+class BotTurn:
+    seat: str
+    level: str
+    observation: object
+    seed: int
+
+
+def bot_turn(match_id: int, version: int, stand_in_level: str = "") -> BotTurn | None:
+    """The observation a bot decides from, or None if the table has moved on or it is not a bot's turn.
+
+    With `stand_in_level`, also a person's turn: the bot that plays it for them while they are away.
+    """
+    # No lock: the deal row and its state (named by its steps) belong together, and if a move
+    # lands after the version was read, the bot's move made on `version` is refused by
+    # `do_act`'s version check under the lock. One locking transaction per bot move, not two.
+    deal_row = _playing_deal(match_id)
+    if deal_row is None or deal_row.match.version != version or deal_row.phase == engine.OVER:
+        return None
+    match = deal_row.match
+    seat = match.seats.get(position=deal_row.to_act)
+    if not seat.is_bot and not (stand_in_level and seat.user_id):
+        return None
+    state = selectors.current_state(deal_row)
+    return BotTurn(
+        seat=seat.position,
+        level=seat.bot_level or stand_in_level,
+        observation=state.observation(seat.position, match_totals=dict(match.totals)),
+        seed=search_seed(match.pk, version),
+    )
