@@ -83,9 +83,8 @@ class TableConsumer(AsyncWebsocketConsumer):
         self.shared = match.invite_code is not None
         if seat:
             services.resume_stalled_turn(match.pk)
-            coach_services.do_prepare(
-                match.pk
-            )  # advice the coach was never asked for (switched on elsewhere)
+            # Advice the coach was never asked for (switched on elsewhere).
+            coach_services.do_prepare(match.pk)
         return allowed
 
     async def disconnect(self, code):

@@ -335,8 +335,8 @@ def do_next_deal(match_id: int, version: int) -> Outcome:
 def resume_stalled_turn(match_id: int) -> bool:
     """Wake a table whose turn was lost (a worker died, a broker message or a notice was lost).
 
-    Called by the sweeper (games/sweeper.py) every few seconds, and when someone opens or
-    reconnects to the table. A bot's turn or an automatic next deal counts as stalled once the
+    Called by the sweeper (games/sweeper.py) every few seconds, and when a player's table
+    socket connects (the page opens it at once, and again after a drop). A bot's turn or an automatic next deal counts as stalled once the
     table has been still for a while beyond its pace; a person's turn at a shared table once its
     stand-in is due. A duplicate task is harmless: the version check refuses it.
     """

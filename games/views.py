@@ -86,8 +86,8 @@ def table(request: HttpRequest, match_id: int) -> HttpResponse:
     if match.status == Match.Status.FORMING:
         context["forming"] = presenters.forming_view(match, request.user, invited)
         return render(request, "games/table.html", context)
-    if position:
-        services.resume_stalled_turn(match.pk)
+    # A GET only reads: a turn lost in a restart is woken by the table's socket connecting,
+    # which the page opens at once, and by the sweeper.
     context["view"] = presenters.table_view(match, position)
     return render(request, "games/table.html", context)
 
