@@ -59,11 +59,17 @@ def play_bot_turn(match_id: int, version: int) -> str:
     turn = turns.bot_turn(match_id, version)
     if turn is None:
         return "stale"
+    return _play(match_id, version, turn)
+
+
+def _play(match_id: int, version: int, turn: turns.BotTurn) -> str:
+    """The bot's choice for `turn`, made through the one service path; "stale" when the table
+    moved on (a person, another task) or went away while the bot was thinking."""
     action = dispatch.compute(bots.choose, turn.observation, turn.level, seed=turn.seed)
     try:
         services.do_act(match_id, turn.seat, action, version, services.Actor.bot(turn.level))
     except (StaleMove, NotYourTurn, NotFound, NotPlaying):
-        return "stale"  # the table moved on (or went away) while the bot was thinking
+        return "stale"
     return action
 
 
@@ -86,12 +92,7 @@ def stand_in_turn(match_id: int, version: int, reason: str = "idle") -> str:
     turn = turns.bot_turn(match_id, version, stand_in_level=tables.STAND_IN_LEVEL)
     if turn is None:
         return "stale"
-    action = dispatch.compute(bots.choose, turn.observation, turn.level, seed=turn.seed)
-    try:
-        services.do_act(match_id, turn.seat, action, version, services.Actor.bot(turn.level))
-    except (StaleMove, NotYourTurn, NotFound, NotPlaying):
-        return "stale"  # the person (or another task) moved first
-    return action
+    return _play(match_id, version, turn)
 
 
 # --- Waking turns: the hooks the core and the tables call (registered in games/apps.py) ---------
