@@ -17,13 +17,15 @@ from tests.conftest import _database_url
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
 
+VISIBILITY_SECONDS = 3
+
 
 def start_worker(prefix: str, name: str) -> subprocess.Popen:
     env = {
         **os.environ,
         "DATABASE_URL": _database_url(connection.settings_dict),
         "SETBACK_QUEUE_PREFIX": prefix,
-        "CELERY_VISIBILITY_TIMEOUT": "3",
+        "CELERY_VISIBILITY_TIMEOUT": str(VISIBILITY_SECONDS),
         "BOT_PACE_SECONDS": "0",
     }
     worker = subprocess.Popen(
@@ -75,13 +77,18 @@ def test_a_bot_turn_survives_its_worker_being_killed(user, monkeypatch):
     deadline = time.monotonic() + 30
     while not holds_a_task(doomed_name):
         assert time.monotonic() < deadline, "the worker never took the move"
+    taken_at = time.monotonic()
     doomed.send_signal(signal.SIGKILL)
     doomed.wait(timeout=10)
     assert Match.objects.get(pk=match.pk).version == 0  # the move died with the worker
+    # Redis hands an unacknowledged task to another worker only once the broker's visibility
+    # timeout has passed since it was delivered; the heir comes after that, as a worker
+    # restarted later would (one started earlier would find it only at its next periodic check).
+    time.sleep(max(0.0, taken_at + VISIBILITY_SECONDS + 1 - time.monotonic()))
 
     heir = start_worker(prefix, f"heir{os.getpid()}@localhost")
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 90
         while time.monotonic() < deadline and Match.objects.get(pk=match.pk).version == 0:
             time.sleep(0.5)
         assert Match.objects.get(pk=match.pk).version > 0, "no other worker made the move"
