@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from ..engine import AUCTION, Deal, Rules
@@ -64,10 +64,44 @@ class Calibration:
     contradictions: list = field(default_factory=list)
     deals: int = 0
     records: list = field(default_factory=list)  # (deal, kind, stated, happened)
+    raw: bool = False  # the search's own chances, not the coach's (set by from_saved)
 
     def add(self, kind: str, stated: float, happened: bool) -> None:
         self.records.append((self.deals, kind, stated, bool(happened)))
         _put(self.bins[kind], stated, happened)
+
+    @classmethod
+    def from_saved(cls, saved: Iterable[dict]) -> Calibration:
+        """The measure of deals saved by ``run(save=...)``, maybe by several runs. A deal saved
+        twice (the same seed and number) is refused, not counted twice; so are raw and coach
+        chances mixed, and anything that is not a saved deal."""
+        cal = cls()
+        seen: set[tuple[int, int]] = set()
+        kinds_of_chance: set[bool] = set()
+        for item in saved:
+            try:
+                key = (int(item["seed"]), int(item["deal"]))
+                kinds_of_chance.add(bool(item["raw"]))
+                records = [(str(k), float(s), bool(h)) for k, s, h in item["records"]]
+                decisions, bid_decisions = int(item["decisions"]), int(item["bid_decisions"])
+                found = list(item["contradictions"])
+            except (KeyError, TypeError, ValueError) as error:
+                raise ValueError(f"not a saved deal: {error!r}") from error
+            if key in seen:
+                raise ValueError(f"deal {key[1]} of seed {key[0]} is saved twice")
+            if len(kinds_of_chance) > 1:
+                raise ValueError("raw and coach chances are mixed")
+            if any(k not in KINDS or not 0.0 <= s <= 1.0 for k, s, _ in records):
+                raise ValueError(f"deal {key[1]} of seed {key[0]}: a record is out of range")
+            seen.add(key)
+            cal.decisions += decisions
+            cal.bid_decisions += bid_decisions
+            cal.contradictions += found
+            for kind, stated, happened in records:
+                cal.add(kind, stated, happened)
+            cal.deals += 1
+        cal.raw = kinds_of_chance == {True}
+        return cal
 
     def ece(self, kind: str) -> float | None:
         return _ece(self.bins[kind])
@@ -196,11 +230,16 @@ def run(
     budget: int | None = None,
     progress: Callable[[int], None] | None = None,
     raw: bool = False,
+    save: Callable[[dict], None] | None = None,
 ) -> Calibration:
+    """Play ``deals`` self-play deals and measure. ``save``, if given, receives each deal's
+    figures as it ends (a dict that ``Calibration.from_saved`` reads back), so a long run
+    split over processes, or stopped early, still counts every deal it finished."""
     rules = Rules.from_spec(rules)
     rng = random.Random(seed)
     cal = Calibration()
     while cal.deals < deals:
+        before = (cal.decisions, cal.bid_decisions, len(cal.contradictions), len(cal.records))
         deal = Deal.new(rules, rules.seats[cal.deals % len(rules.seats)], rng)
         stated = []  # (seat, kind, chance)
         while not deal.is_over:
@@ -238,6 +277,18 @@ def run(
             else:
                 taker = None if result.thrown_in else result.points[kind]
                 cal.add(kind, chance, taker is not None and taker == rules.side_of(seat))
+        if save is not None:
+            save(
+                {
+                    "seed": seed,
+                    "deal": cal.deals - 1,
+                    "raw": raw,
+                    "decisions": cal.decisions - before[0],
+                    "bid_decisions": cal.bid_decisions - before[1],
+                    "contradictions": cal.contradictions[before[2] :],
+                    "records": [[k, s, h] for _, k, s, h in cal.records[before[3] :]],
+                }
+            )
         if progress is not None:
             progress(cal.deals)
     return cal

@@ -5,7 +5,8 @@ import json
 import random
 from io import StringIO
 
-from django.core.management import call_command
+import pytest
+from django.core.management import CommandError, call_command
 
 from games.coach.advice import Option, advise
 from games.coach.calibration import Calibration, contradictions
@@ -112,3 +113,74 @@ def test_raw_runs_fit_a_map_for_every_kind():
     call_command("coach_calibration", deals=1, budget=40, seed=4, raw=True, json=True, stdout=out)
     report = json.loads(out.getvalue())
     assert set(report["fitted_knots"]) == {"make", "high", "low", "jack", "game"}
+
+
+def test_saved_deals_from_two_runs_report_as_one_run_of_them_all(tmp_path):
+    """A long measurement is split over processes and may be stopped: every finished deal is
+    saved as it ends, and the saved deals of several runs report as one sample."""
+    first, second = tmp_path / "seed5.jsonl", tmp_path / "seed6.jsonl"
+    call_command(
+        "coach_calibration", deals=2, budget=40, seed=5, save=str(first), stdout=StringIO()
+    )
+    call_command(
+        "coach_calibration", deals=1, budget=40, seed=6, save=str(second), stdout=StringIO()
+    )
+    assert len(first.read_text().splitlines()) == 2
+
+    out = StringIO()
+    call_command("coach_calibration", load=[str(first), str(second)], json=True, stdout=out)
+    merged = json.loads(out.getvalue())
+    alone = []
+    for seed, deals in ((5, 2), (6, 1)):
+        out = StringIO()
+        call_command("coach_calibration", deals=deals, budget=40, seed=seed, json=True, stdout=out)
+        alone.append(json.loads(out.getvalue()))
+    assert merged["deals"] == 3
+    assert merged["decisions"] == sum(r["decisions"] for r in alone)
+    for kind in ("make", "high", "low", "jack", "game"):
+        assert merged["kinds"][kind]["n"] == sum(r["kinds"][kind]["n"] for r in alone)
+        for i, row in enumerate(merged["kinds"][kind]["tenths"]):
+            assert row["n"] == sum(r["kinds"][kind]["tenths"][i]["n"] for r in alone)
+
+
+def test_saved_deals_are_refused_when_counted_twice_mixed_or_damaged(tmp_path):
+    saved = tmp_path / "saved.jsonl"
+    call_command(
+        "coach_calibration", deals=1, budget=40, seed=7, save=str(saved), stdout=StringIO()
+    )
+    raw = tmp_path / "raw.jsonl"
+    call_command(
+        "coach_calibration", deals=1, budget=40, seed=8, raw=True, save=str(raw), stdout=StringIO()
+    )
+    line = json.loads(saved.read_text())
+    damaged = tmp_path / "damaged.jsonl"
+    damaged.write_text(json.dumps({**line, "records": [["make", 1.7, True]]}) + "\n")
+    torn = tmp_path / "torn.jsonl"
+    torn.write_text(saved.read_text()[:-20])  # a run killed mid-line
+    missing = tmp_path / "none.jsonl"
+
+    for paths, said in (
+        ([saved, saved], "saved twice"),
+        ([saved, raw], "mixed"),
+        ([damaged], "out of range"),
+        ([torn], "not JSON"),
+        ([missing], "cannot read"),
+    ):
+        with pytest.raises(CommandError, match=said):
+            call_command("coach_calibration", load=[str(p) for p in paths], stdout=StringIO())
+
+
+def test_a_raw_runs_saved_deals_still_fit_a_map(tmp_path):
+    raw = tmp_path / "raw.jsonl"
+    call_command(
+        "coach_calibration", deals=1, budget=40, seed=4, raw=True, save=str(raw), stdout=StringIO()
+    )
+    out = StringIO()
+    call_command("coach_calibration", load=[str(raw)], json=True, stdout=out)
+    assert set(json.loads(out.getvalue())["fitted_knots"]) == {
+        "make",
+        "high",
+        "low",
+        "jack",
+        "game",
+    }

@@ -10,9 +10,9 @@ map fitted on them (for games/coach/chances.py). See games/coach/calibration.py.
 import json as json_module
 import sys
 
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
-from games.coach.calibration import KINDS, run
+from games.coach.calibration import KINDS, Calibration, run
 
 
 class Command(BaseCommand):
@@ -34,17 +34,37 @@ class Command(BaseCommand):
             action="store_true",
             help="measure the search's own chances (before the honest-chances map) and fit that map",
         )
+        parser.add_argument(
+            "--save",
+            metavar="FILE",
+            help="append each finished deal's figures to FILE (JSON lines), as it ends",
+        )
+        parser.add_argument(
+            "--load",
+            metavar="FILE",
+            nargs="+",
+            help="play nothing: report on the deals saved in these files (by --save)",
+        )
 
     def handle(
-        self, *args, rules, deals, seed, budget, json: bool, progress: bool, raw: bool, **options
+        self,
+        *args,
+        rules,
+        deals,
+        seed,
+        budget,
+        json: bool,
+        progress: bool,
+        raw: bool,
+        save,
+        load,
+        **options,
     ):
-        spec = json_module.loads(rules) if rules.strip().startswith("{") else rules
-
-        def tell(done: int) -> None:
-            if progress and done % 10 == 0:
-                print(f"{done} deals", file=sys.stderr, flush=True)
-
-        cal = run(spec, deals, seed=seed, budget=budget, progress=tell, raw=raw)
+        if load:
+            cal = _load(load)
+            raw = cal.raw  # the saved chances say whether they were the search's own
+        else:
+            cal = _play(rules, deals, seed, budget, progress, raw, save)
         report = cal.report()
         if raw:
             report["fitted_knots"] = {kind: cal.fit_knots(kind) for kind in KINDS}
@@ -76,3 +96,42 @@ class Command(BaseCommand):
             self.stdout.write(
                 f"  deal {item['deal']} seat {item['seat']}: {item['higher']} said likelier made than {item['lower']}"
             )
+
+
+def _play(rules, deals, seed, budget, progress, raw, save) -> Calibration:
+    spec = json_module.loads(rules) if rules.strip().startswith("{") else rules
+
+    def tell(done: int) -> None:
+        if progress and done % 10 == 0:
+            print(f"{done} deals", file=sys.stderr, flush=True)
+
+    if not save:
+        return run(spec, deals, seed=seed, budget=budget, progress=tell, raw=raw)
+    with open(save, "a", encoding="utf-8") as out:
+
+        def keep(figures: dict) -> None:
+            out.write(json_module.dumps(figures) + "\n")
+            out.flush()
+
+        return run(spec, deals, seed=seed, budget=budget, progress=tell, raw=raw, save=keep)
+
+
+def _saved(paths):
+    for path in paths:
+        try:
+            with open(path, encoding="utf-8") as saved:
+                for number, line in enumerate(saved, 1):
+                    if line.strip():
+                        try:
+                            yield json_module.loads(line)
+                        except ValueError as error:
+                            raise CommandError(f"{path}:{number}: not JSON ({error})") from error
+        except OSError as error:
+            raise CommandError(f"cannot read {path}: {error.strerror}") from error
+
+
+def _load(paths) -> Calibration:
+    try:
+        return Calibration.from_saved(_saved(paths))
+    except ValueError as error:
+        raise CommandError(str(error)) from error
