@@ -38,8 +38,9 @@ class Hook:
         return f"<Hook {self.name}: {len(self._functions)} function(s)>"
 
 
-# After a change of a table commits, with (match_id, version): wake the turn, let the coach
-# prepare its advice. Each function runs on its own; a failure is logged (services.announce_change).
+# After a change of a table commits, with (match_id, version, turn): wake the turn, let the
+# coach prepare its advice. `turn` is what the table waits on (turns.Waiting), or None when the
+# change did not work it out (then it is read). Each function runs on its own; a failure is logged (services.announce_change).
 after_change = Hook("after_change")
 
 # Inside the transaction that ends a deal that counts (not a practice), with (deal_row, result).

@@ -255,10 +255,14 @@ def do_act(match_id: int, seat: str, token: str, version: int, actor: Actor) -> 
         if state.phase == "over":
             _finish_deal(match, deal_row, state)
         match.version += 1
-        match.save()
+        match.save(update_fields=_MOVE_FIELDS)
         transaction.on_commit(partial(selectors.remember_state, deal_row, state), robust=True)
-        announce_after_commit(match)
+        announce_after_commit(match, deal_row)
     return Outcome(match, applied=True)
+
+
+# What a move may change in the match row (a deal's end: the totals, and the match's end).
+_MOVE_FIELDS = ["version", "totals", "status", "winner", "finished_at", "updated_at"]
 
 
 def apply_move(state: engine.Deal, seat: str, token: str) -> str:
@@ -325,10 +329,10 @@ def do_next_deal(match_id: int, version: int) -> Outcome:
             raise StaleMove("The next deal has already started.")
         rules = selectors.rules_of(match)
         next_dealer = rules.seats[(rules.seats.index(deal_row.dealer) + 1) % len(rules.seats)]
-        create_deal(match, rules, number=deal_row.number + 1, dealer=next_dealer)
+        deal_row = create_deal(match, rules, number=deal_row.number + 1, dealer=next_dealer)
         match.version += 1
-        match.save()
-        announce_after_commit(match)
+        match.save(update_fields=["version", "updated_at"])
+        announce_after_commit(match, deal_row)
     return Outcome(match, applied=True)
 
 
@@ -356,15 +360,22 @@ def resume_stalled_turn(match_id: int) -> bool:
     return True
 
 
-def announce_after_commit(match: Match) -> None:
-    """Once the caller's transaction commits, tell the table and the hooks (`announce_change`)."""
+def announce_after_commit(match: Match, deal_row: Deal | None = None) -> None:
+    """Once the caller's transaction commits, tell the table and the hooks (`announce_change`).
+
+    A move passes the deal it was made in: what the table then waits on is worked out here,
+    from the rows the move holds under its lock, instead of read again after the commit."""
+    turn = None
+    if deal_row is not None and match.status == Match.Status.PLAYING:
+        turn = turns.waiting_at(match, deal_row)
     # Robust: the change is saved; nothing that fails after the commit may reach the person.
-    transaction.on_commit(partial(announce_change, match.pk, match.version), robust=True)
+    transaction.on_commit(partial(announce_change, match.pk, match.version, turn), robust=True)
 
 
-def announce_change(match_id: int, version: int) -> None:
+def announce_change(match_id: int, version: int, turn: turns.Waiting | None = None) -> None:
     """Tell every screen at the table that it changed, then run the `hooks.after_change`
     functions (games/apps.py wakes the bot whose turn it is; the coach prepares its advice or review).
+    `turn`: what the table waits on at `version`, when the change knew it (else it is read).
 
     Each step is on its own: a channel layer that is down must not keep the bot asleep. A step
     that fails is logged and left to the sweeper (the bot's turn) or to the screens' reconnect
@@ -372,7 +383,7 @@ def announce_change(match_id: int, version: int) -> None:
     """
     for step in (_tell_screens, *hooks.after_change.functions):
         try:
-            step(match_id, version)
+            step(match_id, version, turn)
         except Exception:
             log.warning(
                 "after the commit of match %s v%s: %s failed; the sweeper will retry",
@@ -383,7 +394,7 @@ def announce_change(match_id: int, version: int) -> None:
             )
 
 
-def _tell_screens(match_id: int, version: int) -> None:
+def _tell_screens(match_id: int, version: int, turn=None) -> None:
     realtime.group_send(
         selectors.table_group(match_id), {"type": "table.changed", "version": version}
     )

@@ -55,8 +55,8 @@ def report_worker(reply_channel: str | None = None) -> dict:
 # acks_late + reject_on_worker_lost: a worker that dies mid-move leaves the task on the queue
 # for another worker; the version check makes a repeated task harmless.
 @shared_task(acks_late=True, reject_on_worker_lost=True, soft_time_limit=20, time_limit=30, **RETRY)
-def play_bot_turn(match_id: int, version: int) -> str:
-    turn = turns.bot_turn(match_id, version)
+def play_bot_turn(match_id: int, version: int, seat: str = "", level: str = "") -> str:
+    turn = turns.bot_turn(match_id, version, seat=seat, level=level)
     if turn is None:
         return "stale"
     return _play(match_id, version, turn)
@@ -103,14 +103,24 @@ def wake_turn(match_id: int, turn: turns.Waiting) -> None:
     if turn.kind == "person":
         tables.wake_stand_in(turn, match_id)  # a shared table: a bot plays the turn if they do not
     elif turn.kind == "bot":
-        dispatch.enqueue(play_bot_turn, match_id, turn.version, countdown=turn.pace_seconds)
+        dispatch.enqueue(
+            play_bot_turn,
+            match_id,
+            turn.version,
+            turn.seat,
+            turn.bot_level,
+            countdown=turn.pace_seconds,
+        )
     elif turn.kind == "next_deal" and turn.automatic:
         dispatch.enqueue(start_next_deal, match_id, turn.version, countdown=turn.pace_seconds)
 
 
-def wake_if_waiting(match_id: int, version: int) -> None:
-    """After a change (`hooks.after_change`): wake the turn it left waiting, if still current."""
-    turn = turns.waiting_on(match_id)
+def wake_if_waiting(match_id: int, version: int, turn: turns.Waiting | None = None) -> None:
+    """After a change (`hooks.after_change`): wake the turn it left waiting, if still current.
+    A turn the change worked out under its lock is woken as it is: if the table has moved on
+    since, the task finds its version stale and does nothing."""
+    if turn is None:
+        turn = turns.waiting_on(match_id)
     if turn is not None and turn.version == version:
         wake_turn(match_id, turn)
 

@@ -39,10 +39,17 @@ def _playing_deal(match_id: int) -> Deal | None:
 
 
 def waiting_on(match_id: int) -> Waiting | None:
+    """What the table waits on now, read from the database."""
     deal_row = _playing_deal(match_id)
     if deal_row is None:
         return None
-    match = deal_row.match
+    return waiting_at(deal_row.match, deal_row)
+
+
+def waiting_at(match: Match, deal_row: Deal) -> Waiting:
+    """What a playing match waits on at its current deal, from the rows the caller holds: a
+    service that has just changed the table passes its own (locked, fresh) rows, so waking the
+    next turn does not read the match and the deal again after the commit."""
     if deal_row.phase == engine.OVER:
         thrown_in = bool(deal_row.result and deal_row.result.get("thrown_in"))
         everyone_bot = not match.seats.filter(user__isnull=False).exists()
@@ -84,10 +91,14 @@ class BotTurn:
     seed: int
 
 
-def bot_turn(match_id: int, version: int, stand_in_level: str = "") -> BotTurn | None:
+def bot_turn(
+    match_id: int, version: int, stand_in_level: str = "", seat: str = "", level: str = ""
+) -> BotTurn | None:
     """The observation a bot decides from, or None if the table has moved on or it is not a bot's turn.
 
     With `stand_in_level`, also a person's turn: the bot that plays it for them while they are away.
+    With `seat` and `level` (a bot's turn as `waiting_at` saw it at `version`), the seat is not
+    read again: a table's seats change only while it forms, and its version names the moment.
     """
     # No lock: the deal row and its state (named by its steps) belong together, and if a move
     # lands after the version was read, the bot's move made on `version` is refused by
@@ -96,13 +107,17 @@ def bot_turn(match_id: int, version: int, stand_in_level: str = "") -> BotTurn |
     if deal_row is None or deal_row.match.version != version or deal_row.phase == engine.OVER:
         return None
     match = deal_row.match
-    seat = match.seats.get(position=deal_row.to_act)
-    if not seat.is_bot and not (stand_in_level and seat.user_id):
+    if not (seat and level):
+        seat_row = match.seats.get(position=deal_row.to_act)
+        if not seat_row.is_bot and not (stand_in_level and seat_row.user_id):
+            return None
+        seat, level = seat_row.position, seat_row.bot_level or stand_in_level
+    elif seat != deal_row.to_act:
         return None
     state = selectors.current_state(deal_row)
     return BotTurn(
-        seat=seat.position,
-        level=seat.bot_level or stand_in_level,
-        observation=state.observation(seat.position, match_totals=dict(match.totals)),
+        seat=seat,
+        level=level,
+        observation=state.observation(seat, match_totals=dict(match.totals)),
         seed=search_seed(match.pk, version),
     )

@@ -30,7 +30,7 @@ RETRY_SECONDS = 30
 CLAIM_SECONDS = 90
 
 
-def after_change(match_id: int, version: int) -> None:
+def after_change(match_id: int, version: int, turn=None) -> None:
     """Called after every change of a table (games.services.announce_change)."""
     do_prepare(match_id, version)
 

@@ -11,15 +11,16 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from games import dispatch, selectors, services, tasks, turns
+from games.consumers import TableConsumer
 from games.engine import deal_to_record
 from games.models import Match
 from tests.db.play import play_until
 
 # Counted on this code (SQLite and PostgreSQL alike; the test's transaction adds a savepoint
-# pair): a person's move over HTTP 15 (session and user included; its deal state rebuilt once,
-# as a process that never saw the deal must), a bot's move 13, its on-commit work included.
-PERSON_MOVE_QUERIES = 15
-BOT_MOVE_QUERIES = 13
+# pair): a person's move over HTTP 14 (session and user included; its deal state rebuilt once,
+# as a process that never saw the deal must), a bot's move 10, its on-commit work included.
+PERSON_MOVE_QUERIES = 14
+BOT_MOVE_QUERIES = 10
 
 
 @pytest.fixture
@@ -69,7 +70,8 @@ def test_a_bots_move_costs_a_bounded_number_of_queries(
         CaptureQueriesContext(connection) as queries,
         django_capture_on_commit_callbacks(execute=True),
     ):
-        played = tasks.play_bot_turn(match.pk, turn.version)
+        # As the wake-up enqueues it: the seat and the level named, so the task need not read them.
+        played = tasks.play_bot_turn(match.pk, turn.version, turn.seat, turn.bot_level)
     assert played != "stale"
     assert len(queries) <= BOT_MOVE_QUERIES, "\n".join(
         q["sql"][:120] for q in queries.captured_queries
@@ -126,3 +128,27 @@ def test_the_kept_state_and_the_standing_agree_with_a_rebuild_from_the_rows(user
     replayed = selectors.match_standing(match)
     assert replayed.over and replayed.winner == match.winner
     assert replayed.totals == match.totals
+
+
+# A screen's render, as the table's socket makes it at every version: the login still valid
+# (the session and its user), the match with its current deal, its seats with their users; the
+# coach's panel adds its advice when it has some.
+RENDER_QUERIES = 4
+
+
+def test_one_screens_render_costs_a_bounded_number_of_queries(logged_in_client, user):
+    match = at_turn(services.do_start_match(user, "house", "easy"), "person")
+    selectors.current_state(
+        selectors.current_deal(match)
+    )  # the state, as the mover's process keeps it
+    screen = TableConsumer()
+    screen.match_id, screen.user = match.pk, user
+    screen.session_key = logged_in_client.session.session_key
+    screen.scope = {"session": logged_in_client.session, "headers": []}
+    screen._invited()  # the socket read its session's invites once, when it connected
+    with CaptureQueriesContext(connection) as queries:
+        version, html = screen._render_table()
+    assert version == match.version and 'id="table"' in html and "table-my-turn" in html
+    assert len(queries) <= RENDER_QUERIES, "\n".join(
+        q["sql"][:120] for q in queries.captured_queries
+    )

@@ -2,7 +2,7 @@
 
 import pytest
 
-from games import engine, selectors, services, turns
+from games import dispatch, engine, selectors, services, tasks, turns
 from games.engine import deal_to_record
 from games.models import Action, Deal, Match
 
@@ -155,3 +155,42 @@ def test_play_again_against_bots_keeps_the_rules_seats_and_levels_once_the_match
     seats = {s.position: (s.user_id, s.bot_level) for s in again.seats.all()}
     assert seats == {s.position: (s.user_id, s.bot_level) for s in match.seats.all()}
     assert again.deals.get().number == 1
+
+
+def test_a_bot_task_naming_a_seat_that_is_not_to_act_changes_nothing(match, user):
+    """The wake-up names the bot's seat and level so the task need not read them again; a task
+    that names another seat (a forged or mixed-up message) is stale, never a move for it."""
+    match = play_until(match, stop=lambda m: turns.waiting_on(m.pk).kind == "bot")
+    turn = turns.waiting_on(match.pk)
+    before = snapshot(match)
+    for seat in ("S", *(s for s in ("N", "E", "W") if s != turn.seat)):
+        assert tasks.play_bot_turn(match.pk, turn.version, seat, "hard") == "stale"
+    assert snapshot(match) == before
+    assert tasks.play_bot_turn(match.pk, turn.version, turn.seat, turn.bot_level) != "stale"
+    assert snapshot(match) != before
+
+
+def test_a_move_wakes_the_next_bot_by_its_seat_and_level(
+    match, user, monkeypatch, django_capture_on_commit_callbacks
+):
+    """What the table waits on after a move is worked out under the move's lock and handed to
+    the wake-up: the task enqueued names the seat to act and its bot's level at the new version."""
+    asked = []
+    monkeypatch.setattr(dispatch, "enqueue", lambda task, *args, **kw: asked.append(args))
+    checked = 0
+    while checked < 5:
+        turn = turns.waiting_on(match.pk)
+        assert turn is not None, "the match ended before five bots were woken"
+        asked.clear()
+        with django_capture_on_commit_callbacks(execute=True):
+            if turn.kind == "bot":
+                tasks.play_bot_turn(match.pk, turn.version, turn.seat, turn.bot_level)
+            elif turn.kind == "person":
+                token = state_of(match).legal_actions()[0]
+                services.do_act(match.pk, turn.seat, token, turn.version, services.Actor(user=user))
+            else:
+                services.do_next_deal(match.pk, turn.version)
+        after = turns.waiting_on(match.pk)
+        if after is not None and after.kind == "bot":
+            assert asked == [(match.pk, after.version, after.seat, after.bot_level)]
+            checked += 1

@@ -35,7 +35,7 @@ def wait_for_version_above(match: Match, version: int, timeout: float = 30) -> i
 def quietly_to_a_turn(user, monkeypatch, kind: str) -> Match:
     """A match at a turn of `kind` with no task on its way (as a restarted server finds it)."""
     with monkeypatch.context() as quiet:
-        quiet.setattr(services, "announce_after_commit", lambda match: None)
+        quiet.setattr(services, "announce_after_commit", lambda match, deal_row=None: None)
         for _ in range(50):
             match = services.do_start_match(user, "house", "easy")
             match = play_until(match, stop=lambda m: turns.waiting_on(m.pk).kind == kind)

@@ -148,7 +148,7 @@ def test_play_again_from_the_end_screen_that_arrives_while_watching(
 
     alice = make_user("alice")
     with monkeypatch.context() as quiet:  # no bot task here: the site's server makes that move
-        quiet.setattr(services, "announce_after_commit", lambda match: None)
+        quiet.setattr(services, "announce_after_commit", lambda match, deal_row=None: None)
         match = off_the_event_loop(a_match_that_a_bot_will_end)
     # Still for a minute, as if the bot's task was lost: opening the table wakes the bot.
     Match.objects.filter(pk=match.pk).update(updated_at=timezone.now() - timedelta(minutes=1))

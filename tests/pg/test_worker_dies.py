@@ -65,7 +65,7 @@ def holds_a_task(name: str) -> bool:
 def test_a_bot_turn_survives_its_worker_being_killed(user, monkeypatch):
     prefix = f"dying{os.getpid()}-"
     with monkeypatch.context() as quiet:  # no task from creating the match: we send our own
-        quiet.setattr(services, "announce_after_commit", lambda match: None)
+        quiet.setattr(services, "announce_after_commit", lambda match, deal_row=None: None)
         for _ in range(50):
             match = services.do_start_match(user, "house", "easy")
             if turns.waiting_on(match.pk).kind == "bot":

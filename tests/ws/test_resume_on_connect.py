@@ -23,7 +23,7 @@ pytestmark = [
 async def a_lost_bot_turn(monkeypatch):
     """A match as a restarted server finds it: a bot's turn, and no task on its way."""
     with monkeypatch.context() as quiet:
-        quiet.setattr(services, "announce_after_commit", lambda match: None)
+        quiet.setattr(services, "announce_after_commit", lambda match, deal_row=None: None)
         for n in range(50):
             match, client, cookie = await start(username=f"alice{n}")
             if (await database_sync_to_async(turns.waiting_on)(match.pk)).kind == "bot":
