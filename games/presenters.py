@@ -207,9 +207,14 @@ def table_view(
     match: Match, me: str | None, *, seats: list | None = None, deal_row: Deal | None = None
 ) -> TableView:
     """The table as the seat `me` may see it (None: a spectator, who sees only public cards).
-    `seats` and `deal_row` save reading them again when the caller already has them."""
+    `seats` and `deal_row` save reading them again when the caller already has them; a
+    `deal_row` must come with its `match` from one read (`selectors.match_and_current_deal`)."""
+    if deal_row is None:
+        # The match again, with its deal in the same query: a version read before the deal
+        # (a bot may move in between) would name a moment before the position shown, and the
+        # person's move made on it would be refused as stale.
+        match, deal_row = selectors.match_and_current_deal(match.pk)
     rules = selectors.rules_of(match)
-    deal_row = deal_row or selectors.current_deal(match)
     state = selectors.current_state(deal_row)
     seats = {
         seat.position: seat for seat in (seats if seats is not None else selectors.seats_of(match))

@@ -2,7 +2,7 @@
 
 import pytest
 
-from games import dispatch, engine, selectors, services, tasks, turns
+from games import dispatch, engine, presenters, selectors, services, tasks, turns
 from games.engine import deal_to_record
 from games.models import Action, Deal, Match
 
@@ -194,3 +194,20 @@ def test_a_move_wakes_the_next_bot_by_its_seat_and_level(
         if after is not None and after.kind == "bot":
             assert asked == [(match.pk, after.version, after.seat, after.bot_level)]
             checked += 1
+
+
+def test_a_page_read_while_a_bot_moves_names_the_version_of_the_position_it_shows(match, user):
+    """The table page reads the match (who may look), then renders: a bot that moves in
+    between must not leave the page naming the old version beside the new position, or the
+    person's move made on it is refused as stale ("The table moved on")."""
+    match = play_until(match, stop=lambda m: turns.waiting_on(m.pk).kind == "bot")
+    read_by_the_page = Match.objects.get(pk=match.pk)
+    while (turn := turns.waiting_on(match.pk)).kind == "bot":  # the bots move meanwhile
+        tasks.play_bot_turn(match.pk, turn.version, turn.seat, turn.bot_level)
+    view = presenters.table_view(read_by_the_page, "S")
+    assert (view.version, view.step) == (turn.version, selectors.current_deal(match).steps)
+    if view.my_turn:
+        token = state_of(match).legal_actions()[0]
+        assert services.do_act(
+            match.pk, "S", token, view.version, services.Actor(user=user)
+        ).applied
