@@ -85,11 +85,12 @@ LOADTEST_URL ?= http://127.0.0.1:$(PORT)
 TABLES ?= 10
 LOADTEST_SECONDS ?= 60
 BOTS ?= easy
+THINK ?= 0
 # The users are made in the site's database first (the same DATABASE_URL as the site): the site
 # allows only five sign-ups a minute from one address.
 loadtest: $(VENV)/.installed-test $(SECRET_KEY_FILE)
 	$(WITH_KEY) $(BIN)/python manage.py loadtest_users $(TABLES)
-	$(WITH_KEY) $(BIN)/python manage.py loadtest --url $(LOADTEST_URL) --tables $(TABLES) --seconds $(LOADTEST_SECONDS) --bot-level $(BOTS)
+	$(WITH_KEY) $(BIN)/python manage.py loadtest --url $(LOADTEST_URL) --tables $(TABLES) --seconds $(LOADTEST_SECONDS) --bot-level $(BOTS) --think $(THINK)
 
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .

@@ -78,3 +78,18 @@ def test_a_server_error_is_a_friendly_500_page():
     assert (
         response.status_code == 500 and "Something went wrong" in body and "Traceback" not in body
     )
+
+
+@pytest.mark.asyncio
+@pytest.mark.django_db
+async def test_pages_and_static_files_served_as_daphne_serves_them_carry_the_protective_headers(
+    async_client,
+):
+    """Through Django's ASGI handler, as under Daphne: the middleware chain (run on one thread,
+    WhiteNoise last) still serves static files and marks pages and files alike."""
+    for path in ("/accounts/login/", "/static/css/site.css"):
+        response = await async_client.get(path)
+        assert response.status_code == 200, path
+        assert response.headers["X-Content-Type-Options"] == "nosniff", path
+        assert response.headers["X-Frame-Options"] == "DENY", path
+    assert "Set-Cookie" not in (await async_client.get("/static/css/site.css")).headers

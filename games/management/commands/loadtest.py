@@ -6,6 +6,8 @@ page, hold the table's websocket, and on their turn post the move to `/matches/<
 with the version on screen, as htmx does. "Next deal" and "Play again" are clicked like the
 page's buttons. A websocket that closes is reopened after a jittered pause, like htmx's ws
 extension; a screen that stops changing for `--stall` seconds is reloaded (a full GET).
+With `--think T` the person takes a random 0.5 T to 1.5 T to decide each move, as people do
+(by default they answer at once, so every table is always busy and the site is saturated).
 
 It measures what the person would notice, from the client side:
   move -> update      the move's POST until a websocket screen newer than the move's version
@@ -119,6 +121,7 @@ class Table:
         self.bot_level = options["bot_level"]
         self.preset = options["preset"]
         self.stall = options["stall"]
+        self.think = options["think"]
         self.figures = figures
         self.stop_at = stop_at
         self.rng = random.Random(number)
@@ -306,6 +309,10 @@ class Table:
             await asyncio.gather(socket_task, return_exceptions=True)
 
     async def move(self, screen: Screen) -> None:
+        if self.think:
+            await asyncio.sleep(self.rng.uniform(0.5, 1.5) * self.think)
+            if self.screen is not None and self.screen.version > screen.version:
+                return  # the table moved on while the person thought (a reload): look again
         tokens = BUTTON_RE.findall(screen.html)
         data = {"version": str(screen.version)}
         if tokens:
@@ -441,6 +448,12 @@ class Command(BaseCommand):
         parser.add_argument("--prefix", default="loadtest")
         parser.add_argument("--password", default="Quiet-harbor-58213")
         parser.add_argument(
+            "--think",
+            type=float,
+            default=0,
+            help="the person's time to decide a move, in seconds (0: at once)",
+        )
+        parser.add_argument(
             "--stall",
             type=float,
             default=10,
@@ -456,7 +469,8 @@ class Command(BaseCommand):
         out = self.stdout.write
         bot_moves = max(0, figures.actions_seen - figures.person_moves)
         out(
-            f"tables {options['tables']}, bots {options['bot_level']}, {elapsed:.0f} s against "
+            f"tables {options['tables']}, bots {options['bot_level']}, think "
+            f"{options['think']:g} s, {elapsed:.0f} s against "
             f"{', '.join(bases)}; {figures.matches_started} matches started"
         )
         out(
@@ -482,6 +496,7 @@ class Command(BaseCommand):
         )
         out(
             f"SUMMARY tables={options['tables']} bots={options['bot_level']} "
+            f"think={options['think']:g}s "
             f"update_p50={percentile(figures.move_to_update, 50) * 1000:.0f}ms "
             f"update_p95={percentile(figures.move_to_update, 95) * 1000:.0f}ms "
             f"update_p99={percentile(figures.move_to_update, 99) * 1000:.0f}ms "
