@@ -36,9 +36,10 @@ _pool: ThreadPoolExecutor | None = None
 _pool_lock = threading.Lock()
 _pending: set[Future] = set()
 _failures: list[str] = []
-# Long countdowns (a stand-in bot's turn timer) wait on a timer, not in a pool thread, so they
-# never hold up bot moves; tests cancel the ones still waiting when they end.
-LONG_COUNTDOWN = 2.0
+# A task with a countdown (a bot's pace, a stand-in's timer, a retry's backoff) waits on a timer
+# of its own, never in a pool thread: a pool thread asleep for a bot's 0.7 s pace held up every
+# other table's bot (with 20 tables in play, 5 bot moves a second in all and 10 s for one's turn
+# to come back). Tests cancel the timers still waiting when they end.
 # The longest delay handed to the broker. Redis gives an unacknowledged task (a delayed one is
 # held unacknowledged by the worker that took it) to another worker after the visibility
 # timeout, and a task held by a worker that died comes back only then: longer waits are stored
@@ -85,9 +86,7 @@ def compute(function, *args, **kwargs):
     return pool.submit(function, *args, **kwargs).result()
 
 
-def _run_in_thread(task, args, kwargs, countdown: float, retries: int = 0):
-    if countdown:
-        time.sleep(countdown)
+def _run_in_thread(task, args, kwargs, retries: int = 0):
     close_old_connections()
     try:
         # The task's own body, without Celery's eager retry (`task.apply` runs a retry again at
@@ -186,14 +185,14 @@ def enqueue(task, *args, countdown: float = 0, **kwargs) -> Future | None:
 
 
 def _submit(task, args, kwargs, countdown: float, retries: int = 0) -> Future | None:
-    if countdown >= LONG_COUNTDOWN:
+    if countdown > 0:
         timer = threading.Timer(countdown, _fire, args=(task, args, kwargs, retries))
         timer.daemon = True
         with _pool_lock:
             _timers.add(timer)
         timer.start()
         return None
-    future = _in_process_pool().submit(_run_in_thread, task, args, kwargs, countdown, retries)
+    future = _in_process_pool().submit(_run_in_thread, task, args, kwargs, retries)
     with _pool_lock:
         _pending.add(future)
     future.add_done_callback(_forget)
@@ -207,7 +206,7 @@ def _fire(task, args, kwargs, retries: int) -> None:
 
 
 def cancel_delayed_tasks() -> int:
-    """Forget the in-process tasks still waiting on a long countdown (for tests). Returns how many."""
+    """Forget the in-process tasks still waiting on their countdown (for tests). Returns how many."""
     with _pool_lock:
         timers = list(_timers)
         _timers.clear()

@@ -32,6 +32,18 @@ def flaky():
     succeeded.set()
 
 
+ran_in_order: list[str] = []
+all_ran = threading.Event()
+DELAYED = 6  # more than the pool's threads
+
+
+@app.task(name="tests.noted")
+def noted(name):
+    ran_in_order.append(name)
+    if len(ran_in_order) == DELAYED + 1:
+        all_ran.set()
+
+
 @app.task(name="tests.broken")
 def broken(table):
     raise ValueError(f"a bug at table {table}")
@@ -52,3 +64,16 @@ def test_a_failed_task_is_logged_as_an_error_with_its_name_and_reported(caplog):
     assert any("tests.broken(7,) failed" in r.getMessage() and r.exc_info for r in caplog.records)
     [report] = dispatch.take_failures()
     assert "a bug at table 7" in report and "Traceback" in report
+
+
+def test_tasks_waiting_on_a_countdown_do_not_hold_up_a_task_due_now():
+    # Every table's bot waits its pace (0.7 s) before moving: when those waits slept in the
+    # pool's threads, a table whose bot was due now queued behind other tables' waits.
+    ran_in_order.clear()
+    all_ran.clear()
+    for table in range(DELAYED):
+        dispatch.enqueue(noted, f"paced bot {table}", countdown=1.5)
+    dispatch.enqueue(noted, "bot due now").result(timeout=10)
+    assert ran_in_order == ["bot due now"]
+    assert all_ran.wait(10)
+    assert sorted(ran_in_order[1:]) == [f"paced bot {table}" for table in range(DELAYED)]
