@@ -1,21 +1,43 @@
 """The Celery broker transport: kombu's Redis transport, made to survive Redis going away.
 
-When a worker loses Redis, kombu closes the channel and tries to put the worker's unacknowledged
-tasks back on their queues. By then the transport has let go of its connection details, and
-kombu 5.7 crashes the whole worker ("Unrecoverable error: AttributeError: 'NoneType' object has
-no attribute 'hostname'"); the fault suite saw it in about one Redis restart in three. Those
-tasks are still in Redis's unacked set, so nothing is lost by skipping that step: Redis hands
-them out again after the visibility timeout, and the sweeper wakes their tables long before.
+When a worker loses Redis, kombu gives up the connection (the transport lets go of its
+connection details) and closes the channel, dropping its connection pools. Two things then
+crashed the whole worker in kombu 5.7 ("Unrecoverable error: AttributeError: 'NoneType'
+object has no attribute ..."), each seen by the fault suite after a Redis restart:
+- putting the worker's unacknowledged tasks back on their queues ('hostname'), in about one
+  Redis restart in three;
+- acknowledging a task that finished after the channel closed ('client': bot tasks acknowledge
+  when done), once in a loaded CI pass on 1 December 2026.
+Nothing is lost by skipping either step on a channel whose connection is gone: those tasks are
+still in Redis's unacked set, Redis hands them out again after the visibility timeout (a bot
+task already done then finds its version has moved on), and the sweeper wakes their tables long
+before.
 """
 
-from kombu.transport import redis
+from kombu.transport import redis, virtual
 
 
 class QoS(redis.QoS):
+    def _connection_gone(self) -> bool:
+        connection = self.channel.connection
+        return connection is None or connection.client is None
+
     def restore_unacked_once(self, stderr=None):
-        if self.channel.connection.client is None:
-            return  # the connection is gone (see above); Redis keeps the tasks
+        if self._connection_gone():
+            return None
         return super().restore_unacked_once(stderr)
+
+    def ack(self, delivery_tag):
+        if self._connection_gone():
+            virtual.QoS.ack(self, delivery_tag)  # forgotten here; Redis keeps it (see above)
+            return
+        super().ack(delivery_tag)
+
+    def reject(self, delivery_tag, requeue=False):
+        if self._connection_gone():
+            virtual.QoS.ack(self, delivery_tag)
+            return
+        super().reject(delivery_tag, requeue)
 
 
 class Channel(redis.Channel):

@@ -1,0 +1,43 @@
+"""A worker keeps going when Redis drops its connection while a task is running
+(`setback_site/broker.py`)."""
+
+import uuid
+
+import pytest
+from django.conf import settings
+from kombu import Connection
+
+pytestmark = pytest.mark.services
+
+
+def test_a_task_finished_after_its_connection_was_given_up_neither_crashes_nor_is_lost():
+    queue = f"test-transport-{uuid.uuid4().hex}"
+    with Connection(
+        settings.CELERY_BROKER_URL, transport=settings.CELERY_BROKER_TRANSPORT
+    ) as connection:
+        channel = connection.channel()
+        channel.queue_declare(queue=queue)
+        channel.basic_publish(
+            channel.prepare_message("a bot's turn"), exchange="", routing_key=queue
+        )
+        message = channel.basic_get(queue, no_ack=False)
+        assert message.body == b"a bot's turn"
+        unacked = channel.qos.unacked_key
+        client = channel.client
+
+        # What kombu does when the worker loses Redis: it lets go of the connection's details,
+        # then closes the channel (its pools dropped).
+        connection.transport.client = None
+        channel.close()
+        # The task ends afterwards (bot tasks acknowledge when done). This raised
+        # AttributeError in kombu and took the whole worker down.
+        message.ack()
+
+        # Not acknowledged, so not lost: Redis still holds it and hands it out again after the
+        # visibility timeout.
+        try:
+            assert client.hexists(unacked, message.delivery_tag)
+        finally:
+            client.delete(queue)
+            client.hdel(unacked, message.delivery_tag)
+            client.zrem(channel.qos.unacked_index_key, message.delivery_tag)
