@@ -43,6 +43,10 @@ def log_in(page: Page, site: str, username: str, password: str):
 def at_step(page: Page, step: int):
     expect(page.locator("#replay")).to_have_attribute("data-step", str(step))
     expect(page).to_have_url(re.compile(rf"/{step}/$"))
+    # The step is in the page's HTML before its scripts have run: a key pressed then is lost
+    # (on a busy machine, five of six quick presses were), so the tests press keys only once
+    # the page has loaded, as a person does after seeing it.
+    page.wait_for_load_state("load")
 
 
 def visible_moment(page: Page) -> dict:
