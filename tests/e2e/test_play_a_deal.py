@@ -31,6 +31,7 @@ def start_house_match(page: Page):
     page.get_by_role("button", name="Deal me in").click()
     expect(page.locator("#table")).to_be_visible()
     expect(page.locator(".chip", has_text="To 11")).to_be_visible()
+    page.wait_for_load_state("load")  # the table's script runs now: a key pressed before is lost
 
 
 def table_version(page: Page) -> str | None:
