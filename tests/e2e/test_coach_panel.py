@@ -36,19 +36,41 @@ def follow_the_coach(page: Page, until, deadline_seconds=150, on_advice=None, or
         if page.get_by_text("Everyone passed").count():
             click_unless_swapped(page.locator("[data-next-deal]"))
         elif page.locator("#table.table-my-turn [data-action]").count():
-            # The advice comes over the socket on its own; wait for it (or the forced move).
-            page.locator(f"{BEST}, #coach-panel.coach-forced").first.wait_for(timeout=60_000)
-            if page.locator(BEST).count():
+            advice = advice_for_the_table_on_screen(page)
+            if "best" in advice:
                 if on_advice:
                     on_advice()
-                action = page.locator(BEST).get_attribute("data-action")
-                click_unless_swapped(page.locator(f'#table [data-action][value="{action}"]'))
-            else:
+                best = advice["best"]
+                click_unless_swapped(page.locator(f'#table [data-action][value="{best}"]'))
+            elif "forced" in advice:
                 click_unless_swapped(page.locator("#table [data-action]").first)
+            # else the table moved on while the coach was thinking: look again.
         if until():
             return
         wait_for_the_table_to_move(page, version, or_shown)  # or what `until` waits for
     raise AssertionError("timed out")
+
+
+def advice_for_the_table_on_screen(page: Page) -> dict:
+    """Wait for the coach's panel of the position on screen and read it in the same instant:
+    {"best": action}, {"forced": True}, or {"moved": True} when it is no longer our turn.
+
+    A move posted over HTTP swaps in the next table before the socket brings its panel, so the
+    last position's advice is on the page for a moment (hidden only once htmx has settled), and
+    the panel may then be swapped for "thinking" under a locator that was about to read it."""
+    handle = page.wait_for_function(
+        """() => {
+            const table = document.querySelector("#table");
+            const panel = document.querySelector("#coach-panel");
+            if (!table || !table.classList.contains("table-my-turn")) return {moved: true};
+            if (!panel || panel.dataset.version !== table.dataset.version) return null;
+            if (panel.classList.contains("coach-forced")) return {forced: true};
+            const best = panel.querySelector(".coach-option.coach-best");
+            return best ? {best: best.dataset.action} : null;
+        }""",
+        timeout=60_000,  # the advice is a search; on a loaded machine it takes a while
+    )
+    return handle.json_value()
 
 
 def click_unless_swapped(locator):
