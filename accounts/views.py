@@ -70,9 +70,8 @@ def toggle_coach(request: HttpRequest) -> HttpResponse:
         request.user, request.POST.get("enabled") == "on", at_table=at_table
     )
     if request.htmx:
-        response = render(request, "accounts/_coach_toggle.html", {"coach_table": at_table})
-        response["HX-Trigger"] = "coach-toggled"  # the table's coach panel fetches itself again
-        return response
+        # The table's own panel comes over its socket (coach_services.do_set_coach).
+        return render(request, "accounts/_coach_toggle.html", {"coach_table": at_table})
     return redirect_back(request, "home")
 
 

@@ -189,6 +189,13 @@ class TableConsumer(AsyncWebsocketConsumer):
         html = await database_sync_to_async(self._render_panel, thread_sensitive=False)()
         await self.send(text_data=html)
 
+    async def coach_switched(self, event):
+        # The seat's user switched the coach on or off: redraw its panel, whatever the moment.
+        if event["seat"] != self.seat:
+            return
+        html = await database_sync_to_async(self._render_panel, thread_sensitive=False)()
+        await self.send(text_data=html)
+
     def _render_panel(self) -> str:
         return "".join(hooks.table_panels(Match.objects.get(pk=self.match_id), self.seat))
 

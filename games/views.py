@@ -12,7 +12,7 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from setback_site.limits import limited
 
-from . import invites, presenters, selectors, services, tables
+from . import hooks, invites, presenters, selectors, services, tables
 from .engine.actions import Action
 from .forms import NewMatchForm, NewTableForm, TableSettingsForm
 from .models import Match
@@ -89,6 +89,9 @@ def table(request: HttpRequest, match_id: int) -> HttpResponse:
     # A GET only reads: a turn lost in a restart is woken by the table's socket connecting,
     # which the page opens at once, and by the sweeper.
     context["view"] = presenters.table_view(match, position)
+    if position:
+        # The coach's panel is drawn here, then only by the table's socket (games.coach.services).
+        context["panels"] = hooks.table_panels(match, position)
     return render(request, "games/table.html", context)
 
 

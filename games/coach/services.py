@@ -206,6 +206,12 @@ def _tell_seat(match_id: int, seat: str, version: int) -> None:
     )
 
 
+def _tell_seat_switched(match_id: int, seat: str) -> None:
+    realtime.group_send(
+        game_selectors.table_group(match_id), {"type": "coach.switched", "seat": seat}
+    )
+
+
 # --- Exercises --------------------------------------------------------------------------------
 
 
@@ -239,14 +245,17 @@ def do_attempt_exercise(user, deal_row: Deal, step: int, choice: str) -> Exercis
 
 def do_set_coach(user, enabled: bool, at_table: int | None = None) -> None:
     """Switch the coach on or off for `user`: kept on the user, so every table and device agrees.
-    Switched on at a table the user plays at, the coach is asked at once for what that table
-    lacks (the panel the switch refreshes then shows it thinking; the table's socket brings the
-    advice)."""
+    Switched at a table the user plays at, the table's socket redraws the seat's panel, and
+    switched on, the coach is asked at once for what that table lacks (the socket then brings
+    the advice)."""
     user.coach_enabled = enabled
     user.save(update_fields=["coach_enabled"])
-    if (
-        enabled
-        and at_table is not None
-        and Seat.objects.filter(match_id=at_table, user=user).exists()
-    ):
+    seat = Seat.objects.filter(match_id=at_table, user=user).first() if at_table else None
+    if seat is None:
+        return
+    if enabled:
         do_prepare(at_table)
+    # The panel is redrawn by the socket, not fetched by the page: every panel then reaches the
+    # page through the one socket, in order. A fetched "thinking" panel could arrive after the
+    # advice the socket had brought, and hide it until the table moved.
+    transaction.on_commit(partial(_tell_seat_switched, at_table, seat.position))

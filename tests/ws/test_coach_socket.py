@@ -3,12 +3,14 @@ screen and only for the moment on it; the table works meanwhile."""
 
 import re
 import threading
+from functools import partial
 
 import pytest
 from asgiref.sync import sync_to_async
 from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from django.contrib.auth import get_user_model
+from django.urls import reverse
 
 from games import dispatch, selectors, turns
 from games.coach import tasks as coach_tasks
@@ -16,7 +18,7 @@ from games.coach.models import Advice, Work
 from games.models import Action, Match
 from tests.hidden import leaks
 
-from .test_table_socket import connect, person_turn_move, start
+from .test_table_socket import connect, person_turn_move, start, until
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
 
@@ -157,4 +159,22 @@ async def test_the_table_plays_on_while_the_coach_thinks_and_late_advice_is_drop
         moment = PANEL_MOMENT.search(html)
         if moment and ADVICE in html:
             assert int(moment.group(3)) != version
+    await socket.disconnect()
+
+
+async def test_the_switch_redraws_the_panel_over_the_socket_and_the_advice_follows():
+    # The page never fetches the panel: a fetched one could arrive after the advice and hide it.
+    match, client, cookie = await start()
+    socket = await connect(match, cookie)
+    assert "Switch the coach on" in await socket.receive_from(timeout=30)
+    switch = partial(client.post, reverse("toggle_coach"), HTTP_HX_REQUEST="true")
+    answer = await sync_to_async(switch)({"enabled": "on", "match": match.pk})
+    assert answer.status_code == 200 and 'id="coach-panel"' not in answer.content.decode()
+    panel = await until(socket, r'\A\s*<section id="coach-panel"')
+    assert "Switch the coach on" not in panel and "coach-off" not in panel
+    await until_advice(socket, client, match)
+
+    await sync_to_async(switch)({"match": match.pk})  # off
+    panel = await until(socket, r'\A\s*<section id="coach-panel"')
+    assert "Switch the coach on" in panel and ADVICE not in panel
     await socket.disconnect()
