@@ -250,9 +250,9 @@ def do_set_coach(user, enabled: bool, at_table: int | None = None) -> None:
     the advice)."""
     user.coach_enabled = enabled
     user.save(update_fields=["coach_enabled"])
-    seat = Seat.objects.filter(match_id=at_table, user=user).first() if at_table else None
-    if seat is None:
-        return
+    seat = Seat.objects.filter(match_id=at_table, user=user).select_related("match").first()
+    if seat is None or seat.match.status == Match.Status.FORMING:
+        return  # not the user's table, or nothing dealt yet: no panel to redraw
     if enabled:
         do_prepare(at_table)
     # The panel is redrawn by the socket, not fetched by the page: every panel then reaches the

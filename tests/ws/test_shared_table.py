@@ -177,3 +177,18 @@ async def test_closing_the_tab_on_ones_turn_lets_a_stand_in_bot_play_it(monkeypa
         and stand_in.bot_level == tables.STAND_IN_LEVEL
     )
     await a.disconnect()
+
+
+async def test_switching_the_coach_at_a_forming_table_keeps_its_socket():
+    # Nothing is dealt yet, so there is no panel to redraw; the socket must not fall over trying.
+    alice, alice_client, alice_cookie = await person("alice")
+    match = await forming_table(alice)
+    socket = await connect(match, alice_cookie)
+    await drain(socket)
+    await database_sync_to_async(alice_client.post)(
+        "/accounts/coach/", {"enabled": "on", "match": match.pk}, HTTP_HX_REQUEST="true"
+    )
+    assert await socket.receive_nothing(timeout=1)  # nothing sent, and not closed
+    await database_sync_to_async(alice_client.post)(f"/matches/{match.pk}/chat/", {"text": "hi"})
+    assert "hi" in await until(socket, r"chat-line|hi")
+    await socket.disconnect()
