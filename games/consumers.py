@@ -184,15 +184,15 @@ class TableConsumer(AsyncWebsocketConsumer):
 
     async def coach_ready(self, event):
         # Advice or a review is ready: only this seat's, and only for the moment on screen.
-        if event["seat"] != self.seat or event["version"] != self.sent_version:
-            return
-        html = await database_sync_to_async(self._render_panel, thread_sensitive=False)()
-        await self.send(text_data=html)
+        if event["seat"] == self.seat and event["version"] == self.sent_version:
+            await self.send_panel()
 
     async def coach_switched(self, event):
         # The seat's user switched the coach on or off: redraw its panel, whatever the moment.
-        if event["seat"] != self.seat:
-            return
+        if event["seat"] == self.seat:
+            await self.send_panel()
+
+    async def send_panel(self):
         html = await database_sync_to_async(self._render_panel, thread_sensitive=False)()
         await self.send(text_data=html)
 
