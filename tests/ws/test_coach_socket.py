@@ -170,9 +170,12 @@ async def test_the_switch_redraws_the_panel_over_the_socket_and_the_advice_follo
     switch = partial(client.post, reverse("toggle_coach"), HTTP_HX_REQUEST="true")
     answer = await sync_to_async(switch)({"enabled": "on", "match": match.pk})
     assert answer.status_code == 200 and 'id="coach-panel"' not in answer.content.decode()
-    panel = await until(socket, r'\A\s*<section id="coach-panel"')
+    received = []
+    panel = await until(socket, r'\A\s*<section id="coach-panel"', seen=received)
     assert "Switch the coach on" not in panel and "coach-off" not in panel
-    await until_advice(socket, client, match)
+    # On a quiet machine the advice may come right behind the redrawn panel.
+    if not any(ADVICE in html for html in received):
+        await until_advice(socket, client, match)
 
     await sync_to_async(switch)({"match": match.pk})  # off
     panel = await until(socket, r'\A\s*<section id="coach-panel"')
