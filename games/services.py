@@ -8,10 +8,12 @@ enqueues the next bot turn. Views, consumers and tasks parse input and call one 
 import logging
 import random
 import secrets
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, InterfaceError, OperationalError, transaction
 from django.utils import timezone
 
 from . import engine, hooks, realtime, refusals, selectors, turns
@@ -263,6 +265,34 @@ def do_act(match_id: int, seat: str, token: str, version: int, actor: Actor) -> 
 
 # What a move may change in the match row (a deal's end: the totals, and the match's end).
 _MOVE_FIELDS = ["version", "totals", "status", "winner", "finished_at", "updated_at"]
+
+
+# Tries of a change whose database connection was cut (a restart of PostgreSQL).
+CHANGE_TRIES = 4
+
+
+def through_restarts(change: Callable[[], Outcome]) -> Outcome:
+    """`change()` (a `do_act` or `do_next_deal` call), tried again if the database connection
+    is cut under it.
+
+    A cut during the commit leaves it unknown whether the change was saved, and a saved move
+    must never be answered with an error. Trying again finds out: both services recognise a
+    repeat of the change just made. A change saved that way was never announced (the commit's
+    hooks run only once the commit answers), so it is announced now. Before each try, the
+    database pool waits for the server to come back (its `timeout`).
+    """
+    for attempt in range(CHANGE_TRIES):
+        try:
+            outcome = change()
+            break
+        except (OperationalError, InterfaceError) as error:
+            if attempt == CHANGE_TRIES - 1:
+                raise
+            log.warning("a change was cut off (%r); trying again", error)
+            time.sleep(0.2 * 2**attempt)
+    if attempt and not outcome.applied:
+        announce_change(outcome.match.pk, outcome.match.version)
+    return outcome
 
 
 def apply_move(state: engine.Deal, seat: str, token: str) -> str:

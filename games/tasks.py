@@ -67,7 +67,10 @@ def _play(match_id: int, version: int, turn: turns.BotTurn) -> str:
     moved on (a person, another task) or went away while the bot was thinking."""
     action = dispatch.compute(bots.choose, turn.observation, turn.level, seed=turn.seed)
     try:
-        services.do_act(match_id, turn.seat, action, version, services.Actor.bot(turn.level))
+        actor = services.Actor.bot(turn.level)
+        services.through_restarts(
+            lambda: services.do_act(match_id, turn.seat, action, version, actor)
+        )
     except (StaleMove, NotYourTurn, NotFound, NotPlaying):
         return "stale"
     return action
@@ -76,7 +79,7 @@ def _play(match_id: int, version: int, turn: turns.BotTurn) -> str:
 @shared_task(acks_late=True, reject_on_worker_lost=True, time_limit=30, **RETRY)
 def start_next_deal(match_id: int, version: int) -> str:
     try:
-        services.do_next_deal(match_id, version)
+        services.through_restarts(lambda: services.do_next_deal(match_id, version))
     except GameError:
         return "stale"
     return "dealt"

@@ -215,20 +215,28 @@ def act(request: HttpRequest, match: Match, seat) -> HttpResponse:
     version = _posted_version(request, "move")
     if not token:
         raise services.GameError("The move was incomplete; please try again.")
-    services.do_act(match.pk, seat.position, token, version, services.Actor(user=request.user))
-    if not request.htmx:
-        return redirect("table", match_id=match.pk)
-    # The table's websocket brings the new table to every screen, the mover's too: rendering it
-    # here as well would cost a second render, and a slow response could replace a newer screen.
-    return HttpResponse(status=204)
+    actor = services.Actor(user=request.user)
+    services.through_restarts(
+        lambda: services.do_act(match.pk, seat.position, token, version, actor)
+    )
+    return _after_change(request, match)
 
 
 @table_post(seated=True, refused=_move_refused)
 def next_deal(request: HttpRequest, match: Match, seat) -> HttpResponse:
-    services.do_next_deal(match.pk, _posted_version(request, "request"))
+    version = _posted_version(request, "request")
+    services.through_restarts(lambda: services.do_next_deal(match.pk, version))
+    return _after_change(request, match)
+
+
+def _after_change(request: HttpRequest, match: Match) -> HttpResponse:
+    """The answer to a saved move or deal: nothing to render. The table's websocket brings the
+    new table to every screen, the mover's too: rendering it here as well would cost a second
+    render, a slow response could replace a newer screen, and a read after the commit could
+    fail (a database restart) after the change was saved."""
     if not request.htmx:
         return redirect("table", match_id=match.pk)
-    return _table_fragment(request, match.pk, seat.position)
+    return HttpResponse(status=204)
 
 
 @table_post(seated=True, refused=_rematch_refused)

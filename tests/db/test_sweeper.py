@@ -2,10 +2,12 @@
 by the sweeper, not only when someone opens the page (issue 15; the fault suite in tests/faults
 proves the same with real processes killed)."""
 
+import threading
 import time
 from datetime import timedelta
 
 import pytest
+from django.db import OperationalError, connections
 from django.urls import reverse
 from django.utils import timezone
 
@@ -71,6 +73,66 @@ def test_a_saved_move_is_answered_normally_and_the_bot_still_wakes_when_the_scre
         deal=deal_row, sequence=state.version, user=user, token=token
     ).exists()
     # The bot after the person was woken although telling the screens failed.
+    assert wait_for_version_above(match, turn.version + 1) > turn.version + 1
+
+
+def cut_once(monkeypatch, where: str) -> None:
+    """The next change in this thread loses its database connection, as in a PostgreSQL
+    restart: before anything is saved, or after the commit is saved but before it answers."""
+    test_thread = threading.get_ident()
+    cuts = []
+
+    def cut() -> bool:
+        if threading.get_ident() != test_thread or cuts:
+            return False
+        cuts.append(where)
+        return True
+
+    lost = OperationalError("server closed the connection unexpectedly")
+    if where == "before the commit":
+        lock_match = services.lock_match
+
+        def lock_then_lose(match_id):
+            if cut():
+                raise lost
+            return lock_match(match_id)
+
+        monkeypatch.setattr(services, "lock_match", lock_then_lose)
+    else:
+        wrapper = type(connections["default"])
+        commit = wrapper._commit  # the driver's commit, where a cut connection raises
+
+        def commit_then_lose(self):
+            commit(self)
+            if cut():
+                raise lost
+
+        monkeypatch.setattr(wrapper, "_commit", commit_then_lose)
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("where", ["before the commit", "after the commit, before its answer"])
+def test_a_move_cut_off_by_a_database_restart_is_made_once_answered_normally_and_the_table_goes_on(
+    client, user, monkeypatch, where
+):
+    match = quietly_to_a_turn(user, monkeypatch, "person")
+    turn = turns.waiting_on(match.pk)
+    deal_row = selectors.current_deal(match)
+    state = selectors.deal_state(deal_row)
+    token = "pass" if "pass" in state.legal_actions() else state.legal_actions()[0]
+    client.force_login(user)
+    cut_once(monkeypatch, where)
+
+    response = client.post(
+        reverse("act", args=[match.pk]),
+        {"version": turn.version, "action": token},
+        HTTP_HX_REQUEST="true",
+    )
+
+    assert response.status_code == 204
+    made = Action.objects.filter(deal=deal_row, user=user)
+    assert [(a.sequence, a.token) for a in made] == [(state.version, token)]
+    # The move was announced although its commit's hooks never ran: the bot after it plays.
     assert wait_for_version_above(match, turn.version + 1) > turn.version + 1
 
 

@@ -75,7 +75,8 @@ class Post:
     token: str
     version: int
     status: int  # 0: no answer (the server was down)
-    sent_at: float  # wall clock, to find the rows it may have saved
+    sent_at: float  # wall clock: the rows it may have saved were made between sending and the
+    answered_at: float  # answer (a person's next try, of maybe the same move, comes later)
 
 
 class Person(threading.Thread):
@@ -157,7 +158,7 @@ class Person(threading.Thread):
             status = error.code
         except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
             status = 0
-        self.posts.append(Post(self.match_id, path, token, version, status, sent_at))
+        self.posts.append(Post(self.match_id, path, token, version, status, sent_at, time.time()))
         return status
 
 
@@ -262,10 +263,15 @@ def _check_record(match_id: int, problems: Problems) -> None:
 
 
 def saved_after_error(post: Post, user: User) -> bool:
-    """Whether a move answered 5xx was saved nonetheless (what must never happen)."""
-    since = datetime.fromtimestamp(post.sent_at - 1, tz=UTC)
+    """Whether a move answered 5xx was saved nonetheless (what must never happen): a row made
+    while the post waited for its answer. The person's next try, which may well be the same
+    card, is sent after the answer and a backoff, so its row is not taken for this one."""
+    during = (
+        datetime.fromtimestamp(post.sent_at, tz=UTC),
+        datetime.fromtimestamp(post.answered_at, tz=UTC),
+    )
     if post.path == "next":
-        return Deal.objects.filter(match_id=post.match_id, started_at__gte=since).exists()
+        return Deal.objects.filter(match_id=post.match_id, started_at__range=during).exists()
     return Action.objects.filter(
-        deal__match_id=post.match_id, user=user, token=post.token, created_at__gte=since
+        deal__match_id=post.match_id, user=user, token=post.token, created_at__range=during
     ).exists()

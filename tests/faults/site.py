@@ -217,7 +217,7 @@ class Site:
             Match.objects.filter(pk__in=stranded).update(status=Match.Status.FINISHED)
             self.top_up()
             self.wait_until_all_move(30)
-        posts_before = sum(len(person.posts) for person, _ in self.people)
+        posts_before = {person.name: len(person.posts) for person, _ in self.people}
         restarts_before = sum(p.restarts for p in [self.worker, *self.daphnes])
         inject()
         threading.Event().wait(outage)  # the fault lasts this long: that is the fault, not a wait
@@ -226,7 +226,9 @@ class Site:
         tables = self.wait_until_all_move(RECOVERY_LIMIT + 45)
         screens = self.wait_until_screens_current(back, RECOVERY_LIMIT + 45)
         extra = also(back) if also else {}
-        posts = [post for person, _ in self.people for post in person.posts][posts_before:]
+        posts = [
+            post for person, _ in self.people for post in person.posts[posts_before[person.name] :]
+        ]
         result = {
             "fault": name,
             "tables": len(tables),
