@@ -284,10 +284,12 @@ class _Solver:
     # -- the searches
     def value_of(self, card: int):
         info = self.play(card)
-        try:
-            return self.root_value()
-        finally:
-            self.undo(card, info)
+        value = self.root_value()
+        # Not in a `finally`: TooLarge leaves the cards below this one played, and undoing this
+        # one on top of them broke the search's state (an IndexError in place of TooLarge).
+        # A solver that gave up is not used again.
+        self.undo(card, info)
+        return value
 
     def root_value(self):
         if self.n_sides == 2:

@@ -178,6 +178,26 @@ def test_too_large_a_position_is_refused_rather_than_guessed():
         analyse(deal, max_nodes=50)
 
 
+@pytest.mark.parametrize("spec", ["house", "classic", {"preset": "auction", "players": 3}])
+def test_a_search_cut_off_anywhere_says_too_large_and_nothing_else(spec):
+    """The replay's face-up analysis says "too large" for such a step: any other error there
+    would fail the task instead."""
+    rules = Rules.from_spec(spec)
+    rng = random.Random(zlib.crc32(repr(spec).encode()))
+    outcomes = set()
+    for _ in range(40):
+        deal = None
+        while deal is None:
+            deal = _random_play_position(rules, rng, tricks_left=rng.choice([3, 4, 6]))
+        for limit in (20, 100, 500, 2000):
+            try:
+                analyse(deal, max_nodes=limit)
+                outcomes.add("solved")
+            except TooLarge:
+                outcomes.add("too large")
+    assert outcomes == {"solved", "too large"}
+
+
 def test_a_deal_outside_its_play_phase_is_refused():
     deal = Deal.new(Rules.from_spec("house"), "W", random.Random(1))
     with pytest.raises(ValueError, match="auction"):
