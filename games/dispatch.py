@@ -1,22 +1,23 @@
 """Where background work runs: on Celery workers when a broker is configured, else in-process.
 
-Without REDIS_URL (`make run` on a laptop) there is no worker, so tasks run on a small thread
-pool inside the web process. They never run on the ASGI event loop, and their searches (a bot's
-decision, the coach's advice) run in a pool of separate, lower-priority processes (`compute`):
-a search on a thread of the web process would hold its interpreter lock, and pages would wait
-for it (40 hard matches with the coach on took the login page from 8 ms to over a second).
+Without REDIS_URL (`make run` on a laptop) there is no worker, so tasks run on small thread
+pools inside the web process, one per Celery queue. They never run on the ASGI event loop, and
+their searches (a bot's decision, the coach's advice) run in separate, lower-priority processes
+(`games/searches.py`): a search on a thread of the web process would hold its interpreter lock,
+and pages would wait for it (40 hard matches with the coach on took the login page from 8 ms to
+over a second).
 Callers always go through `enqueue`, usually from `transaction.on_commit`, so a task never sees
 a move that was rolled back.
 """
 
 import contextlib
+import fnmatch
 import logging
-import multiprocessing
 import os
 import threading
 import time
 import traceback
-from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 
 from celery.utils.time import get_exponential_backoff_interval
 from django.conf import settings
@@ -32,7 +33,11 @@ log = logging.getLogger(__name__)
 # Errors that go away by themselves: the database or Redis restarting, a connection they cut.
 TRANSIENT = (OperationalError, InterfaceError, BrokerError, RedisConnectionError, RedisTimeoutError)
 
-_pool: ThreadPoolExecutor | None = None
+# One pool of threads per Celery queue, as workers have one queue each: a person's face-up
+# analyses or reviews, waiting on their search processes, once held every thread, and no bot
+# could move at any table.
+_pools: dict[str, ThreadPoolExecutor] = {}
+THREADS_PER_QUEUE = {settings.CELERY_TASK_DEFAULT_QUEUE: 4}
 _pool_lock = threading.Lock()
 _pending: set[Future] = set()
 _failures: list[str] = []
@@ -48,42 +53,22 @@ LONGEST_COUNTDOWN = 30.0
 _timers: set[threading.Timer] = set()
 
 
-def _in_process_pool() -> ThreadPoolExecutor:
-    global _pool
+def _in_process_pool(queue: str) -> ThreadPoolExecutor:
     with _pool_lock:
-        if _pool is None:
-            _pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="setback-task")
-        return _pool
-
-
-_search_pool: ProcessPoolExecutor | None = None
-# Searches run below the web process's priority: a page request wins the CPU.
-SEARCH_NICENESS = 10
-
-
-def _lower_priority() -> None:
-    os.nice(SEARCH_NICENESS)
-
-
-def compute(function, *args, **kwargs):
-    """The result of `function(*args, **kwargs)`: a CPU-bound, pure-engine search (a bot's
-    decision, the coach's advice). A Celery worker runs it where it is; the web process (no
-    workers) hands it to its search processes and waits without holding its interpreter lock.
-    The function and its arguments must pickle (engine objects do)."""
-    if uses_workers() or not settings.SEARCH_PROCESSES:
-        return function(*args, **kwargs)
-    global _search_pool
-    with _pool_lock:
-        if _search_pool is None:
-            # Spawned, not forked: a fork of a process running threads and an event loop can
-            # inherit a held lock. The engine imports no Django, so a search process is light.
-            _search_pool = ProcessPoolExecutor(
-                max_workers=settings.SEARCH_PROCESSES,
-                mp_context=multiprocessing.get_context("spawn"),
-                initializer=_lower_priority,
+        pool = _pools.get(queue)
+        if pool is None:
+            pool = _pools[queue] = ThreadPoolExecutor(
+                max_workers=THREADS_PER_QUEUE.get(queue, 2), thread_name_prefix=f"setback-{queue}"
             )
-        pool = _search_pool
-    return pool.submit(function, *args, **kwargs).result()
+        return pool
+
+
+def queue_of(task) -> str:
+    """The queue a task goes to, as Celery routes it (settings.CELERY_TASK_ROUTES)."""
+    for pattern, route in settings.CELERY_TASK_ROUTES.items():
+        if fnmatch.fnmatchcase(task.name, pattern):
+            return route["queue"]
+    return settings.CELERY_TASK_DEFAULT_QUEUE
 
 
 def _run_in_thread(task, args, kwargs, retries: int = 0):
@@ -192,7 +177,7 @@ def _submit(task, args, kwargs, countdown: float, retries: int = 0) -> Future | 
             _timers.add(timer)
         timer.start()
         return None
-    future = _in_process_pool().submit(_run_in_thread, task, args, kwargs, retries)
+    future = _in_process_pool(queue_of(task)).submit(_run_in_thread, task, args, kwargs, retries)
     with _pool_lock:
         _pending.add(future)
     future.add_done_callback(_forget)

@@ -11,8 +11,18 @@ from django.db.models import Q
 
 from games.engine.bots import SITE_LEVELS
 
+from .errors import GameError
+
 # The site's bot levels come from the engine's list: a new level is added there, not here.
 BotLevel = models.TextChoices("BotLevel", [(level.upper(), level) for level in SITE_LEVELS])
+
+
+def known_bot_level(level) -> str:
+    """`level` as a plain string if it is one of the site's bot levels; refused otherwise (the
+    refusal never echoes what was sent)."""
+    if level not in BotLevel.values:
+        raise GameError(f"Unknown bot level: choose {', '.join(BotLevel.values)}.")
+    return str(level)
 
 
 def bot_level_field(**options) -> models.CharField:

@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 
 from . import engine, selectors
 from .engine.actions import PITCH, Action, pitch_token
+from .engine.wording import POINT_NAMES, SUIT_NAMES, SUIT_SYMBOLS, call_label, card_name, rank_label
 from .models import BotLevel, Deal, Match, PersonalBlock, seat_name
-from .wording import POINT_NAMES, SUIT_NAMES, SUIT_SYMBOLS, call_label, card_name, rank_label
 
 
 @dataclass(frozen=True)

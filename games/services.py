@@ -26,7 +26,7 @@ from .errors import (  # noqa: F401  (re-exported: the views catch them as servi
     NotYourTurn,
     StaleMove,
 )
-from .models import Action, BotLevel, Deal, Match, Seat
+from .models import Action, BotLevel, Deal, Match, Seat, known_bot_level
 
 log = logging.getLogger(__name__)
 
@@ -73,8 +73,7 @@ def do_start_match(host, rules_spec, bot_level: str = BotLevel.EASY) -> Match:
         rules = engine.Rules.from_spec(rules_spec)
     except engine.RulesError as error:
         raise GameError(str(error)) from error
-    if bot_level not in BotLevel.values:
-        raise GameError("Unknown bot level: choose easy, medium or hard.")
+    bot_level = known_bot_level(bot_level)
     seat_of_host = human_seat(rules)
     seats = [
         (position, host.pk, "") if position == seat_of_host else (position, None, bot_level)
@@ -131,8 +130,7 @@ def do_start_practice(user, match_id: int, number: int, step: int, bot_level: st
     """Play on from `step` of a finished deal of one's own: a practice match of one deal with
     the same cards and the same first `step` actions, the user in their own seat, bots of
     `bot_level` in the others. Its result is never counted in statistics or ratings."""
-    if bot_level not in BotLevel.values:
-        raise GameError(f"Unknown bot level {bot_level!r}.")
+    bot_level = known_bot_level(bot_level)
     with transaction.atomic():
         source = Match.objects.filter(pk=match_id).first()
         if source is None:

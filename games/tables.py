@@ -19,7 +19,7 @@ from django.utils import timezone
 from . import engine, hooks, realtime, selectors, signals, turns
 from .dispatch import LONGEST_COUNTDOWN
 from .errors import Forbidden, GameError, NotFound, StaleMove
-from .models import BotLevel, ChatMessage, Match, PersonalBlock, Seat, seat_name
+from .models import BotLevel, ChatMessage, Match, PersonalBlock, Seat, known_bot_level, seat_name
 from .services import (
     announce_after_commit,
     begin_match,
@@ -37,7 +37,7 @@ CODE_LENGTH = 6
 DISCONNECT_GRACE_SECONDS = 5
 MIN_TIMEOUT, MAX_TIMEOUT = 5, 600
 # The level of the bot that stands in for an absent person, or replaces one who left.
-STAND_IN_LEVEL = BotLevel.MEDIUM
+STAND_IN_LEVEL = str(BotLevel.MEDIUM)
 CHAT_RATE = (5, 10)  # at most 5 messages in 10 seconds, per user
 
 
@@ -153,8 +153,7 @@ def do_create_paired_table(users: list, rules_spec, bot_level: str) -> Match:
     """A shared table for people the lobby paired: they sit, bots of `bot_level` fill the other
     seats, and the first deal is dealt. Runs inside the caller's transaction."""
     rules = engine.Rules.from_spec(rules_spec)
-    if bot_level not in BotLevel.values:
-        raise GameError(f"Unknown bot level {bot_level!r}.")
+    bot_level = known_bot_level(bot_level)
     if not 1 <= len(users) <= len(rules.seats):
         raise GameError("That many people do not fit at one table.")
     positions = dict(zip(people_positions(rules, len(users)), users, strict=True))
@@ -228,8 +227,8 @@ def do_sit_by_invite(code: str, user) -> Match | None:
 
 def do_set_seat_bot(match_id: int, host, position: str, level: str) -> Match:
     """The host puts a bot of `level` in an empty seat, changes its level, or ('') removes it."""
-    if level and level not in BotLevel.values:
-        raise GameError("Unknown bot level: choose easy, medium or hard.")
+    if level:
+        level = known_bot_level(level)
     with transaction.atomic():
         match = _lock_forming(match_id)
         _require_host(match, host)
@@ -248,8 +247,7 @@ def do_set_seat_bot(match_id: int, host, position: str, level: str) -> Match:
 
 def do_fill_with_bots(match_id: int, host, level: str) -> Match:
     """The host fills every empty seat with bots of `level`."""
-    if level not in BotLevel.values:
-        raise GameError("Unknown bot level: choose easy, medium or hard.")
+    level = known_bot_level(level)
     with transaction.atomic():
         match = _lock_forming(match_id)
         _require_host(match, host)

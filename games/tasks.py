@@ -9,7 +9,7 @@ from celery.signals import worker_ready
 from channels.layers import get_channel_layer
 from django.db import connection
 
-from . import dispatch, services, tables, turns
+from . import dispatch, searches, services, tables, turns
 from .dispatch import TRANSIENT
 from .engine import bots
 from .errors import GameError, NotFound, NotPlaying, NotYourTurn, StaleMove
@@ -65,7 +65,7 @@ def play_bot_turn(match_id: int, version: int, seat: str = "", level: str = "") 
 def _play(match_id: int, version: int, turn: turns.BotTurn) -> str:
     """The bot's choice for `turn`, made through the one service path; "stale" when the table
     moved on (a person, another task) or went away while the bot was thinking."""
-    action = dispatch.compute(bots.choose, turn.observation, turn.level, seed=turn.seed)
+    action = searches.compute(bots.choose, turn.observation, turn.level, seed=turn.seed)
     try:
         actor = services.Actor.bot(turn.level)
         services.through_restarts(

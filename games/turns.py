@@ -65,7 +65,7 @@ def waiting_at(match: Match, deal_row: Deal) -> Waiting:
             "bot",
             match.version,
             seat=seat.position,
-            bot_level=seat.bot_level,
+            bot_level=str(seat.bot_level),
             pace_seconds=settings.BOT_PACE_SECONDS,
         )
     return Waiting(
@@ -111,7 +111,8 @@ def bot_turn(
         seat_row = match.seats.get(position=deal_row.to_act)
         if not seat_row.is_bot and not (stand_in_level and seat_row.user_id):
             return None
-        seat, level = seat_row.position, seat_row.bot_level or stand_in_level
+        # A plain string: the level crosses into a search process that has no Django.
+        seat, level = seat_row.position, str(seat_row.bot_level or stand_in_level)
     elif seat != deal_row.to_act:
         return None
     state = selectors.current_state(deal_row)

@@ -243,6 +243,14 @@ def _request_limits_count_from_zero(settings):
 
 
 @pytest.fixture
+def searches_in_this_process(settings):
+    """Searches on the task threads of this process instead of search processes of their own:
+    for a test that stands a slow or counting search in for the real one (a function of the
+    test's, which a search process could not load). Every other test runs the processes."""
+    settings.SEARCH_PROCESSES = 0
+
+
+@pytest.fixture
 def password():
     return "correct-horse-battery-staple"
 

@@ -17,10 +17,6 @@ os.environ.setdefault("DB_POOL", "false")
 
 from setback_site.settings import *  # noqa: E402, F403
 
-# Searches run on the task threads of the test process, where a test can stand in a slow or
-# counting search for the real one; tests/security/test_search_processes.py runs the real pool.
-SEARCH_PROCESSES = 0
-
 # The browser tests' Daphne server (a process spawned by the test process) serves every browser
 # test of the run, and no test can reset the counts it keeps in its own memory: its request
 # limits are generous. The limits themselves are tested in tests/security, in this process.

@@ -17,12 +17,12 @@ from games import engine, presenters
 from games import selectors as game_selectors
 from games.engine import actions
 from games.engine.cards import suit_of
+from games.engine.coach import reasons
+from games.engine.coach.advice import Option
+from games.engine.wording import SUIT_NAMES, SUIT_SYMBOLS, call_label
 from games.models import Action, Deal, Match, Seat
 from games.replay.marks import Mark
-from games.wording import SUIT_NAMES, SUIT_SYMBOLS, call_label
 
-from . import wording
-from .advice import Option
 from .models import Advice, ExerciseAttempt, Review, Work
 
 POINT_NAMES = tuple(name.title() for name in engine.scoring.POINT_NAMES)  # "High", "Low", ...
@@ -250,7 +250,7 @@ def coach_panel(
     obs = state.observation(position, match_totals=dict(match.totals))
     legal = obs.legal_actions()
     if len(legal) == 1:
-        panel.state, panel.forced_label = "forced", wording.action_label(obs, legal[0])
+        panel.state, panel.forced_label = "forced", reasons.action_label(obs, legal[0])
         return panel
     advice = Advice.objects.filter(
         deal=deal_row, step=panel.step, seat=position, status=Work.READY
@@ -564,7 +564,7 @@ def exercise_view(user, deal_row: Deal, step: int, answered: bool) -> Exercise |
         presenters.card_view(c, obs.phase == engine.PLAY and c in legal)
         for c in presenters.in_hand_order(obs.hand, obs.trump)
     ]
-    calls = [] if obs.phase == engine.PLAY else [(t, wording.action_label(obs, t)) for t in legal]
+    calls = [] if obs.phase == engine.PLAY else [(t, reasons.action_label(obs, t)) for t in legal]
     attempt = None
     options = []
     if answered:
@@ -604,6 +604,6 @@ def exercise_view(user, deal_row: Deal, step: int, answered: bool) -> Exercise |
         original=entry["action_label"],
         original_mark=entry["mark"],
         attempt=attempt,
-        attempt_label=wording.action_label(obs, attempt.choice) if attempt else "",
+        attempt_label=reasons.action_label(obs, attempt.choice) if attempt else "",
         options=options,
     )

@@ -5,10 +5,11 @@ import time
 
 from celery import shared_task
 
-from games import dispatch, turns
+from games import searches, turns
+from games.engine.coach import judging
+from games.engine.coach.advice import Option, advise
 
-from . import judging, selectors, services
-from .advice import Option, advise
+from . import selectors, services
 from .models import Advice, Review, Work
 
 
@@ -24,7 +25,9 @@ def advise_position(advice_id: int) -> str:
         return "stale"
     obs = selectors.observation_at(advice.deal, advice.step, advice.seat, dict(match.totals))
     started = time.perf_counter()
-    options = dispatch.compute(advise, obs, seed=turns.search_seed(match.pk, advice.version))
+    options = searches.compute(
+        advise, obs, seed=turns.search_seed(match.pk, advice.version), lane=searches.Lane.ANALYSIS
+    )
     services.do_store_advice(advice, obs.phase, options, time.perf_counter() - started)
     return options[0].action
 
@@ -53,7 +56,12 @@ def review_deal(review_id: int) -> str:
         else:
             version = advice.version if advice is not None else selectors.version_at(deal_row, step)
             started = time.perf_counter()
-            options = dispatch.compute(advise, obs, seed=turns.search_seed(match_id, version))
+            options = searches.compute(
+                advise,
+                obs,
+                seed=turns.search_seed(match_id, version),
+                lane=searches.Lane.ANALYSIS,
+            )
             services.do_save_computed_advice(
                 deal_row,
                 step,

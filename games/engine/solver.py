@@ -22,9 +22,11 @@ exact and cheap it
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 from .cards import CODES
+from .deal import Deal
 from .fast import GAME_POINTS_13, JACKS, SUIT_MASK, Position, legal_bits
 from .phases import PLAY
 from .rules import SMUDGE
@@ -417,4 +419,88 @@ class _Solver:
         return best
 
 
-__all__ = ["Analysis", "DEFAULT_MAX_NODES", "Line", "TooLarge", "analyse", "solve"]
+@dataclass(frozen=True)
+class StepAnalysis:
+    """A step of a finished deal valued face up, or, when it is too large, from which trick on
+    the deal's figures are exact."""
+
+    seat: str  # the seat to act
+    analysis: Analysis | None
+    seconds: float  # CPU seconds the search took
+    exact_from_trick: int | None = None  # too large: the first later trick solved exactly
+    deal_exact_from_trick: int | None = None  # the same for the whole deal (kept by the caller)
+
+
+def deal_at(final: Deal, step: int) -> Deal:
+    """The deal ``final`` as it stood after its first ``step`` actions."""
+    state = Deal(final.rules, final.dealer, final.dealt_hands, final.stock)
+    for seat, token in final.history[:step]:
+        state.apply(token, seat)
+    return state
+
+
+def analyse_step(
+    final: Deal,
+    step: int,
+    max_nodes: int = DEFAULT_MAX_NODES,
+    deal_exact_from_trick: int | None = None,
+) -> StepAnalysis:
+    """Value step ``step`` of the finished deal ``final`` (its seat to act must be playing a
+    card). When it is too large, say from which later trick on the figures are exact: that
+    trick depends only on the deal, so a caller who already knows it for this deal
+    (``deal_exact_from_trick``, from an earlier step's answer) spares the search for it."""
+    started = time.process_time()
+    position = deal_at(final, step)
+    try:
+        analysis = analyse(position, max_nodes=max_nodes)
+        return StepAnalysis(position.to_act, analysis, time.process_time() - started)
+    except TooLarge:
+        pass
+    starts = _trick_starts(final)
+    if deal_exact_from_trick is None:
+        deal_exact_from_trick = _first_exact_trick(final, starts, max_nodes)
+    later = [(sequence, trick) for sequence, trick in starts if sequence > step]
+    exact_from = None
+    if deal_exact_from_trick is not None and later:
+        exact_from = max(deal_exact_from_trick, later[0][1])
+    return StepAnalysis(
+        position.to_act, None, time.process_time() - started, exact_from, deal_exact_from_trick
+    )
+
+
+def _trick_starts(final: Deal) -> list[tuple[int, int]]:
+    """(step, trick number from 1) of each trick's opening lead in ``final``."""
+    starts = []
+    state = deal_at(final, 0)
+    for sequence, (seat, token) in enumerate(final.history):
+        if state.phase == PLAY and not state.current_trick:
+            starts.append((sequence, len(state.tricks) + 1))
+        state.apply(token, seat)
+    return starts
+
+
+def _first_exact_trick(final: Deal, starts, max_nodes: int) -> int | None:
+    """The first trick from whose opening lead on every trick solves within ``max_nodes``.
+    Tried from the last trick backwards, so only one position fails (at the cost of the node
+    limit) however many tricks are too large."""
+    exact_from = None
+    for sequence, trick in reversed(starts):
+        try:
+            analyse(deal_at(final, sequence), max_nodes=max_nodes)
+        except TooLarge:
+            break
+        exact_from = trick
+    return exact_from
+
+
+__all__ = [
+    "Analysis",
+    "DEFAULT_MAX_NODES",
+    "Line",
+    "StepAnalysis",
+    "TooLarge",
+    "analyse",
+    "analyse_step",
+    "deal_at",
+    "solve",
+]

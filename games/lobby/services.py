@@ -17,7 +17,7 @@ from django.utils import timezone
 from games import engine, tables
 from games.dispatch import LONGEST_COUNTDOWN, enqueue, registered_task
 from games.errors import GameError, NotFound
-from games.models import BotLevel, Match
+from games.models import Match, known_bot_level
 
 from . import realtime, selectors
 from .models import PairingQueue, PairingTicket
@@ -67,8 +67,7 @@ def do_find_players(user, rules_spec, bot_level: str, wait_seconds: int) -> Pair
         rules = engine.Rules.from_spec(rules_spec)
     except engine.RulesError as error:
         raise GameError(str(error)) from error
-    if bot_level not in BotLevel.values:
-        raise GameError(f"Unknown bot level {bot_level!r}.")
+    bot_level = known_bot_level(bot_level)
     wait = check_wait(wait_seconds)
     with transaction.atomic():
         queue = _lock_queue(rules_key(rules))

@@ -23,9 +23,9 @@ from dataclasses import dataclass, field
 from games import engine
 from games.engine.actions import PITCH, Action
 from games.engine.cards import game_points
+from games.engine.wording import POINT_NAMES, SUIT_NAMES, SUIT_SYMBOLS, call_label, short_card
 from games.models import seat_name
 from games.presenters import CardView, card_view, screen_places
-from games.wording import POINT_NAMES, SUIT_NAMES, SUIT_SYMBOLS, call_label, short_card
 
 from .marks import Mark
 

@@ -44,6 +44,13 @@ class FaceUpAnalysis(models.Model):
 
     deal = models.ForeignKey("games.Deal", on_delete=models.CASCADE, related_name="faceup_analyses")
     step = models.PositiveSmallIntegerField(help_text="Actions applied before the decision.")
+    # The position itself (rules, cards dealt, actions so far): a practice deal copied from
+    # this one, or the same step asked for again, reuses the answer instead of solving again.
+    position_key = models.CharField(max_length=64, db_index=True, default="")
+    # Who asked (each person has a few solves in flight at most); kept if they leave the site.
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     status = models.CharField(max_length=9, choices=Status.choices, default=Status.PENDING)
     seat = models.CharField(max_length=2, blank=True)
     lines = models.JSONField(

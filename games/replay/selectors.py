@@ -12,6 +12,7 @@ rebuilds a deal through the engine.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Callable, Mapping
@@ -22,11 +23,11 @@ from operator import or_
 from django.core.paginator import Page, Paginator
 from django.db.models import Count, Prefetch, Q
 
-from games import engine, presenters, wording
+from games import engine, presenters
 from games import selectors as game_selectors
-from games.engine import deal_to_record
+from games.engine import deal_to_record, wording
 from games.errors import Forbidden, NotFound
-from games.models import Deal, Match, Seat, seat_name
+from games.models import Action, Deal, Match, Seat, seat_name
 
 from .frames import Frame, SideLine, Timeline, build_frame, side_name
 from .marks import stored_marks
@@ -549,15 +550,38 @@ def faceup_step_state(deal_row: Deal, step: int) -> engine.Deal:
     return state
 
 
-def faceup_panel(match: Match, deal_row: Deal, step: int, viewer: str | None) -> FaceUpPanel:
+def position_key(deal_row: Deal, step: int) -> str:
+    """A name for the position before `step` of a deal: its rules, cards as dealt and actions
+    so far. A practice deal copied from a deal shares its positions up to where it was copied."""
+    tokens = list(deal_row.actions.order_by("sequence").values_list("token", flat=True)[:step])
+    position = {
+        "rules": game_selectors.rules_of(deal_row.match).to_spec(),
+        "dealer": deal_row.dealer,
+        "hands": deal_row.hands,
+        "stock": deal_row.stock,
+        "actions": tokens,
+    }
+    return hashlib.sha256(json.dumps(position, sort_keys=True).encode()).hexdigest()
+
+
+def play_steps_after(deal_row: Deal, step: int) -> list[int]:
+    """The steps after `step` of a finished deal at which a card is played, in order."""
+    kinds = deal_row.actions.filter(sequence__gt=step).order_by("sequence")
+    return list(kinds.filter(kind=Action.Kind.PLAY).values_list("sequence", flat=True))
+
+
+def faceup_panel(
+    match: Match, deal_row: Deal, step: int, viewer: str | None, busy: bool = False
+) -> FaceUpPanel:
     """What the face-up analysis of `step` shows: only for a finished deal (every hand is
-    public by then), only for a card to play."""
+    public by then), only for a card to play. `busy`: the viewer's share of solves is in
+    flight, so this step waits its turn."""
     state = faceup_step_state(deal_row, step)
     if state.phase != engine.PLAY:
         return FaceUpPanel(status="not_play")
     row = FaceUpAnalysis.objects.filter(deal=deal_row, step=step).first()
     if row is None:
-        return FaceUpPanel(status="none")
+        return FaceUpPanel(status="busy" if busy else "none")
     if row.status != FaceUpAnalysis.Status.READY:
         return FaceUpPanel(status=row.status, exact_from_trick=row.exact_from_trick)
     rules = state.rules

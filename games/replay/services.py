@@ -11,9 +11,11 @@ from django.utils import timezone
 
 from games import dispatch, engine
 from games.engine.records import MATCH_FORMAT, load_json
+from games.engine.solver import StepAnalysis
 from games.errors import Forbidden, GameError, NotFound
 from games.models import Match
 
+from . import selectors
 from .models import FaceUpAnalysis, ImportedDeal
 
 # A match record of a long match is a few tens of kilobytes; anything far larger is not a record.
@@ -103,19 +105,74 @@ def do_delete_import(import_id: int, user) -> None:
 # claim this old belongs to a worker that died.
 FACEUP_RETRY_SECONDS = 30
 FACEUP_CLAIM_SECONDS = 90
+# Each person has at most this many steps being solved at once (the next steps solved ahead
+# included): one person asking for a thousand steps waits for their own, and no one else does.
+FACEUP_IN_FLIGHT_PER_PERSON = 3
+# Asking for one step also asks for the next few play steps, so stepping on finds them solved.
+FACEUP_AHEAD = 2
+
+_IN_FLIGHT = (FaceUpAnalysis.Status.PENDING, FaceUpAnalysis.Status.COMPUTING)
+_SOLVED = (FaceUpAnalysis.Status.READY, FaceUpAnalysis.Status.TOO_LARGE)
 
 
-def do_request_faceup(deal_row, step: int) -> FaceUpAnalysis:
+class AnalysisBusy(GameError):
+    """The person already has as many steps being solved as they may: this one waits."""
+
+    status = 429
+
+
+def do_request_faceup(deal_row, step: int, user) -> FaceUpAnalysis:
     """Ask for the face-up analysis of one step of a finished deal (the caller checked the deal
-    is over and the step is a play decision). The same row if it was asked for before; its task
-    is enqueued after commit when the row is new or its work was lost."""
+    is over and the step is a play decision), and for the next play steps ahead of it. The same
+    row if it was asked for before; a position solved before (in this deal or a practice copy
+    of it) is answered at once; a new one is enqueued after commit. `AnalysisBusy` when the
+    person already has their share being solved."""
     if not deal_row.is_over:
         raise NotFound("This deal is still being played.")
+    row = _request_faceup(deal_row, step, user)
+    if row is None:
+        raise AnalysisBusy(
+            "Your earlier steps are still being solved; this one starts as soon as one is done."
+        )
+    for later in selectors.play_steps_after(deal_row, step)[:FACEUP_AHEAD]:
+        _request_faceup(deal_row, later, user)
+    return row
+
+
+def _request_faceup(deal_row, step: int, user) -> FaceUpAnalysis | None:
+    row = FaceUpAnalysis.objects.filter(deal=deal_row, step=step).first()
+    if row is not None:
+        _enqueue_if_lost(row)
+        return row
+    key = selectors.position_key(deal_row, step)
+    solved = FaceUpAnalysis.objects.filter(position_key=key, status__in=_SOLVED).first()
+    if solved is None and _in_flight(user) >= FACEUP_IN_FLIGHT_PER_PERSON:
+        return None
+    fields = {"position_key": key, "requested_by": user}
+    if solved is not None:
+        fields.update(
+            status=solved.status,
+            seat=solved.seat,
+            lines=solved.lines,
+            exact_from_trick=solved.exact_from_trick,
+            nodes=0,
+            seconds=0.0,
+        )
     try:
         with transaction.atomic():
-            row, created = FaceUpAnalysis.objects.get_or_create(deal=deal_row, step=step)
-    except IntegrityError:  # a concurrent request created it between the get and the create
-        row, created = FaceUpAnalysis.objects.get(deal=deal_row, step=step), False
+            row = FaceUpAnalysis.objects.create(deal=deal_row, step=step, **fields)
+    except IntegrityError:  # a concurrent request created it first
+        return FaceUpAnalysis.objects.get(deal=deal_row, step=step)
+    if row.status == FaceUpAnalysis.Status.PENDING:
+        transaction.on_commit(lambda: _enqueue_faceup(row.pk), robust=True)
+    return row
+
+
+def _in_flight(user) -> int:
+    return FaceUpAnalysis.objects.filter(requested_by=user, status__in=_IN_FLIGHT).count()
+
+
+def _enqueue_if_lost(row: FaceUpAnalysis) -> None:
     now = timezone.now()
     lost = Q(
         status=FaceUpAnalysis.Status.PENDING,
@@ -124,9 +181,8 @@ def do_request_faceup(deal_row, step: int) -> FaceUpAnalysis:
         status=FaceUpAnalysis.Status.COMPUTING,
         started_at__lt=now - timedelta(seconds=FACEUP_CLAIM_SECONDS),
     )
-    if created or FaceUpAnalysis.objects.filter(Q(pk=row.pk) & lost).update(requested_at=now):
+    if FaceUpAnalysis.objects.filter(Q(pk=row.pk) & lost).update(requested_at=now):
         transaction.on_commit(lambda: _enqueue_faceup(row.pk), robust=True)
-    return row
 
 
 def _enqueue_faceup(row_id: int) -> None:
@@ -147,35 +203,36 @@ def do_claim_faceup(row_id: int) -> FaceUpAnalysis | None:
     return FaceUpAnalysis.objects.select_related("deal__match").get(pk=row_id) if taken else None
 
 
-def do_store_faceup(row: FaceUpAnalysis, analysis, seconds: float) -> None:
-    """Keep a solved step: every legal card's exact value."""
+def do_store_faceup(row: FaceUpAnalysis, solved: StepAnalysis) -> None:
+    """Keep a solved step (every legal card's exact value), or that it is too large to solve
+    and from which trick on it is exact. Every other row waiting on the same position (a
+    practice copy's) gets the same answer."""
+    if solved.analysis is None:
+        fields = {
+            "seat": solved.seat,
+            "exact_from_trick": solved.exact_from_trick,
+            "status": FaceUpAnalysis.Status.TOO_LARGE,
+        }
+    else:
+        fields = {
+            "seat": solved.analysis.seat,
+            "lines": [
+                {
+                    "card": line.card,
+                    "points": line.points,
+                    "takers": line.takers,
+                    "score": line.score,
+                    "made": line.made,
+                    "best": line.best,
+                }
+                for line in solved.analysis.lines
+            ],
+            "nodes": solved.analysis.nodes,
+            "status": FaceUpAnalysis.Status.READY,
+        }
     # An update, not a save: a deal removed while its step was being solved leaves nothing to keep.
-    FaceUpAnalysis.objects.filter(pk=row.pk).update(
-        seat=analysis.seat,
-        lines=[
-            {
-                "card": line.card,
-                "points": line.points,
-                "takers": line.takers,
-                "score": line.score,
-                "made": line.made,
-                "best": line.best,
-            }
-            for line in analysis.lines
-        ],
-        nodes=analysis.nodes,
-        seconds=seconds,
-        status=FaceUpAnalysis.Status.READY,
-    )
-
-
-def do_store_faceup_too_large(
-    row: FaceUpAnalysis, seat: str, exact_from_trick: int | None, seconds: float
-) -> None:
-    """Keep that a step is too large to solve exactly, and from which trick on it is."""
-    FaceUpAnalysis.objects.filter(pk=row.pk).update(
-        seat=seat,
-        exact_from_trick=exact_from_trick,
-        seconds=seconds,
-        status=FaceUpAnalysis.Status.TOO_LARGE,
-    )
+    FaceUpAnalysis.objects.filter(pk=row.pk).update(seconds=solved.seconds, **fields)
+    if row.position_key:
+        FaceUpAnalysis.objects.filter(
+            position_key=row.position_key, status=FaceUpAnalysis.Status.PENDING
+        ).update(seconds=0.0, **fields)

@@ -19,6 +19,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from games import services as game_services
 from games.errors import GameError, NotFound
 from games.models import BotLevel
+from setback_site.limits import limited
 from setback_site.redirects import redirect_back
 
 from . import selectors, services
@@ -213,6 +214,7 @@ def deal_step(request: HttpRequest, match_id: int, number: int, step: int) -> Ht
 
 @login_required
 @require_POST
+@limited("new_match")  # a practice deal is a new match against bots, counted with the others
 @refusals_as_pages
 def practice(request: HttpRequest, match_id: int, number: int, step: int) -> HttpResponse:
     """Play on from this step of your own finished deal: a practice deal against bots."""
@@ -228,9 +230,13 @@ def faceup(request: HttpRequest, match_id: int, number: int, step: int) -> HttpR
     """The face-up analysis of one step of your own finished deal; POST asks for it."""
     game, seat = selectors.players_match(match_id, request.user)
     deal_row = selectors.finished_deal(game, number)
+    busy = False
     if request.method == "POST" and selectors.faceup_step_state(deal_row, step).phase == "play":
-        services.do_request_faceup(deal_row, step)
-    panel = selectors.faceup_panel(game, deal_row, step, seat.position)
+        try:
+            services.do_request_faceup(deal_row, step, request.user)
+        except services.AnalysisBusy:
+            busy = True  # the panel asks again in a moment
+    panel = selectors.faceup_panel(game, deal_row, step, seat.position, busy=busy)
     return render(
         request,
         "replay/_faceup.html",

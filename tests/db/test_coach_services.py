@@ -86,7 +86,7 @@ def test_a_persons_turn_asks_for_advice_once(coached, enqueued, django_capture_o
 
 
 def test_advice_is_the_hard_bots_search_at_the_same_seed_and_is_never_computed_twice(
-    coached, monkeypatch
+    searches_in_this_process, coached, monkeypatch
 ):
     match = at_a_choice(services.do_start_match(coached, "house", "easy"))
     advice = coach_services.do_request_advice(match)
@@ -222,7 +222,7 @@ def test_a_review_marks_an_overbid_as_a_blunder_and_links_to_the_moment(
     assert summary.coach_accuracy == pytest.approx(accuracy / 100)
 
 
-def test_a_review_reuses_the_advice_the_player_saw(coached, monkeypatch):
+def test_a_review_reuses_the_advice_the_player_saw(coached, monkeypatch, searches_in_this_process):
     match = services.do_start_match(coached, "house", "easy")
     advised = []
 

@@ -7,8 +7,9 @@ from django.test import Client
 from django.urls import reverse
 
 from games import dispatch, engine, selectors
+from games import services as game_services
 from games.engine.solver import analyse
-from games.replay import tasks
+from games.replay import services, tasks
 from games.replay.models import FaceUpAnalysis
 from setback_site.celery import app
 
@@ -60,10 +61,12 @@ def test_a_play_step_is_solved_once_in_a_worker_and_shown_on_the_cards(
         again = logged_in_client.post(url)
     assert first.status_code == again.status_code == 200
     assert "Solving this position" in first.content.decode()
-    assert enqueued == [("games.replay.tasks.analyse_faceup", (FaceUpAnalysis.objects.get().pk,))]
+    row = FaceUpAnalysis.objects.get(deal=deal_row, step=step)
+    assert enqueued[0] == ("games.replay.tasks.analyse_faceup", (row.pk,))
+    assert len(enqueued) == FaceUpAnalysis.objects.count()  # each step enqueued once
 
-    assert tasks.analyse_faceup(FaceUpAnalysis.objects.get().pk) != "done"
-    assert tasks.analyse_faceup(FaceUpAnalysis.objects.get().pk) == "done"  # solved once
+    assert tasks.analyse_faceup(row.pk) != "done"
+    assert tasks.analyse_faceup(row.pk) == "done"  # solved once
 
     page = logged_in_client.get(url).content.decode()
     truth = analyse(state)
@@ -131,7 +134,7 @@ def test_a_step_too_large_to_solve_says_from_which_trick_the_figures_are_exact(
     assert expected is not None and expected > 1
     with django_capture_on_commit_callbacks(execute=True):
         logged_in_client.post(_url(match, deal_row, opening))
-    assert tasks.analyse_faceup(FaceUpAnalysis.objects.get().pk) == "too large"
+    assert tasks.analyse_faceup(FaceUpAnalysis.objects.get(step=opening).pk) == "too large"
     page = logged_in_client.get(_url(match, deal_row, opening)).content.decode()
     assert "Too many cards left" in page
     assert f"exact from trick {expected} on" in page
@@ -140,3 +143,61 @@ def test_a_step_too_large_to_solve_says_from_which_trick_the_figures_are_exact(
 
 def test_the_solver_runs_on_the_coach_queue_never_delaying_a_bot():
     assert app.amqp.router.route({}, tasks.analyse_faceup.name)["queue"].name.endswith("coach")
+
+
+def test_the_next_play_steps_are_solved_ahead_so_stepping_on_finds_them_ready(
+    logged_in_client, match, enqueued, django_capture_on_commit_callbacks
+):
+    deal_row = played_deals(match)[0]
+    steps = [step for step, _ in _play_steps(deal_row)]
+    with django_capture_on_commit_callbacks(execute=True):
+        logged_in_client.post(_url(match, deal_row, steps[4]))
+    asked = sorted(FaceUpAnalysis.objects.values_list("step", flat=True))
+    assert asked == steps[4 : 5 + services.FACEUP_AHEAD]
+    for row in FaceUpAnalysis.objects.all():
+        tasks.analyse_faceup(row.pk)
+    page = logged_in_client.get(_url(match, deal_row, steps[5])).content.decode()
+    assert "faceup-choice" in page  # already solved when the player steps on
+
+
+def test_one_person_has_a_few_steps_in_flight_and_asking_for_more_waits_without_solving(
+    logged_in_client, match, enqueued, django_capture_on_commit_callbacks
+):
+    deal_row = played_deals(match)[0]
+    steps = [step for step, _ in _play_steps(deal_row)]
+    with django_capture_on_commit_callbacks(execute=True):
+        answers = [logged_in_client.post(_url(match, deal_row, step)) for step in steps]
+    assert FaceUpAnalysis.objects.count() == services.FACEUP_IN_FLIGHT_PER_PERSON
+    assert len(enqueued) == services.FACEUP_IN_FLIGHT_PER_PERSON
+    waiting = answers[-1].content.decode()
+    assert answers[-1].status_code == 200
+    assert "still being solved" in waiting and 'hx-trigger="load delay:1s"' in waiting
+    # Once one is solved, the next request is taken.
+    tasks.analyse_faceup(FaceUpAnalysis.objects.order_by("pk").first().pk)
+    with django_capture_on_commit_callbacks(execute=True):
+        logged_in_client.post(_url(match, deal_row, steps[-1]))
+    assert FaceUpAnalysis.objects.filter(step=steps[-1]).exists()
+
+
+def test_a_practice_copy_of_a_deal_gets_the_solved_steps_it_shares_without_solving_again(
+    user, logged_in_client, match, enqueued, django_capture_on_commit_callbacks
+):
+    deal_row = played_deals(match)[0]
+    steps = [step for step, _ in _play_steps(deal_row)]
+    with django_capture_on_commit_callbacks(execute=True):
+        logged_in_client.post(_url(match, deal_row, steps[0]))
+    for row in FaceUpAnalysis.objects.all():
+        tasks.analyse_faceup(row.pk)
+    # Play on from a later step, to the end of the deal, as it was really played.
+    copy = game_services.do_start_practice(user, match.pk, deal_row.number, steps[-1], "easy")
+    copy_deal = selectors.current_deal(copy)
+    final = selectors.deal_state(deal_row)
+    seat, token = final.history[steps[-1]]
+    game_services.do_act(copy.pk, seat, token, copy.version, game_services.Actor.bot("easy"))
+    copy.refresh_from_db()
+    assert copy.status == copy.Status.FINISHED
+    enqueued.clear()
+    with django_capture_on_commit_callbacks(execute=True):
+        page = logged_in_client.post(_url(copy, copy_deal, steps[0])).content.decode()
+    assert enqueued == []  # nothing solved again
+    assert "faceup-choice" in page

@@ -164,3 +164,29 @@ def test_play_from_here_is_refused_for_others_a_deal_in_play_the_last_step_and_u
         == 403
     )
     assert Match.objects.count() == before
+
+
+def test_the_table_of_a_practice_deal_played_to_its_end_shows_both_results(
+    user, finished, logged_in_client
+):
+    match, deal_row = finished
+    step = _steps_worth_checking(deal_row)[2]
+    practice = services.do_start_practice(user, match.pk, deal_row.number, step, "easy")
+    practice = play_until(practice, person=random_person(3))
+    page = logged_in_client.get(reverse("table", args=[practice.pk]))
+    assert page.status_code == 200
+    text = page.content.decode()
+    assert "This time" in text and "What really happened" in text
+    assert "Back to the replay" in text
+
+
+def test_play_from_here_counts_with_new_matches_against_the_limit(user, finished, settings):
+    match, deal_row = finished
+    client = Client()
+    client.force_login(user)
+    url = reverse("replay:practice", args=[match.pk, deal_row.number, 0])
+    limit = settings.REQUEST_LIMITS_PER_MINUTE["new_match"]
+    answers = [client.post(url, {"bot_level": "hard"}).status_code for _ in range(limit + 1)]
+    assert answers[:limit] == [302] * limit
+    assert answers[limit] == 429
+    assert Match.objects.filter(practice_of=deal_row).count() == limit

@@ -113,7 +113,9 @@ async def test_with_the_coach_off_no_advice_is_computed_or_sent():
 
 
 @pytest.mark.skipif(dispatch.uses_workers(), reason="in-process tasks only run without a broker")
-async def test_the_table_plays_on_while_the_coach_thinks_and_late_advice_is_dropped(monkeypatch):
+async def test_the_table_plays_on_while_the_coach_thinks_and_late_advice_is_dropped(
+    searches_in_this_process, monkeypatch
+):
     thinking, release = threading.Event(), threading.Event()
     real_advise = coach_tasks.advise
 

@@ -150,7 +150,9 @@ async def test_whole_matches_never_show_a_seat_another_seats_cards(rules):
 
 
 @pytest.mark.skipif(dispatch.uses_workers(), reason="in-process tasks only run without a broker")
-async def test_a_page_still_loads_while_an_in_process_bot_task_is_thinking(monkeypatch):
+async def test_a_page_still_loads_while_an_in_process_bot_task_is_thinking(
+    searches_in_this_process, monkeypatch
+):
     """Without a broker, bot tasks run in the web process: never on its event loop."""
 
     thinking, release = threading.Event(), threading.Event()

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..engine.bots import evaluate
-from ..engine.observation import Observation
-from . import wording
+from ..bots import evaluate
+from ..observation import Observation
+from . import reasons
 from .chances import honest_estimate
 
 LEVEL = "hard"
@@ -51,12 +51,12 @@ def advise(
     estimates = evaluate(obs, seed=seed, budget=budget, level=LEVEL)
     if not raw:
         estimates = [honest_estimate(est) for est in estimates]
-    lines = wording.reasons(obs, estimates)
+    lines = reasons.reasons(obs, estimates)
     options = []
     for est, line in zip(estimates, lines, strict=True):
         figures = est.to_json()
         figures.pop("reason")
         figures["engine_reason"] = est.reason
         figures["suit"] = est.detail.get("suit")
-        options.append(Option(est.action, wording.action_label(obs, est.action), line, figures))
+        options.append(Option(est.action, reasons.action_label(obs, est.action), line, figures))
     return options

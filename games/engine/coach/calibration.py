@@ -28,7 +28,7 @@ import random
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from ..engine import AUCTION, Deal, Rules
+from .. import AUCTION, Deal, Rules
 from .advice import advise
 
 KINDS = ("make", "high", "low", "jack", "game")

@@ -1,0 +1,148 @@
+"""Where CPU-heavy searches run: a bot's decision, the coach's advice, a review, the face-up solver.
+
+Every search goes through `compute`, in one of two lanes: `PLAY` (a bot or a stand-in moving:
+a table waits on it) and `ANALYSIS` (something a person asked for: advice, a review, a face-up
+solve). With Celery workers a search runs on the worker that took its task (bots and analysis
+have queues of their own). Without workers (`make run`), the web process hands it to processes
+of its own, one pool per lane, below the web's priority: a search on a thread of the web process
+would hold its interpreter lock and pages would wait for it, and a pool shared by both lanes let
+one person's analyses hold up every table's bots.
+
+Only plain values cross into a search process: the engine's objects, strings, numbers. A search
+process is spawned without Django, so a model or a Django enum (even a `BotLevel`) would kill it
+while unpickling; `compute` refuses such an argument before it leaves (`NotPlain`), and
+tests/security/test_search_processes.py loads what every caller hands it in a process without
+Django. A search process that dies (the
+out-of-memory killer, a crash) breaks its pool: the pool is replaced and the search tried once
+more, so one lost process costs one retry, never the site.
+"""
+
+import enum
+import io
+import logging
+import multiprocessing
+import os
+import pickle
+import sys
+import threading
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+
+from django.conf import settings
+
+log = logging.getLogger(__name__)
+
+
+class Lane(enum.StrEnum):
+    PLAY = "play"  # a bot's or a stand-in's move: a table waits on it
+    ANALYSIS = "analysis"  # advice, a review, a face-up solve: one person waits on it
+
+
+# Searches run below the web process's priority, analysis below play: a page request wins the
+# CPU, then a table's move, then a person's analysis.
+NICENESS = {Lane.PLAY: 10, Lane.ANALYSIS: 15}
+ANALYSIS_PROCESSES = 1
+
+
+class NotPlain(TypeError):
+    """An argument of a search that a process without Django could not unpickle."""
+
+
+def _plain_module(module: str) -> bool:
+    return module.startswith("games.engine") or module.partition(".")[0] in sys.stdlib_module_names
+
+
+class _PlainPickler(pickle.Pickler):
+    def reducer_override(self, obj):
+        owner = obj if isinstance(obj, type) or callable(obj) else type(obj)
+        module = getattr(owner, "__module__", None) or ""
+        if not _plain_module(module):
+            raise NotPlain(
+                f"{owner.__qualname__} (from {module}) cannot cross into a search process: "
+                "pass the engine's objects, strings and numbers only (str() a Django enum)"
+            )
+        return NotImplemented
+
+
+def pickled_call(function, args: tuple, kwargs: dict) -> bytes:
+    """The call as bytes a process without Django can load; `NotPlain` if it cannot."""
+    buffer = io.BytesIO()
+    _PlainPickler(buffer, protocol=pickle.HIGHEST_PROTOCOL).dump((function, args, kwargs))
+    return buffer.getvalue()
+
+
+def run_pickled(call: bytes):
+    """Run a call made by `pickled_call` (in a search process)."""
+    function, args, kwargs = pickle.loads(call)  # noqa: S301 - bytes made by this process's parent
+    return function(*args, **kwargs)
+
+
+_pools: dict[Lane, ProcessPoolExecutor] = {}
+_pools_lock = threading.Lock()
+
+
+def _uses_workers() -> bool:
+    return bool(settings.CELERY_BROKER_URL)
+
+
+def _processes(lane: Lane) -> int:
+    return settings.SEARCH_PROCESSES if lane == Lane.PLAY else ANALYSIS_PROCESSES
+
+
+def _pool(lane: Lane) -> ProcessPoolExecutor:
+    with _pools_lock:
+        pool = _pools.get(lane)
+        if pool is None:
+            # Spawned, not forked: a fork of a process running threads and an event loop can
+            # inherit a held lock. The engine imports no Django, so a search process is light.
+            pool = _pools[lane] = ProcessPoolExecutor(
+                max_workers=_processes(lane),
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=os.nice,
+                initargs=(NICENESS[lane],),
+            )
+        return pool
+
+
+def _replace_broken(lane: Lane, broken: ProcessPoolExecutor) -> None:
+    with _pools_lock:
+        if _pools.get(lane) is broken:
+            del _pools[lane]
+    broken.shutdown(wait=False, cancel_futures=True)
+
+
+def compute(function, *args, lane: Lane = Lane.PLAY, **kwargs):
+    """The result of `function(*args, **kwargs)`, a pure-engine search, run in `lane`.
+
+    A Celery worker runs it where it is; the web process (no workers) hands it to the lane's
+    search processes and waits without holding its interpreter lock."""
+    if _uses_workers() or not settings.SEARCH_PROCESSES:
+        return function(*args, **kwargs)
+    call = pickled_call(function, args, kwargs)
+    for attempt in (1, 2):
+        pool = _pool(lane)
+        try:
+            return pool.submit(run_pickled, call).result()
+        except BrokenProcessPool:
+            # A search process died: every search it shared the pool with fails the same way.
+            _replace_broken(lane, pool)
+            if attempt == 2:
+                raise
+            log.warning("a %s search process died; trying %s again", lane, function.__name__)
+    raise AssertionError("unreachable")
+
+
+def search_process_ids(lane: Lane) -> list[int]:
+    """The process ids of the lane's search processes now (for tests that kill one)."""
+    with _pools_lock:
+        pool = _pools.get(lane)
+        return list(getattr(pool, "_processes", None) or {}) if pool else []
+
+
+def shut_down() -> None:
+    """Stop every search process (tests, shutdown)."""
+    with _pools_lock:
+        pools = list(_pools.values())
+        _pools.clear()
+    for pool in pools:
+        pool.shutdown(wait=False, cancel_futures=True)
