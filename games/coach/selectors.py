@@ -130,6 +130,12 @@ class OptionView:
     def theirs_text(self) -> str:
         return f"{self.theirs:+.2f}"
 
+    @property
+    def net_text(self) -> str:
+        """Yours minus theirs: what the coach ranks by, and what a review's cost is counted in
+        (an option can expect more points for you and still be worse, giving them more)."""
+        return f"{self.points - self.theirs:+.2f}"
+
 
 @dataclass
 class BidRow:
@@ -298,7 +304,7 @@ class DecisionMark:
     def loss_text(self) -> str:
         if self.unit == "match":
             return f"{100 * self.loss:.0f}% of the chance to win the match"
-        return f"{self.loss:.1f} points"
+        return f"{self.loss:.1f} net points"
 
 
 @dataclass

@@ -2,6 +2,8 @@
 mistake or a blunder become exercises; you choose seeing only what you saw then, then see the
 coach's ranking (and the face-up truth for a card); progress is kept per player."""
 
+import re
+
 import pytest
 from django.test import Client
 from django.urls import reverse
@@ -129,3 +131,26 @@ def test_bad_choices_and_other_peoples_exercises_change_nothing(
     assert other.post(url, {"choice": entry["action"]}).status_code == 404
     assert not ExerciseAttempt.objects.exists()
     assert Review.objects.count() == reviews
+
+
+def test_the_cost_a_review_names_is_the_gap_between_the_figures_the_exercise_shows(
+    logged_in_client, reviewed
+):
+    """Issue 28: the review called a card a blunder costing 1.4 points while the exercise showed
+    it 0.31 behind the best: one showed your side's points, the other judged yours less theirs."""
+    deal_row, seat, review = reviewed
+    entry = next(e for e in _marked(review) if e["unit"] == "points")
+    url = reverse("coach:exercise", args=[deal_row.pk, entry["step"]])
+    logged_in_client.post(url, {"choice": entry["action"]})
+    result = logged_in_client.get(
+        reverse("coach:exercise_result", args=[deal_row.pk, entry["step"]])
+    ).content.decode()
+    shown = {
+        action: float(net)
+        for action, net in re.findall(
+            r'data-action="([^"]+)">.*?<strong>([-+]\d+\.\d\d)</strong> net', result, re.S
+        )
+    }
+    best = next(iter(shown))
+    assert abs((shown[best] - shown[entry["action"]]) - entry["loss"]) < 0.011
+    assert f"{entry['loss']:.1f} net points" in result

@@ -33,9 +33,10 @@ class Judgement:
 
     @property
     def credit(self) -> float:
-        """1 for a decision as good as the coach's (within the uncertainty), falling linearly
-        to 0 at a blunder's size."""
-        if not self.counted:
+        """1 for a decision the review does not mark, falling linearly with the loss of a
+        marked one to 0 at a blunder's size: a review never shows less than 100% accuracy
+        without a marked decision to say why."""
+        if not self.mark:
             return 1.0
         blunder = MARKS[self.unit][0][1]
         return max(0.0, 1.0 - self.loss / blunder)

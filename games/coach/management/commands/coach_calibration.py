@@ -88,7 +88,9 @@ class Command(BaseCommand):
                         f"  {row['tenth']}  {row['n']:5d}  {row['stated']:.3f}   {row['happened']:.3f}"
                     )
         if raw:
-            self.stdout.write("\nfitted knots (stated, happened), for games/engine/coach/chances.py:")
+            self.stdout.write(
+                "\nfitted knots (stated, happened), for games/engine/coach/chances.py:"
+            )
             for kind in KINDS:
                 self.stdout.write(f"  {kind!r}: {report['fitted_knots'][kind]},")
         self.stdout.write(f"\ncontradictions: {len(report['contradictions'])}")
