@@ -9,7 +9,7 @@ from django.views.decorators.http import require_POST
 
 from games import tables
 from games.coach import services as coach_services
-from setback_site.limits import limited
+from setback_site.limits import client_address, count_and_check, limited, over_limit, too_many
 from setback_site.redirects import next_path, redirect_back
 
 from . import services
@@ -44,7 +44,17 @@ def sign_up(request: HttpRequest) -> HttpResponse:
 
 
 class LogInView(auth_views.LoginView):
-    """Django's log-in, which also seats someone who came by an invite link."""
+    """Django's log-in, which also seats someone who came by an invite link. An address that has
+    failed too often this minute, across any names, waits for the next before trying again."""
+
+    def post(self, request, *args, **kwargs):
+        address = f"addr{client_address(request)}"
+        if over_limit("login_failures", address):
+            return too_many(request, "login_failures")
+        response = super().post(request, *args, **kwargs)
+        if response.status_code == 200:  # the form again, with its error: a failed log-in
+            count_and_check("login_failures", address)
+        return response
 
     def form_valid(self, form):
         response = super().form_valid(form)

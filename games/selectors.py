@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from . import engine
+from .errors import NotFound
 from .models import Deal, Match, PersonalBlock, Seat
 
 
@@ -124,6 +125,30 @@ def standing_after(match: Match, deal_row: Deal, result) -> Standing:
     )
     standing.add(result)
     return Standing(dict(standing.totals), standing.over, standing.winner)
+
+
+NO_SUCH_MATCH = "There is no such match."
+
+
+def players_match(match_id: int, user, lock: bool = False) -> tuple[Match, Seat]:
+    """A match and the user's seat at it (the match row locked, with `lock`). Someone who did not
+    play it is told what a number no match has gets, that there is no such match: a stranger
+    cannot count the site's matches or learn which numbers are in use."""
+    matches = Match.objects.select_for_update() if lock else Match.objects
+    match = matches.filter(pk=match_id).first()
+    seat = viewer_seat(match, user) if match is not None else None
+    if seat is None:
+        raise NotFound(NO_SUCH_MATCH)
+    return match, seat
+
+
+def players_deal(deal_id: int, user) -> tuple[Deal, Seat]:
+    """A deal (with its match) and the user's seat at it; `NotFound` for anyone else, as above."""
+    deal_row = Deal.objects.select_related("match").filter(pk=deal_id).first()
+    seat = viewer_seat(deal_row.match, user) if deal_row is not None else None
+    if seat is None:
+        raise NotFound("There is no such deal.")
+    return deal_row, seat
 
 
 def viewer_seat(match: Match, user, seats: list | None = None) -> Seat | None:

@@ -107,9 +107,7 @@ def begin_match(rules: engine.Rules, host, seats, **fields) -> Match:
 def lock_for_rematch(match_id: int, user) -> tuple[Match, Match | None]:
     """Lock a match someone asks to play again, with the rematch already made, if any (a double
     click, a second tab, the other player): only a player of the match may ask, once it is over."""
-    old = lock_match(match_id)
-    if not old.seats.filter(user=user).exists():
-        raise Forbidden("You did not play at this table.")
+    old, _ = selectors.players_match(match_id, user, lock=True)
     if old.status != Match.Status.FINISHED:
         raise GameError("The match is not over yet.")
     return old, old.rematches.order_by("pk").first()
@@ -132,12 +130,7 @@ def do_start_practice(user, match_id: int, number: int, step: int, bot_level: st
     `bot_level` in the others. Its result is never counted in statistics or ratings."""
     bot_level = known_bot_level(bot_level)
     with transaction.atomic():
-        source = Match.objects.filter(pk=match_id).first()
-        if source is None:
-            raise NotFound("There is no such match.")
-        my_seat = source.seats.filter(user=user).first()
-        if my_seat is None:
-            raise Forbidden("Only the players of this match can play on from its deals.")
+        source, my_seat = selectors.players_match(match_id, user)
         deal_row = source.deals.filter(number=number).first()
         if deal_row is None:
             raise NotFound("This match has no such deal.")

@@ -21,6 +21,8 @@ KIND_WORDS = {
     "new_table": "new tables",
     "rematch": "rematches",
     "coach": "requests to the coach",
+    "pairing": "requests for players",
+    "login_failures": "failed log-ins from your address",
 }
 
 
@@ -33,6 +35,11 @@ def _key(kind: str, who: str) -> str:
     window = current_window()
     # The namespace lets each test count from zero without clearing a cache it may share.
     return f"limit:{getattr(settings, 'REQUEST_LIMITS_NAMESPACE', '')}:{kind}:{who}:{window}"
+
+
+def over_limit(kind: str, who: str) -> bool:
+    """Whether `who` has already made this minute's limit of `kind`, without counting one."""
+    return (cache.get(_key(kind, who)) or 0) >= settings.REQUEST_LIMITS_PER_MINUTE[kind]
 
 
 def count_and_check(kind: str, who: str) -> bool:

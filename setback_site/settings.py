@@ -276,11 +276,14 @@ PAIRING_WAIT_MIN_SECONDS = int(os.environ.get("PAIRING_WAIT_MIN_SECONDS", "10"))
 PAIRING_WAIT_MAX_SECONDS = int(os.environ.get("PAIRING_WAIT_MAX_SECONDS", "300"))
 
 # --- Limits ---------------------------------------------------------------------------------
-# Logins (django-axes): 5 failures for one user name, or from one address, lock that name or
-# address out for 15 minutes. Failures are rows in the database, so every process agrees.
+# Logins (django-axes): 5 failures for one user name lock that name out for 15 minutes, from
+# anywhere. Failures are rows in the database, so every process agrees. An address is not
+# locked out by axes: everyone behind one (a school, an office, a phone network) would be, for a
+# quarter of an hour, after five typos; instead "login_failures" below slows an address that
+# guesses across many names to that many failures a minute.
 AXES_FAILURE_LIMIT = int(os.environ.get("LOGIN_FAILURE_LIMIT", "5"))
 AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("LOGIN_LOCKOUT_MINUTES", "15")))
-AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_LOCKOUT_PARAMETERS = ["username"]
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 # The address is the connection's own (Daphne puts a proxy's X-Forwarded-For there only when
 # started with --proxy-headers): a header a client sends never picks the address it is counted by.
@@ -294,6 +297,8 @@ REQUEST_LIMITS_PER_MINUTE = {
     "new_table": 5,
     "rematch": 10,
     "coach": 30,
+    "pairing": 10,
+    "login_failures": 20,  # per address: failed log-ins, whatever the names tried
 }
 
 # --- Security: HTTPS --------------------------------------------------------------------------

@@ -9,7 +9,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
 from games import selectors as game_selectors
-from games.errors import GameError
+from games.errors import GameError, NotFound
 from games.models import Deal, Match
 from setback_site.limits import limited
 
@@ -23,20 +23,16 @@ def panel_html(match: Match, position: str, **already_read) -> str:
     return render_to_string("coach/_panel.html", {"panel": panel})
 
 
-def _refused(request: HttpRequest, message: str) -> HttpResponse:
-    return render(request, "games/refused.html", {"message": message}, status=403)
-
-
 @login_required
 @limited("coach", methods=("GET", "POST"))
 def panel(request: HttpRequest, match_id: int) -> HttpResponse:
     """The panel for the user's seat, as it stands: a GET asks the coach for nothing. The coach
     is asked by the switch (switched on at this table), by every change of the table, and by
     the table's socket when it opens (a position whose advice was never asked for)."""
-    match = get_object_or_404(Match, pk=match_id)
-    seat = game_selectors.viewer_seat(match, request.user)
-    if seat is None:
-        return HttpResponse("You are not playing at this table.", status=403)
+    try:
+        match, seat = game_selectors.players_match(match_id, request.user)
+    except NotFound as error:
+        raise Http404(str(error)) from None
     if match.status == Match.Status.FORMING:
         return HttpResponse(
             "The table has not started yet: the coach speaks once it has.", status=409
@@ -49,10 +45,10 @@ def panel(request: HttpRequest, match_id: int) -> HttpResponse:
 @limited("coach")
 def review(request: HttpRequest, deal_id: int) -> HttpResponse:
     """The coach's review of a finished deal for the user's seat; POST asks for one."""
-    deal_row = get_object_or_404(Deal.objects.select_related("match"), pk=deal_id)
-    seat = game_selectors.viewer_seat(deal_row.match, request.user)
-    if seat is None:
-        return _refused(request, "You did not play this deal.")
+    try:
+        deal_row, seat = game_selectors.players_deal(deal_id, request.user)
+    except NotFound as error:
+        raise Http404(str(error)) from None
     if not deal_row.is_over:
         raise Http404("This deal is still being played.")
     if request.method == "POST":

@@ -9,6 +9,7 @@ from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
 from games.errors import GameError
+from setback_site.limits import limited
 
 from . import selectors, services
 from .forms import PairingForm
@@ -56,6 +57,7 @@ def take_seat(request: HttpRequest, match_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
+@limited("pairing")
 def find_players(request: HttpRequest) -> HttpResponse:
     form = PairingForm(request.POST)
     if not form.is_valid():

@@ -43,16 +43,8 @@ RECORD_META_NAME_LENGTH = 40
 
 
 def players_match(match_id: int, user) -> tuple[Match, Seat]:
-    """The match and the user's seat in it; 404 if there is no such match, 403 for others."""
-    match = Match.objects.filter(pk=match_id).first()
-    if match is None:
-        raise NotFound("There is no such match.")
-    seat = game_selectors.viewer_seat(match, user)
-    if seat is None:
-        raise Forbidden(
-            "Only the players of this match can watch its deals. One of them can share a public link."
-        )
-    return match, seat
+    """The match and the user's seat in it; 404 for anyone who did not play it."""
+    return game_selectors.players_match(match_id, user)
 
 
 # The shape of a share token (secrets.token_urlsafe(16)); anything else leads nowhere without a

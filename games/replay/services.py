@@ -10,6 +10,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from games import dispatch, engine
+from games import selectors as game_selectors
 from games.engine.records import MATCH_FORMAT, load_json
 from games.engine.solver import StepAnalysis
 from games.errors import Forbidden, GameError, NotFound
@@ -27,12 +28,7 @@ class RecordRefused(GameError):
 
 
 def _players_match_locked(match_id: int, user) -> Match:
-    match = Match.objects.select_for_update().filter(pk=match_id).first()
-    if match is None:
-        raise NotFound("There is no such match.")
-    if not match.seats.filter(user=user).exists():
-        raise Forbidden("Only the players of this match can share it.")
-    return match
+    return game_selectors.players_match(match_id, user, lock=True)[0]
 
 
 def do_share_match(match_id: int, user) -> str:

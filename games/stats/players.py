@@ -18,7 +18,7 @@ from django.utils import timezone
 
 from games import selectors as game_selectors
 from games.engine import PRESET_NAMES
-from games.models import Match, seat_name
+from games.models import Match, Seat, seat_name
 
 from . import rating
 from .models import RATING_SCALE, MatchRecord, Opponents, Rating
@@ -232,10 +232,13 @@ def _preset_lines(player) -> list[PresetLine]:
 
 
 def _opponents(player, limit: int = 20) -> list[Opponent]:
-    """Head to head: the people who sat on another side, matches played and won against them."""
+    """Head to head: the people who sat on another side, matches played and won against them.
+    Someone who keeps their history private is not named on anyone else's page."""
     mine = MatchRecord.objects.filter(user=player)
     theirs = (
-        MatchRecord.objects.filter(match__in=mine.values("match"), user__isnull=False)
+        MatchRecord.objects.filter(
+            match__in=mine.values("match"), user__isnull=False, user__history_public=True
+        )
         .exclude(user=player)
         .values_list("match_id", "side", "user__username")
     )
@@ -252,11 +255,17 @@ def _opponents(player, limit: int = 20) -> list[Opponent]:
 
 def _recent_shared(player, viewer) -> list[SharedMatch]:
     """The player's last finished matches with other people; a replay link only for those who
-    may see it: the match's players, or anyone when its players shared it."""
+    may see it: the match's players, or anyone when its players shared it. A match with someone
+    who keeps their history private is left out, unless the viewer played in it too."""
+    someone_private = Exists(
+        Seat.objects.filter(match=OuterRef("pk"), user__history_public=False).exclude(user=player)
+    )
+    viewer_played = Exists(Seat.objects.filter(match=OuterRef("pk"), user_id=_viewer_pk(viewer)))
     matches = (
         Match.objects.filter(
             status=Match.Status.FINISHED, invite_code__isnull=False, seats__user=player
         )
+        .filter(~someone_private | viewer_played)
         .prefetch_related("seats__user")
         .order_by("-finished_at")[:RECENT_MATCHES]
     )
@@ -286,11 +295,16 @@ def _recent_shared(player, viewer) -> list[SharedMatch]:
     return rows
 
 
+def _viewer_pk(viewer) -> int | None:
+    return viewer.pk if viewer.is_authenticated else None
+
+
 def shown_ratings(user_ids) -> dict[int, int]:
-    """For other features (the lobby's host ratings): the overall rating shown on /stats/."""
+    """For other features (the lobby's host ratings): the overall rating shown on /stats/, of
+    those who show their history (a private player's rating is theirs alone)."""
     return {
         user_id: round(mu * RATING_SCALE)
-        for user_id, mu in Rating.objects.filter(user_id__in=list(user_ids)).values_list(
-            "user_id", "mu"
-        )
+        for user_id, mu in Rating.objects.filter(
+            user_id__in=list(user_ids), user__history_public=True
+        ).values_list("user_id", "mu")
     }

@@ -80,7 +80,7 @@ def test_the_panel_is_only_for_the_tables_players(client, make_user, user):
     match = services.do_start_match(user, "house", "easy")
     assert client.get(panel_url(match)).status_code == 302  # to the log-in page
     client.force_login(make_user("mallory"))
-    assert client.get(panel_url(match)).status_code == 403
+    assert client.get(panel_url(match)).status_code == 404  # as for a match that does not exist
     assert client.get(reverse("coach:panel", args=[match.pk + 100])).status_code == 404
 
 
@@ -174,8 +174,8 @@ def test_the_review_page_is_only_for_the_deals_players(client, make_user, finish
     url = reverse("coach:review", args=[finished_deal.pk])
     assert client.get(url).status_code == 302
     client.force_login(make_user("mallory"))
-    assert client.get(url).status_code == 403
-    assert client.post(url).status_code == 403
+    assert client.get(url).status_code == 404
+    assert client.post(url).status_code == 404
     assert not Review.objects.exists()
     assert client.get(reverse("coach:review", args=[finished_deal.pk + 100])).status_code == 404
 

@@ -104,7 +104,7 @@ def test_nothing_is_solved_for_a_bid_a_deal_in_play_or_someone_elses_match(
         assert logged_in_client.post(_url(match, in_play, 2)).status_code == 404
         make_user("mallory")
         other.login(username="mallory", password=password)
-        assert other.post(_url(match, deal_row, _play_steps(deal_row)[0][0])).status_code == 403
+        assert other.post(_url(match, deal_row, _play_steps(deal_row)[0][0])).status_code == 404
         assert logged_in_client.post(_url(match, deal_row, 999)).status_code == 404
     assert not FaceUpAnalysis.objects.exists()
     assert enqueued == []

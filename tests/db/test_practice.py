@@ -161,7 +161,7 @@ def test_play_from_here_is_refused_for_others_a_deal_in_play_the_last_step_and_u
     other.login(username="mallory", password=password)
     assert (
         other.post(reverse("replay:practice", args=[match.pk, deal_row.number, 1])).status_code
-        == 403
+        == 404
     )
     assert Match.objects.count() == before
 

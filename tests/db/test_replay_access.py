@@ -1,5 +1,5 @@
 """Who may watch what: players see their matches; a public link shows finished deals to anyone;
-a deal in progress has no replay and no record for anyone. Unknown ids 404, others 403."""
+a deal in progress has no replay and no record for anyone. Unknown ids and others' matches 404 alike."""
 
 import re
 
@@ -49,16 +49,25 @@ def test_the_players_see_their_match(logged_in_client, match):
         assert logged_in_client.get(url).status_code == 200, url
 
 
+def without_tokens(response) -> str:
+    """A page without its CSRF tokens, which differ at every answer."""
+    return re.sub(r"[A-Za-z0-9]{64}", "", response.content.decode())
+
+
 def test_someone_else_is_refused_and_a_visitor_is_asked_to_log_in(client, make_user, match):
     for url in player_urls(match):
         assert client.get(url).status_code == 302  # to the log-in page
     client.force_login(make_user("mallory"))
+    missing = Match.objects.order_by("-pk").first().pk + 1
     for url in player_urls(match):
         response = client.get(url)
-        assert response.status_code == 403, url
-        assert b"Only the players of this match" in response.content or url.endswith(".json")
+        # Told what a match that does not exist gets: a stranger cannot count matches.
+        assert response.status_code == 404, url
+        assert b"There is no such match" in response.content or url.endswith(".json")
+        unknown = client.get(url.replace(f"/{match.pk}/", f"/{missing}/"))
+        assert (unknown.status_code, without_tokens(unknown)) == (404, without_tokens(response))
     for name in ("replay:share", "replay:stop_sharing"):
-        assert client.post(reverse(name, args=[match.pk])).status_code == 403
+        assert client.post(reverse(name, args=[match.pk])).status_code == 404
     match.refresh_from_db()
     assert match.share_token is None
 

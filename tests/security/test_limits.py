@@ -8,6 +8,7 @@ from django.test import Client
 from django.urls import reverse
 
 from games import services
+from games.lobby.models import PairingTicket
 from games.models import Match
 from tests.db.replays import finish_match
 
@@ -47,16 +48,29 @@ def test_wrong_passwords_lock_the_user_name_even_against_the_right_one():
     )
 
 
-def test_one_address_guessing_many_names_is_locked_out_and_a_forged_header_does_not_help():
+def test_a_few_failures_from_one_address_lock_out_nobody_else_behind_it():
+    """Issue 28: five typos from one address (a school, an office) locked everyone behind it
+    out for a quarter of an hour."""
     for name in ("alice", "bob", "carol", "dave", "erin", "frank"):
         person(name)
-    names = ["alice", "bob", "carol", "dave", "erin"][:FAILURES]
-    for i, name in enumerate(names):
-        log_in(name, "wrong", HTTP_X_FORWARDED_FOR=f"203.0.113.{i}")
-    # frank never failed, but the address did: refused even with his right password.
-    assert log_in("frank", PASSWORD, HTTP_X_FORWARDED_FOR="198.51.100.1").status_code == 429
+    for name in ["alice", "bob", "carol", "dave", "erin"]:
+        assert log_in(name, "wrong").status_code == 200
+    assert log_in("frank", PASSWORD).status_code == 302
+
+
+def test_one_address_guessing_many_names_is_slowed_and_a_forged_header_does_not_help():
+    limit = LIMITS["login_failures"]
+    names = [f"user{n}" for n in range(limit + 1)]
+    for name in names:
+        person(name)
+    for i, name in enumerate(names[:limit]):
+        assert log_in(name, "wrong", HTTP_X_FORWARDED_FOR=f"203.0.113.{i}").status_code == 200
+    # The address has failed its minute's share: refused, even with a right password.
+    refused = log_in(names[limit], PASSWORD, HTTP_X_FORWARDED_FOR="198.51.100.1")
+    assert refused.status_code == 429
+    assert "failed log-ins from your address" in refused.content.decode()
     # Someone else, elsewhere, logs in as usual.
-    assert log_in("frank", PASSWORD, address="10.1.1.1").status_code == 302
+    assert log_in(names[limit], PASSWORD, address="10.1.1.1").status_code == 302
 
 
 def test_a_login_that_succeeds_before_the_limit_is_untouched():
@@ -138,3 +152,16 @@ def test_coach_requests_per_user_per_minute():
     refused = browser.get(reverse("coach:panel", args=[match.pk]), HTTP_HX_REQUEST="true")
     assert refused.status_code == 429 and "requests to the coach" in refused.content.decode()
     assert "<html" not in refused.content.decode()  # htmx swaps a line, not a whole page
+
+
+def test_quick_pairing_requests_per_user_per_minute():
+    """Issue 28: quick pairing had no limit at all."""
+    alice = browser_for(person("alice"))
+    ask = {"preset": "house", "seating": "partners", "players": 3, "bot_level": "easy"}
+    ask["wait_seconds"] = 30
+    for _ in range(LIMITS["pairing"]):
+        alice.post(reverse("lobby:find_players"), ask)
+        alice.post(reverse("lobby:cancel_pairing"))
+    refused = alice.post(reverse("lobby:find_players"), ask)
+    assert refused.status_code == 429 and "requests for players" in refused.content.decode()
+    assert PairingTicket.objects.count() == LIMITS["pairing"]

@@ -113,3 +113,24 @@ def test_a_player_page_shows_rating_record_and_replays_for_those_who_may_see_the
     assert reverse("replay:shared_match", args=["tok123"]) in as_carol
     assert as_carol.count("data-replay") == 1
     assert Client().get(reverse("player", args=["nobody"])).status_code == 404
+
+
+def test_a_private_player_is_not_named_on_their_opponents_pages(user, bob, carol):
+    """Issue 28: bob's results and dates appeared on alice's page though he keeps them private."""
+    matches = [finished(user, bob) for _ in range(3)]
+    client_for(bob).post(reverse("history_privacy"), {"public": "0"})
+    as_carol = client_for(carol).get(reverse("player", args=["alice"])).content.decode()
+    assert "bob" not in as_carol
+    for match in matches:
+        assert f"/{match.pk}/" not in as_carol
+    # bob played those matches: on alice's page he still finds them, with their replays.
+    as_bob = client_for(bob).get(reverse("player", args=["alice"])).content.decode()
+    assert reverse("replay:match", args=[matches[0].pk]) in as_bob
+
+
+def test_the_lobby_shows_no_rating_for_a_host_who_keeps_their_history_private(user, bob):
+    for _ in range(3):
+        finished(user, bob)
+    assert players.shown_ratings([user.pk, bob.pk]).keys() == {user.pk, bob.pk}
+    client_for(bob).post(reverse("history_privacy"), {"public": "0"})
+    assert players.shown_ratings([user.pk, bob.pk]).keys() == {user.pk}
