@@ -5,34 +5,36 @@
 (function () {
   "use strict";
 
+  // The hold is kept on <html>, which no swap replaces: kept on #table, htmx's settling
+  // copied the new table's classes over it, so the hold was mostly lost at once and now and then
+  // left the new lead hidden (issue 28). It never hides a lead the player must answer: on their
+  // turn the table shows what is on it, and the trick just won stays in the "Last trick" panel.
   const HOLD_MS = 1800;
+  const root = document.documentElement;
   let seen = null; // "deal:tricks done" of the table last on screen
-  let heldUntil = 0;
   let holdTimer = null;
 
   function release() {
-    heldUntil = 0;
     clearTimeout(holdTimer);
-    const table = document.getElementById("table");
-    if (table) table.classList.remove("table-hold-trick");
+    holdTimer = null;
+    root.removeAttribute("data-hold-trick");
   }
 
   function holdCompletedTrick() {
     const table = document.getElementById("table");
-    if (!table || table.dataset.tricksDone === undefined) return;
+    if (!table || table.dataset.tricksDone === undefined) return release();
     const deal = table.dataset.deal;
     const done = Number(table.dataset.tricksDone);
     const key = deal + ":" + done;
-    if (seen !== null && key !== seen && done > 0 && deal === seen.split(":")[0]) {
-      heldUntil = Date.now() + HOLD_MS; // a trick was completed since the last screen
-    }
+    const justCompleted = seen !== null && key !== seen && done > 0 && deal === seen.split(":")[0];
     seen = key;
-    const left = heldUntil - Date.now();
-    const showsItAnyway = table.querySelector(".trick-done-now");
-    if (left > 0 && !showsItAnyway && table.querySelector(".trick-done")) {
-      table.classList.add("table-hold-trick");
+    if (table.classList.contains("table-my-turn") || table.querySelector(".trick-done-now")) {
+      return release(); // the player's turn, or the finished trick is on the felt anyway
+    }
+    if (justCompleted && table.querySelector(".trick-done")) {
+      root.setAttribute("data-hold-trick", "");
       clearTimeout(holdTimer);
-      holdTimer = setTimeout(release, left);
+      holdTimer = setTimeout(release, HOLD_MS);
     }
   }
 
@@ -94,9 +96,9 @@
   });
   // The player wants to go on: show the table as it is now.
   document.addEventListener("click", function (event) {
-    if (heldUntil && event.target.closest && event.target.closest("#table")) release();
+    if (holdTimer && event.target.closest && event.target.closest("#table")) release();
   }, true);
-  document.addEventListener("keydown", function () { if (heldUntil) release(); }, true);
+  document.addEventListener("keydown", function () { if (holdTimer) release(); }, true);
 
   document.addEventListener("DOMContentLoaded", afterSwap);
   document.addEventListener("htmx:afterSettle", afterSwap);
