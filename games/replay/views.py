@@ -1,7 +1,8 @@
 """History and replay pages: thin. Each checks who asks (through a selector), then renders.
 
 A replay step is a plain page at its own URL; inside the replay, htmx swaps only `#replay` and
-pushes the step's URL, so the back button walks back through the steps. A request from htmx
+replaces the address with the step's URL, so a link or a reload opens that moment and Back
+leaves the replay. A request from htmx
 gets the fragment, anything else (a shared link, a reload, htmx restoring history) the page.
 """
 

@@ -1,7 +1,8 @@
 // Replay controls from the keyboard, and small comforts that survive htmx swaps of #replay.
 //   ← →  previous / next step     Home  the deal as dealt     End  the last card
-// Each key follows the control's own link, so with htmx it swaps #replay and pushes the step's
-// URL (the back button walks back through the steps); without htmx it is a plain page load.
+// Each key follows the control's own link, so with htmx it swaps #replay and puts the step's
+// URL in the address bar in place of the last (Back leaves the replay, as a newcomer expects,
+// instead of walking back through every step seen); without htmx it is a plain page load.
 (function () {
   "use strict";
 
@@ -19,7 +20,7 @@
   }
 
   // Every step has a link in the move list (step 0 is "As dealt"); following it swaps #replay
-  // and pushes the step's URL (or, without htmx, loads it as a page).
+  // and shows the step's URL (or, without htmx, loads it as a page).
   function go(step) {
     const link = document.querySelector('#replay a.move[data-step="' + step + '"]');
     if (!link) return;
@@ -67,9 +68,8 @@
   document.addEventListener("DOMContentLoaded", showCurrentMove);
   document.body.addEventListener("htmx:afterSettle", showCurrentMove);
 
-  // Autoplay: the steps follow one another at the chosen speed, through the same links (so
-  // the back button still walks back step by step). P or the button plays and pauses; a step
-  // key pauses.
+  // Autoplay: the steps follow one another at the chosen speed, through the same links. P or
+  // the button plays and pauses; a step key pauses.
   let playing = false;
   let timer = null;
 
