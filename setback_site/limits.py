@@ -21,6 +21,9 @@ KIND_WORDS = {
     "new_table": "new tables",
     "rematch": "rematches",
     "coach": "requests to the coach",
+    "password_reset": "password reset requests from one address",
+    "email_change": "e-mail address changes",
+    "data_download": "data downloads",
 }
 
 
