@@ -40,6 +40,7 @@ class OptionalEmailField(forms.CharField):
 
 class SignUpForm(UserCreationForm):
     email = OptionalEmailField(label="E-mail address (optional)", help_text=EMAIL_HELP)
+    field_order = ["username", "email", "password1", "password2"]
 
     class Meta(UserCreationForm.Meta):
         model = User
