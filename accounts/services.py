@@ -22,7 +22,7 @@ from django.core import signing
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 from django.db import transaction
-from django.db.models import Q, TextField
+from django.db.models import F, Q, TextField
 from django.db.models.functions import Cast
 from django.urls import reverse
 from django.utils import timezone
@@ -213,8 +213,8 @@ def do_sign_out_everywhere(user) -> None:
     The epoch is part of each session's check (User._get_session_auth_hash), so sessions no
     list knows of (started before sessions were listed) end as well."""
     with transaction.atomic():
-        User.objects.filter(pk=user.pk).update(session_epoch=user.session_epoch + 1)
-        user.session_epoch += 1
+        User.objects.filter(pk=user.pk).update(session_epoch=F("session_epoch") + 1)
+        user.refresh_from_db(fields=["session_epoch"])
         _end_sessions(user)
         end_sockets(user.pk)
 

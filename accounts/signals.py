@@ -11,7 +11,8 @@ from .sockets import end_sockets
 def list_the_new_session(sender, request, user, **kwargs):
     # Sent after Django gave the session its new key: that key is the one to list.
     if request is not None and getattr(request, "session", None) is not None:
-        request.session.save()  # a fresh session has no key until it is saved
+        if request.session.session_key is None:
+            request.session.save()  # a session gets its key when first saved
         services.do_note_login(
             user,
             request.session.session_key,
