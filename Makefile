@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test test-fast faults worker bench loadtest lint lock clean
+.PHONY: run test test-fast faults worker bench loadtest lint lock clean backup restore
 
 # No key is committed and the site refuses to start without one: a run on this machine keeps a
 # generated key in var/ (git-ignored). SECRET_KEY set in the environment wins.
@@ -91,6 +91,16 @@ THINK ?= 0
 loadtest: $(VENV)/.installed-test $(SECRET_KEY_FILE)
 	$(WITH_KEY) $(BIN)/python manage.py loadtest_users $(TABLES)
 	$(WITH_KEY) $(BIN)/python manage.py loadtest --url $(LOADTEST_URL) --tables $(TABLES) --seconds $(LOADTEST_SECONDS) --bot-level $(BOTS) --think $(THINK)
+
+# A consistent, timestamped backup of the site's database (the same DATABASE_URL as the site)
+# into var/backups/, and a restore into an empty database (docs/operations.md).
+backup: $(VENV)/.installed $(SECRET_KEY_FILE)
+	$(WITH_KEY) $(BIN)/python manage.py backup
+
+restore: $(VENV)/.installed $(SECRET_KEY_FILE)
+	@test -n "$(FILE)" || (echo "make restore FILE=var/backups/setback-....sqlite3 (or .dump)" && exit 1)
+	$(WITH_KEY) $(BIN)/python manage.py restore "$(FILE)"
+	$(WITH_KEY) $(BIN)/python manage.py migrate --noinput
 
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .

@@ -1,9 +1,20 @@
 from django.contrib.auth.models import AbstractUser
 from django.db import models
+from django.utils.crypto import salted_hmac
+
+# How every page names the seat of a person who deleted their account.
+FORMER_PLAYER = "a former player"
 
 
 class User(AbstractUser):
-    """A person who plays. Preferences live here so they follow the user across devices."""
+    """A person who plays. Preferences live here so they follow the user across devices.
+
+    `email` holds only a confirmed address (password reset mails go nowhere else); an address
+    typed but not yet confirmed waits in `email_pending`. A person who deletes their account
+    leaves this row behind as a nameless placeholder (`left_at` set, see
+    `accounts.services.do_delete_account`): the seats, moves and results of the deals they
+    played point at it, so those deals stay whole for the people who played them too.
+    """
 
     coach_enabled = models.BooleanField(
         default=False, help_text="Show the coach's advice at the user's turns."
@@ -12,3 +23,54 @@ class User(AbstractUser):
         default=True,
         help_text="Show this player's ratings, record and recent matches on their player page.",
     )
+    email_pending = models.EmailField(
+        blank=True, help_text="An address typed but not yet confirmed by its link."
+    )
+    # Part of every session's check (see _get_session_auth_hash): one more signs every session
+    # of the user out at once, including those started before sessions were listed.
+    session_epoch = models.PositiveIntegerField(default=0)
+    left_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the person deleted their account."
+    )
+
+    @property
+    def has_left(self) -> bool:
+        return self.left_at is not None
+
+    @property
+    def shown_name(self) -> str:
+        """The name every page shows: the user name, or "a former player"."""
+        return FORMER_PLAYER if self.has_left else self.username
+
+    def _get_session_auth_hash(self, secret=None):
+        # Django signs a session with a hash of the password, so a new password ends the other
+        # sessions. Mixing in the epoch ends them all on "sign out everywhere" too. An epoch of
+        # 0 keeps Django's own hash, so sessions signed before this field existed still hold.
+        if not self.session_epoch:
+            return super()._get_session_auth_hash(secret=secret)
+        return salted_hmac(
+            "accounts.User.session_epoch",
+            f"{self.password}:{self.session_epoch}",
+            secret=secret,
+            algorithm="sha256",
+        ).hexdigest()
+
+
+class LoginSession(models.Model):
+    """A signed-in browser, listed on the account page so its owner can see and end it.
+
+    Written when someone logs in, removed when they log out; one that expired or was ended
+    elsewhere is left out of the list (the session store is the truth) and goes with the rest.
+    """
+
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="login_sessions")
+    session_key = models.CharField(max_length=40, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    user_agent = models.CharField(max_length=300, blank=True)
+    address = models.GenericIPAddressField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"session of {self.user_id} since {self.created_at:%Y-%m-%d %H:%M}"

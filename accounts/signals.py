@@ -1,7 +1,24 @@
-from django.contrib.auth.signals import user_logged_out
+from django.contrib.auth.signals import user_logged_in, user_logged_out
 from django.dispatch import receiver
 
+from setback_site.limits import client_address
+
+from . import services
 from .sockets import end_sockets
+
+
+@receiver(user_logged_in)
+def list_the_new_session(sender, request, user, **kwargs):
+    # Sent after Django gave the session its new key: that key is the one to list.
+    if request is not None and getattr(request, "session", None) is not None:
+        if request.session.session_key is None:
+            request.session.save()  # a session gets its key when first saved
+        services.do_note_login(
+            user,
+            request.session.session_key,
+            request.META.get("HTTP_USER_AGENT", ""),
+            client_address(request) if request.META.get("REMOTE_ADDR") else None,
+        )
 
 
 @receiver(user_logged_out)
@@ -9,3 +26,4 @@ def end_the_sockets_of_a_logout(sender, request, user, **kwargs):
     # Sent before the session is flushed: name it, so its sockets close without a race.
     if user is not None and request is not None:
         end_sockets(user.pk, request.session.session_key)
+        services.do_note_logout(request.session.session_key)

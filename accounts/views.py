@@ -1,20 +1,21 @@
 from django.contrib import messages
-from django.contrib.auth import login
+from django.contrib.auth import login, logout
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.urls import Resolver404, resolve
-from django.views.decorators.http import require_POST
+from django.urls import Resolver404, resolve, reverse_lazy
+from django.utils.http import content_disposition_header
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from games import tables
 from games.coach import services as coach_services
 from setback_site.limits import client_address, count_and_check, limited, over_limit, too_many
 from setback_site.redirects import next_path, redirect_back
 
-from . import services
-from .forms import SignUpForm
-from .sockets import end_sockets
+from . import export, selectors, services
+from .forms import DeleteAccountForm, EmailForm, PasswordResetForm, SignUpForm
+from .services import AccountError
 
 
 def _take_invited_seat(request: HttpRequest, next_url: str) -> None:
@@ -27,6 +28,10 @@ def _take_invited_seat(request: HttpRequest, next_url: str) -> None:
         tables.do_sit_by_invite(found.kwargs.get("code", ""), request.user)
 
 
+def _site_url(request: HttpRequest) -> str:
+    return request.build_absolute_uri("/").rstrip("/")
+
+
 @limited("signup", per="address")
 def sign_up(request: HttpRequest) -> HttpResponse:
     next_url = next_path(request)
@@ -37,6 +42,12 @@ def sign_up(request: HttpRequest) -> HttpResponse:
         user = form.save()
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.success(request, f"Welcome, {user.username}! Your account is ready.")
+        if form.cleaned_data["email"]:
+            services.do_request_email(user, form.cleaned_data["email"], _site_url(request))
+            messages.info(
+                request,
+                f"We sent a link to {form.cleaned_data['email']}: follow it to confirm the address.",
+            )
         if next_url:
             _take_invited_seat(request, next_url)
         return redirect(next_url or "home")
@@ -86,14 +97,147 @@ def toggle_coach(request: HttpRequest) -> HttpResponse:
 
 
 class PasswordChangeView(auth_views.PasswordChangeView):
-    """Django's password change, which also ends every open websocket of the user: the other
-    sessions are logged out by the new password, and their sockets must not go on showing
-    (or dealing) a hand."""
+    """Django's password change, which also ends the user's other sessions and every open
+    websocket: the other sessions are logged out by the new password, and their sockets must
+    not go on showing (or dealing) a hand."""
+
+    def form_valid(self, form):
+        old_key = self.request.session.session_key
+        response = super().form_valid(form)  # saves, then gives this browser a new session key
+        services.do_note_new_session_key(old_key, self.request.session.session_key)
+        services.do_after_password_change(self.request.user, self.request.session.session_key)
+        return response
+
+
+# --- Password reset: Django's own views and URL names, with the site's form -----------------
+
+
+@limited("password_reset", per="address")
+def password_reset(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+    """Ask for a reset link by user name or e-mail address. Every answer is the same page, for
+    a known account or not; at most REQUEST_LIMITS_PER_MINUTE["password_reset"] a minute."""
+    return auth_views.PasswordResetView.as_view(form_class=PasswordResetForm)(
+        request, *args, **kwargs
+    )
+
+
+class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
+    """Django's reset by link (a token that works once and expires); a new password ends every
+    session and socket of the person, as a password change does. The person then logs in."""
+
+    success_url = reverse_lazy("password_reset_complete")
 
     def form_valid(self, form):
         response = super().form_valid(form)
-        end_sockets(self.request.user.pk)
+        services.do_after_password_change(form.user)
         return response
+
+
+# --- The account page -----------------------------------------------------------------------
+
+
+@login_required
+@require_GET
+def account(request: HttpRequest) -> HttpResponse:
+    view = selectors.account_view(request.user, request.session.session_key)
+    return render(
+        request,
+        "accounts/account.html",
+        {"account": view, "email_form": EmailForm(initial={"email": view.email_pending})},
+    )
+
+
+@login_required
+@require_POST
+@limited("email_change")
+def change_email(request: HttpRequest) -> HttpResponse:
+    """Ask to use an address (a link is mailed to it), or remove the addresses on file."""
+    if request.POST.get("remove"):
+        services.do_remove_email(request.user)
+        messages.success(request, "Your e-mail address is removed.")
+        return redirect("account")
+    form = EmailForm(request.POST)
+    if form.is_valid():
+        try:
+            address = services.do_request_email(
+                request.user, form.cleaned_data["email"], _site_url(request)
+            )
+        except AccountError as error:
+            form.add_error("email", str(error))
+        else:
+            messages.success(
+                request,
+                f"We sent a link to {address}. Follow it within a few days to confirm the address.",
+            )
+            return redirect("account")
+    view = selectors.account_view(request.user, request.session.session_key)
+    return render(
+        request, "accounts/account.html", {"account": view, "email_form": form}, status=400
+    )
+
+
+@require_http_methods(["GET", "POST"])
+def confirm_email(request: HttpRequest, token: str) -> HttpResponse:
+    """The link in a confirmation mail. Opening it shows what it confirms; only the button (a
+    POST) changes anything, so a mail scanner fetching links confirms nothing."""
+    try:
+        user, address = services.read_email_token(token)
+        if request.method == "POST":
+            services.do_confirm_email(token, signed_in=request.user)
+            messages.success(request, f"Your e-mail address is now {address}.")
+            return redirect("account" if request.user.is_authenticated else "login")
+    except AccountError as error:
+        return render(
+            request, "accounts/confirm_email.html", {"error": str(error)}, status=error.status
+        )
+    other_account = request.user.is_authenticated and request.user.pk != user.pk
+    return render(
+        request,
+        "accounts/confirm_email.html",
+        {"name": user.username, "address": address, "other_account": other_account},
+    )
+
+
+@login_required
+@require_POST
+def sign_out_everywhere(request: HttpRequest) -> HttpResponse:
+    services.do_sign_out_everywhere(request.user)
+    logout(request)
+    messages.success(request, "You are signed out everywhere, on this browser too.")
+    return redirect("login")
+
+
+@login_required
+@require_GET
+@limited("data_download", methods=("GET",))
+def download_data(request: HttpRequest) -> HttpResponse:
+    """One zip file of everything the site keeps about the person signed in (accounts.export)."""
+    response = HttpResponse(export.data_zip(request.user), content_type="application/zip")
+    response["Content-Disposition"] = content_disposition_header(
+        as_attachment=True, filename=export.filename(request.user)
+    )
+    return response
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def delete_account(request: HttpRequest) -> HttpResponse:
+    form = DeleteAccountForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            services.do_delete_account(request.user, form.cleaned_data["password"])
+        except AccountError as error:
+            form.add_error("password", str(error))
+        else:
+            logout(request)
+            messages.success(
+                request,
+                "Your account is deleted. The deals you played stay in the other players' "
+                "history, under “a former player”.",
+            )
+            return redirect("home")
+    status = 400 if form.errors else 200
+    return render(request, "accounts/delete.html", {"form": form}, status=status)
 
 
 @login_required
@@ -107,4 +251,6 @@ def history_privacy(request: HttpRequest) -> HttpResponse:
         if request.user.history_public
         else "Your history is now private: your page shows only your name.",
     )
+    if next_path(request):
+        return redirect_back(request, "home")
     return redirect("player", name=request.user.username)

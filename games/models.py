@@ -156,7 +156,7 @@ class Seat(models.Model):
     @property
     def display_name(self) -> str:
         if self.user_id:
-            return self.user.username
+            return self.user.shown_name  # "a former player" once the account is deleted
         if self.bot_level:
             return seat_name(self.position)
         return "Empty seat"

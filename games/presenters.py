@@ -556,7 +556,7 @@ def forming_view(match: Match, user, invited=frozenset()) -> FormingView:
                 name=seat_name(position),
                 side=side,
                 side_label=" & ".join(members),
-                player=seat.user.username
+                player=seat.user.shown_name
                 if seat.user_id
                 else (f"Bot ({seat.get_bot_level_display().lower()})" if seat.bot_level else ""),
                 is_empty=seat.is_empty,
@@ -573,7 +573,7 @@ def forming_view(match: Match, user, invited=frozenset()) -> FormingView:
         code=(match.invite_code or "")
         if selectors.came_through_invite(match, user, invited)
         else "",
-        host_name=match.host.username,
+        host_name=match.host.shown_name,
         is_host=user.is_authenticated and match.host_id == user.pk,
         me=me,
         sides=[(members[0].side_label, members) for members in by_side.values()],
@@ -603,7 +603,7 @@ def chat_lines(match: Match, user, limit: int = 30) -> list[ChatLine]:
     rows = list(rows[:limit])
     return [
         ChatLine(
-            row.user.username,
+            row.user.shown_name,
             row.text,
             user.is_authenticated and row.user_id == user.pk,
             row.created_at,

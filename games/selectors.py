@@ -12,7 +12,7 @@ from functools import lru_cache
 
 from . import engine
 from .errors import NotFound
-from .models import Deal, Match, PersonalBlock, Seat
+from .models import Action, Deal, Match, PersonalBlock, Seat
 
 
 def table_group(match_id: int) -> str:
@@ -54,6 +54,23 @@ def deal_state(deal_row: Deal, upto: int | None = None) -> engine.Deal:
     for token in tokens:
         state.apply(token)
     return state
+
+
+def deal_states(match: Match, deal_rows: list[Deal]) -> list[engine.Deal]:
+    """The engine states of deals of one match, rebuilt from one query for all their actions
+    (a match record of many deals, a person's data download) instead of one query a deal."""
+    rules = rules_of(match)
+    tokens: dict[int, list[str]] = {row.pk: [] for row in deal_rows}
+    rows = Action.objects.filter(deal__in=list(tokens)).order_by("deal_id", "sequence")
+    for deal_id, token in rows.values_list("deal_id", "token"):
+        tokens[deal_id].append(token)
+    states = []
+    for row in deal_rows:
+        state = engine.Deal(rules, row.dealer, row.hands, row.stock)
+        for token in tokens[row.pk]:
+            state.apply(token)
+        states.append(state)
+    return states
 
 
 # The engine states of recent deals, by (deal id, when dealt, steps). Actions are only ever

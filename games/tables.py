@@ -318,9 +318,13 @@ def do_remove_from_table(match_id: int, host, position: str) -> Match:
 # --- Leaving ---------------------------------------------------------------------------------
 
 
-def do_leave(match_id: int, user) -> Match:
+def do_leave(match_id: int, user, hand_over: bool = False) -> Match | None:
     """Leave a table. Before the start the seat is freed; during play a bot takes it for good
-    and the match goes on."""
+    and the match goes on.
+
+    A host may leave a table that has not started only with `hand_over` (a person deleting
+    their account): the next person seated becomes the host, or, with nobody else seated, the
+    table is closed (it has no deal to keep) and None is returned."""
     with transaction.atomic():
         match = lock_match(match_id)
         seat = match.seats.filter(user=user).first()
@@ -330,7 +334,14 @@ def do_leave(match_id: int, user) -> Match:
             raise GameError("This match is over.")
         if match.status == Match.Status.FORMING:
             if match.host_id == user.pk:
-                raise GameError("The host cannot leave a table that has not started.")
+                if not hand_over:
+                    raise GameError("The host cannot leave a table that has not started.")
+                heir = match.seats.filter(user__isnull=False).exclude(user=user).first()
+                if heir is None:
+                    _announce_listing(match)
+                    match.delete()
+                    return None
+                match.host_id = heir.user_id
             seat.user = None
             seat.connections = 0
             seat.save(update_fields=["user", "connections"])
@@ -340,7 +351,7 @@ def do_leave(match_id: int, user) -> Match:
             seat.connections = 0
             seat.save(update_fields=["user", "bot_level", "connections"])
         match.version += 1
-        match.save(update_fields=["version", "updated_at"])
+        match.save(update_fields=["version", "updated_at", "host"])
         # A move-like change: if the leaver was to act, the bot now in the seat is woken.
         announce_after_commit(match)
         _announce_listing(match)

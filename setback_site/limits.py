@@ -23,6 +23,9 @@ KIND_WORDS = {
     "coach": "requests to the coach",
     "pairing": "requests for players",
     "login_failures": "failed log-ins from your address",
+    "password_reset": "password reset requests from one address",
+    "email_change": "e-mail address changes",
+    "data_download": "data downloads",
 }
 
 

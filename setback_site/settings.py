@@ -13,6 +13,8 @@ from pathlib import Path
 
 import dj_database_url
 
+from setback_site import email_url
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
@@ -62,6 +64,8 @@ INSTALLED_APPS = [
     "games.coach",
     "axes",
     "games.lobby",
+    # The site's own commands: backup and restore (setback_site/backups.py); no models.
+    "setback_site",
 ]
 
 MIDDLEWARE = [
@@ -160,6 +164,12 @@ AUTH_PASSWORD_VALIDATORS = [
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "home"
+# A password reset link works once (the token is made from the password it replaces) and for
+# this long: long enough for a slow mail, short enough that an old mail in a mailbox is no key.
+PASSWORD_RESET_TIMEOUT = int(os.environ.get("PASSWORD_RESET_HOURS", "2")) * 3600
+# A link confirming an e-mail address works for this long (and only while that address is the
+# one waiting for confirmation: a newer request replaces it).
+EMAIL_CONFIRM_DAYS = int(os.environ.get("EMAIL_CONFIRM_DAYS", "3"))
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
@@ -182,6 +192,28 @@ STORAGES = {
         else "django.contrib.staticfiles.storage.StaticFilesStorage"
     },
 }
+
+# --- E-mail ----------------------------------------------------------------------------------
+# Nothing set: mails are printed on the console of the process that sends them (`make run`'s
+# terminal). A deployment sends through SMTP, configured by one URL (parsed in
+# setback_site/email_url.py: smtp://user:password@host:587/?tls=true, smtps://... for implicit
+# TLS) or by Django's usual EMAIL_HOST, EMAIL_PORT, EMAIL_HOST_USER, EMAIL_HOST_PASSWORD,
+# EMAIL_USE_TLS and EMAIL_USE_SSL.
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Setback <setback@localhost>")
+SERVER_EMAIL = DEFAULT_FROM_EMAIL
+EMAIL_TIMEOUT = int(os.environ.get("EMAIL_TIMEOUT", "20"))
+if os.environ.get("EMAIL_URL"):
+    globals().update(email_url.parse(os.environ["EMAIL_URL"]))
+elif os.environ.get("EMAIL_HOST"):
+    EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+    EMAIL_HOST = os.environ["EMAIL_HOST"]
+    EMAIL_PORT = int(os.environ.get("EMAIL_PORT", "587"))
+    EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
+    EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
+    EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
+    EMAIL_USE_SSL = env_bool("EMAIL_USE_SSL", False)
+else:
+    EMAIL_BACKEND = "django.core.mail.backends.console.EmailBackend"
 
 # --- Channels and Celery --------------------------------------------------------------------
 REDIS_URL = os.environ.get("REDIS_URL", "")
@@ -284,6 +316,9 @@ PAIRING_WAIT_MAX_SECONDS = int(os.environ.get("PAIRING_WAIT_MAX_SECONDS", "300")
 AXES_FAILURE_LIMIT = int(os.environ.get("LOGIN_FAILURE_LIMIT", "5"))
 AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("LOGIN_LOCKOUT_MINUTES", "15")))
 AXES_LOCKOUT_PARAMETERS = ["username"]
+# axes warns that without the address a guesser can rotate cookies and user agents: the
+# address is held to REQUEST_LIMITS_PER_MINUTE["login_failures"] instead (accounts/views.py).
+SILENCED_SYSTEM_CHECKS = ["axes.W006"]
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 # The address is the connection's own (Daphne puts a proxy's X-Forwarded-For there only when
 # started with --proxy-headers): a header a client sends never picks the address it is counted by.
@@ -299,7 +334,15 @@ REQUEST_LIMITS_PER_MINUTE = {
     "coach": 30,
     "pairing": 10,
     "login_failures": 20,  # per address: failed log-ins, whatever the names tried
+    # Per address: asking for a password reset link (each may send a mail). Each address a
+    # reset is asked for also gets at most EMAILS_PER_ADDRESS_PER_HOUR mails an hour.
+    "password_reset": 5,
+    # Per user: asking to confirm a new e-mail address (each sends a mail), and data downloads
+    # (each rebuilds every deal the person played).
+    "email_change": 5,
+    "data_download": 5,
 }
+EMAILS_PER_ADDRESS_PER_HOUR = int(os.environ.get("EMAILS_PER_ADDRESS_PER_HOUR", "5"))
 
 # --- Security: HTTPS --------------------------------------------------------------------------
 SECURE_CONTENT_TYPE_NOSNIFF = True

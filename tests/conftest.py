@@ -278,3 +278,34 @@ def logged_in_client(client, user):
 
 def chromium_available() -> bool:
     return shutil.which(CHROMIUM) is not None
+
+
+@pytest.fixture
+def send_and_collect(django_capture_on_commit_callbacks):
+    """Make a call (a request, a service) and return its result and the mails it sent.
+
+    The site sends a mail once the request's transaction commits, on a thread of its own
+    (accounts.mail); inside a test's transaction the commit hooks are run here, then the mail
+    thread is waited for. Mails land in Django's test outbox unless a test sets a backend."""
+    from django.core import mail
+
+    from accounts.mail import wait_until_sent
+
+    def run(call, *args, **kwargs):
+        before = len(mail.outbox)
+        with django_capture_on_commit_callbacks(execute=True):
+            result = call(*args, **kwargs)
+        wait_until_sent()
+        return result, mail.outbox[before:]
+
+    return run
+
+
+@pytest.fixture
+def mailbox():
+    """A real SMTP server on this machine, receiving what the site sends through SMTP."""
+    from tests.mailbox import Mailbox
+
+    box = Mailbox().start()
+    yield box
+    box.stop()

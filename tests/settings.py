@@ -19,6 +19,8 @@ from setback_site.settings import *  # noqa: E402, F403
 
 # The browser tests' Daphne server (a process spawned by the test process) serves every browser
 # test of the run, and no test can reset the counts it keeps in its own memory: its request
-# limits are generous. The limits themselves are tested in tests/security, in this process.
+# limits and its cap on mails to one address are generous. The limits themselves are tested in
+# tests/security and tests/db (test_password_reset.py), in this process.
 if multiprocessing.parent_process() is not None:
     REQUEST_LIMITS_PER_MINUTE = {kind: 1000 for kind in REQUEST_LIMITS_PER_MINUTE}  # noqa: F405
+    EMAILS_PER_ADDRESS_PER_HOUR = 1000

@@ -368,10 +368,8 @@ def deal_record(match: Match, deal_row: Deal) -> dict:
 def match_record(match: Match) -> dict:
     """The match record of its finished deals (a deal in progress is left out)."""
     rules = game_selectors.rules_of(match)
-    deals = [
-        game_selectors.deal_state(row) for row in match.deals.order_by("number") if row.is_over
-    ]
-    record = engine.match_record_json(rules, deals)
+    finished = [row for row in match.deals.order_by("number") if row.is_over]
+    record = engine.match_record_json(rules, game_selectors.deal_states(match, finished))
     record["meta"] = _meta(match, seat_names(match))
     return record
 

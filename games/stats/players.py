@@ -16,6 +16,7 @@ from django.core.cache import cache
 from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
+from accounts.models import FORMER_PLAYER
 from games import selectors as game_selectors
 from games.engine import PRESET_NAMES
 from games.models import Match, Seat, seat_name
@@ -240,11 +241,12 @@ def _opponents(player, limit: int = 20) -> list[Opponent]:
             match__in=mine.values("match"), user__isnull=False, user__history_public=True
         )
         .exclude(user=player)
-        .values_list("match_id", "side", "user__username")
+        .values_list("match_id", "side", "user__username", "user__left_at")
     )
     my_rows = {m: (side, won) for m, side, won in mine.values_list("match_id", "side", "won")}
     tally: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    for match_id, side, name in theirs:
+    for match_id, side, name, left_at in theirs:
+        name = FORMER_PLAYER if left_at else name
         my_side, won = my_rows[match_id]
         if side != my_side:
             tally[name][0] += 1
@@ -287,7 +289,7 @@ def _recent_shared(player, viewer) -> list[SharedMatch]:
                 rules_label=match.rules_label,
                 finished_at=match.finished_at,
                 won=bool(match.winner) and rules.side_of(mine.position) == match.winner,
-                people=[(seat_name(s.position), s.user.username) for s in seats if s.user_id],
+                people=[(seat_name(s.position), s.user.shown_name) for s in seats if s.user_id],
                 replay_url_name=url_name,
                 replay_arg=arg,
             )

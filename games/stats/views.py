@@ -30,7 +30,8 @@ def player(request: HttpRequest, name: str) -> HttpResponse:
     """A player's public page: ratings between people per preset, record, recent matches."""
     if "\x00" in name:  # no user name holds one, and PostgreSQL refuses it in a query
         raise Http404("No such player.")
-    person = get_object_or_404(get_user_model(), username=name)
+    # A deleted account's placeholder has no page: it is nobody's any more.
+    person = get_object_or_404(get_user_model(), username=name, left_at__isnull=True)
     page = players.player_page(person, request.user)
     drawn = {
         line.preset: charts.line_chart(

@@ -50,7 +50,20 @@ def browser_type_launch_args(browser_type_launch_args):
 
 
 @pytest.fixture(scope="session")
-def daphne_url(django_db_setup, django_db_blocker):
+def site_mailbox():
+    """The SMTP server the browser tests' site sends its mails to (EMAIL_URL, read by the
+    server's settings when it starts): a reset link reaches the test as it would a mailbox."""
+    from tests.mailbox import Mailbox
+
+    box = Mailbox().start()
+    os.environ["EMAIL_URL"] = box.url
+    yield box
+    os.environ.pop("EMAIL_URL", None)
+    box.stop()
+
+
+@pytest.fixture(scope="session")
+def daphne_url(django_db_setup, django_db_blocker, site_mailbox):
     from channels.testing.live import make_application, set_database_connection
     from daphne.testing import DaphneProcess
     from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler

@@ -1,14 +1,19 @@
-"""Items 3 and 4 over websockets: a forming table's socket needs the invite; logging out or
-changing the password ends the login's open sockets (a second tab too), and no hand is sent
-on a session that has ended, even when the event that says so never arrives."""
+"""Items 3 and 4 over websockets: a forming table's socket needs the invite; logging out,
+changing or resetting the password, signing out everywhere and deleting the account end the
+login's open sockets (a second tab too), and no hand is sent on a session that has ended, even
+when the event that says so never arrives."""
+
+import re
 
 import pytest
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth import get_user_model
 from django.contrib.sessions.models import Session
+from django.core import mail
 from django.test import Client
 
+from accounts.mail import wait_until_sent
 from accounts.sockets import LOGGED_OUT
 from games import services, tables
 from games.tables import announce_seen
@@ -162,3 +167,54 @@ async def test_a_socket_of_a_logged_out_browser_cannot_reconnect():
     )
     connected, code = await socket.connect(timeout=30)
     assert not connected
+
+
+def reset_by_mail(username):
+    """The reset journey through the pages: ask, follow the mailed link, choose a password."""
+    user = person_named(username)
+    user.email = f"{username}@example.com"
+    user.save()
+    visitor = Client(REMOTE_ADDR="10.9.9.9")
+    visitor.post("/accounts/password/reset/", {"email": username})
+    wait_until_sent()
+    link = re.search(r"http://testserver(/\S+)", mail.outbox[-1].body).group(1)
+    form_url = visitor.get(link, follow=True).redirect_chain[-1][0]
+    new = "a-reset-secret-long-31"
+    assert visitor.post(form_url, {"new_password1": new, "new_password2": new}).status_code == 302
+
+
+async def test_a_password_reset_closes_the_sockets_of_every_session():
+    here = await logged_in("alice")
+    elsewhere = await logged_in("alice", create=False)
+    user, match = await started_solo(here, "alice")
+    sockets = [await open_socket(match.pk, here), await open_socket(match.pk, elsewhere)]
+    for socket in sockets:
+        await socket.receive_from(timeout=30)
+    await database_sync_to_async(reset_by_mail)("alice")
+    for socket in sockets:
+        texts, code = await frames_until_closed(socket)
+        assert code == LOGGED_OUT and "You are logged out" in texts[-1]
+
+
+@pytest.mark.parametrize(
+    ("url", "data"),
+    [("/accounts/sessions/end/", {}), ("/accounts/delete/", {"password": PASSWORD})],
+)
+async def test_signing_out_everywhere_or_deleting_the_account_closes_every_socket(url, data):
+    here = await logged_in("alice")
+    elsewhere = await logged_in("alice", create=False)
+    bystander = await logged_in("bob")
+    user, match = await started_solo(here, "alice")
+    _, bobs = await started_solo(bystander, "bob")
+    sockets = [await open_socket(match.pk, here), await open_socket(match.pk, elsewhere)]
+    bobs_socket = await open_socket(bobs.pk, bystander)
+    for socket in [*sockets, bobs_socket]:
+        await socket.receive_from(timeout=30)
+        await until_quiet(socket)
+    response = await database_sync_to_async(here.post)(url, data)
+    assert response.status_code == 302
+    for socket in sockets:
+        texts, code = await frames_until_closed(socket)
+        assert code == LOGGED_OUT and all(HAND not in text for text in texts)
+    assert await bobs_socket.receive_nothing(timeout=0.5)  # another person's socket stays
+    await bobs_socket.disconnect()

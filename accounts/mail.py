@@ -1,0 +1,103 @@
+"""Sending the site's few mails: an address to confirm, a password reset link, a notice.
+
+A mail is handed to a thread of its own once the transaction that asked for it commits, never
+sent inside the request:
+- a password reset for a known address then answers in the same time as one for an unknown
+  address (an SMTP conversation takes tens of milliseconds, enough to tell them apart);
+- an SMTP server that is down or slow costs a line in the log, never an error page (which,
+  again, only a known address would get).
+The thread sends with the settings' backend: the console by default, SMTP when configured
+(setback_site/email_url.py); Django's test runner swaps in its in-memory outbox.
+
+Each address (or, for a reset, each name or address typed) gets at most
+EMAILS_PER_ADDRESS_PER_HOUR mails an hour, whoever asks: requests from many addresses cannot
+flood one mailbox. A mail over that is dropped, silently for the person asking, since saying so
+would tell them the address has an account.
+"""
+
+import hashlib
+import logging
+import threading
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
+from functools import partial
+
+from django.conf import settings
+from django.core.cache import cache
+from django.core.mail import EmailMultiAlternatives
+from django.db import transaction
+from django.template.loader import render_to_string
+
+logger = logging.getLogger(__name__)
+
+HOUR = 3600
+
+_sender = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mail")
+_in_flight: set[Future] = set()
+_in_flight_lock = threading.Lock()
+
+
+def _window_key(target: str) -> str:
+    namespace = getattr(settings, "REQUEST_LIMITS_NAMESPACE", "")
+    # Hashed: what was typed may be long, and an address is nothing to keep in a cache's keys.
+    digest = hashlib.sha256(target.strip().lower().encode()).hexdigest()
+    return f"mails:{namespace}:{digest}:{int(time.time() // HOUR)}"
+
+
+def count_one_for(target: str) -> bool:
+    """Count one mail for `target` (an address, or what a reset form was given) in this hour;
+    False once it is over the hourly limit."""
+    key = _window_key(target)
+    cache.add(key, 0, timeout=HOUR * 2)
+    try:
+        count = cache.incr(key)
+    except ValueError:  # expired between add and incr
+        cache.add(key, 1, timeout=HOUR * 2)
+        count = 1
+    return count <= settings.EMAILS_PER_ADDRESS_PER_HOUR
+
+
+def build(template: str, to: str, context: dict) -> EmailMultiAlternatives:
+    """A plain-text mail from `<template>_subject.txt` and `<template>.txt`."""
+    subject = render_to_string(f"{template}_subject.txt", context)
+    subject = "".join(subject.splitlines()).strip()  # a header must be one line
+    body = render_to_string(f"{template}.txt", context)
+    return EmailMultiAlternatives(subject, body, settings.DEFAULT_FROM_EMAIL, [to])
+
+
+def send_after_commit(message: EmailMultiAlternatives) -> None:
+    """Send `message` on the mail thread once the caller's transaction commits (at once
+    outside one); never raises into the caller. The caller has counted it (`count_one_for`)."""
+    transaction.on_commit(partial(_hand_over, message), robust=True)
+
+
+def _hand_over(message: EmailMultiAlternatives) -> None:
+    future = _sender.submit(_send, message)
+    with _in_flight_lock:
+        _in_flight.add(future)
+    future.add_done_callback(_forget)
+
+
+def _forget(future: Future) -> None:
+    with _in_flight_lock:
+        _in_flight.discard(future)
+
+
+def _send(message: EmailMultiAlternatives) -> None:
+    try:
+        message.send()
+    except Exception:
+        # Logged with the subject only: the address belongs to a person.
+        logger.exception("could not send the mail %r", message.subject)
+
+
+def wait_until_sent(timeout: float = 30.0) -> None:
+    """Block until every mail handed over so far has been sent or failed (tests, commands)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        with _in_flight_lock:
+            pending = list(_in_flight)
+        if not pending:
+            return
+        for future in pending:
+            future.exception(timeout=max(0.0, deadline - time.monotonic()))

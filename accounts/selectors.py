@@ -1,0 +1,76 @@
+"""Reads for the account page."""
+
+import re
+from dataclasses import dataclass
+
+from games.stats.models import Rating
+
+from .models import LoginSession
+from .sockets import session_still_valid
+
+# Enough of a browser's User-Agent to tell one's own devices apart, most specific first.
+BROWSERS = [("Edg/", "Edge"), ("OPR/", "Opera"), ("Firefox/", "Firefox"), ("Chrome/", "Chrome"),
+            ("Chromium/", "Chromium"), ("Safari/", "Safari")]  # fmt: skip
+SYSTEMS = [("Android", "Android"), ("iPhone", "iPhone"), ("iPad", "iPad"), ("Windows", "Windows"),
+           ("Mac OS X", "macOS"), ("CrOS", "ChromeOS"), ("Linux", "Linux")]  # fmt: skip
+
+
+def device_name(user_agent: str) -> str:
+    """ "Chrome on Linux", from a User-Agent header; "A browser" when it says nothing known."""
+    browser = next((name for mark, name in BROWSERS if mark in user_agent), "")
+    if "HeadlessChrome" in user_agent:
+        browser = "Chrome"
+    system = next((name for mark, name in SYSTEMS if mark in user_agent), "")
+    if browser and system:
+        return f"{browser} on {system}"
+    return (
+        browser
+        or system
+        or (re.split(r"[/ ]", user_agent, maxsplit=1)[0] if user_agent else "A browser")
+    )
+
+
+@dataclass(frozen=True)
+class SessionLine:
+    device: str
+    address: str
+    signed_in: object
+    current: bool
+
+
+@dataclass(frozen=True)
+class AccountView:
+    name: str
+    member_since: object
+    email: str
+    email_pending: str
+    coach_enabled: bool
+    history_public: bool
+    rating: int | None
+    sessions: list  # SessionLine, this browser first
+
+
+def account_view(user, current_session_key: str | None) -> AccountView:
+    sessions = [
+        SessionLine(
+            device=device_name(row.user_agent),
+            address=row.address or "",
+            signed_in=row.created_at,
+            current=row.session_key == current_session_key,
+        )
+        for row in LoginSession.objects.filter(user=user)
+        # Read from the session store: one that expired, or that a new password ended, is over.
+        if row.session_key == current_session_key or session_still_valid(row.session_key, user.pk)
+    ]
+    sessions.sort(key=lambda line: not line.current)
+    rating = Rating.objects.filter(user=user).first()
+    return AccountView(
+        name=user.username,
+        member_since=user.date_joined,
+        email=user.email,
+        email_pending=user.email_pending,
+        coach_enabled=user.coach_enabled,
+        history_public=user.history_public,
+        rating=rating.shown if rating else None,
+        sessions=sessions,
+    )
