@@ -13,7 +13,7 @@ from .engine.auction import Auction
 from .engine.cards import SUITS, is_card, suit_of
 from .engine.play import play_problem
 from .engine.rules import BID_VALUES
-from .wording import card_words
+from .engine.wording import card_words
 
 
 def card_name(card: str) -> str:

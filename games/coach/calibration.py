@@ -28,8 +28,9 @@ import random
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from games.engine.coach.advice import advise
+
 from ..engine import AUCTION, Deal, Rules
-from .advice import advise
 
 KINDS = ("make", "high", "low", "jack", "game")
 POINTS = ("high", "low", "jack", "game")

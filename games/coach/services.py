@@ -17,11 +17,11 @@ from django.utils import timezone
 
 from games import dispatch, hooks, realtime
 from games import selectors as game_selectors
+from games.engine.coach.advice import Option
 from games.errors import GameError, NotFound
 from games.models import Deal, Match, Seat
 
 from . import judging, selectors
-from .advice import Option
 from .models import Advice, ExerciseAttempt, Review, Work
 
 # A request finding a row still pending after this long enqueues its task again (a lost message).

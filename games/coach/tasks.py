@@ -6,9 +6,9 @@ import time
 from celery import shared_task
 
 from games import dispatch, turns
+from games.engine.coach.advice import Option, advise
 
 from . import judging, selectors, services
-from .advice import Option, advise
 from .models import Advice, Review, Work
 
 

@@ -22,9 +22,9 @@ from operator import or_
 from django.core.paginator import Page, Paginator
 from django.db.models import Count, Prefetch, Q
 
-from games import engine, presenters, wording
+from games import engine, presenters
 from games import selectors as game_selectors
-from games.engine import deal_to_record
+from games.engine import deal_to_record, wording
 from games.errors import Forbidden, NotFound
 from games.models import Deal, Match, Seat, seat_name
 

@@ -6,10 +6,10 @@ import random
 import pytest
 from django.template.loader import render_to_string
 
-from games.coach.advice import advise
 from games.coach.selectors import CoachPanel, bid_grid, option_view
 from games.engine import Deal, Rules, deal_from_record
 from games.engine.bots import choose
+from games.engine.coach.advice import advise
 from tests.engine.bots.helpers import other_deal_with_same_view, random_positions
 
 SEED = 11

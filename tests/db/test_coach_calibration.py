@@ -8,10 +8,10 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
-from games.coach.advice import Option, advise
 from games.coach.calibration import Calibration, contradictions
-from games.coach.chances import FIELDS, honest
 from games.engine import Deal, Rules
+from games.engine.coach.advice import Option, advise
+from games.engine.coach.chances import FIELDS, honest
 
 
 def test_the_command_runs_on_a_small_sample_and_its_tenths_add_up():

@@ -8,7 +8,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from games import engine, selectors, wording
+from games import engine, selectors
+from games.engine import wording
 from games.models import Match
 
 from .replays import finish_match, make_history, played_deals

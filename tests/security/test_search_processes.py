@@ -9,8 +9,8 @@ import random
 import pytest
 
 from games import dispatch, engine
-from games.coach.advice import advise
 from games.engine.bots import choose
+from games.engine.coach.advice import advise
 from games.engine.observation import Observation
 
 

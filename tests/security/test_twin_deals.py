@@ -32,9 +32,9 @@ from django.urls import reverse
 
 from games import engine, selectors, services
 from games.coach import tasks as coach_tasks
-from games.coach.advice import advise
 from games.coach.models import Advice
 from games.consumers import TableConsumer
+from games.engine.coach.advice import advise
 from games.models import Deal, Match
 from setback_site.asgi import application
 

@@ -12,10 +12,10 @@ import time
 
 from django.core.management.base import BaseCommand
 
-from games.coach.advice import advise
 from games.engine import Deal, Rules
 from games.engine.bots import choose
 from games.engine.bots.bench import percentile
+from games.engine.coach.advice import advise
 
 
 class Command(BaseCommand):

@@ -4,7 +4,7 @@ Self-play deals at the hard level; per tenth of stated chance, the mean stated b
 happened, and the expected calibration error, for making the chosen bid and for each point;
 plus any decision whose chances contradict (a higher bid in the same suit said to be more
 likely made than a lower one). With ``--raw`` it measures the search's own chances and prints the
-map fitted on them (for games/coach/chances.py). See games/coach/calibration.py.
+map fitted on them (for games/engine/coach/chances.py). See games/coach/calibration.py.
 """
 
 import json as json_module
@@ -88,7 +88,9 @@ class Command(BaseCommand):
                         f"  {row['tenth']}  {row['n']:5d}  {row['stated']:.3f}   {row['happened']:.3f}"
                     )
         if raw:
-            self.stdout.write("\nfitted knots (stated, happened), for games/coach/chances.py:")
+            self.stdout.write(
+                "\nfitted knots (stated, happened), for games/engine/coach/chances.py:"
+            )
             for kind in KINDS:
                 self.stdout.write(f"  {kind!r}: {report['fitted_knots'][kind]},")
         self.stdout.write(f"\ncontradictions: {len(report['contradictions'])}")

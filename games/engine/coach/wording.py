@@ -7,12 +7,12 @@ never a card the seat has not seen.
 
 from __future__ import annotations
 
-from ..engine import AUCTION, DISCARD, TRUMP
-from ..engine.actions import PITCH, Action
-from ..engine.bots import OptionEstimate
-from ..engine.cards import game_points, suit_of
-from ..engine.observation import Observation
-from ..engine.play import trick_winner
+from .. import AUCTION, DISCARD, TRUMP
+from ..actions import PITCH, Action
+from ..bots import OptionEstimate
+from ..cards import game_points, suit_of
+from ..observation import Observation
+from ..play import trick_winner
 from ..wording import SUIT_NAMES, SUIT_SYMBOLS, card_words, short_card
 
 POINTS = (("High", "p_high"), ("Low", "p_low"), ("Jack", "p_jack"), ("Game", "p_game"))

@@ -8,9 +8,9 @@ coach's wording can use it too.
 
 from __future__ import annotations
 
-from .engine.actions import PASS, PITCH, Action
-from .engine.cards import SUIT_NAMES, SUIT_SYMBOLS, suit_of
-from .engine.scoring import POINT_NAMES
+from .actions import PASS, PITCH, Action
+from .cards import SUIT_NAMES, SUIT_SYMBOLS, suit_of
+from .scoring import POINT_NAMES
 
 RANK_NAMES = {
     "A": "ace",

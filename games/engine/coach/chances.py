@@ -21,7 +21,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from dataclasses import replace
 
-from ..engine.bots import OptionEstimate
+from ..bots import OptionEstimate
 
 FIELDS = {"make": "p_make", "high": "p_high", "low": "p_low", "jack": "p_jack", "game": "p_game"}
 

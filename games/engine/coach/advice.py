@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..engine.bots import evaluate
-from ..engine.observation import Observation
+from ..bots import evaluate
+from ..observation import Observation
 from . import wording
 from .chances import honest_estimate
 
