@@ -9,7 +9,14 @@ from dataclasses import dataclass, field
 
 from . import engine, selectors
 from .engine.actions import PITCH, Action, pitch_token
-from .engine.display import in_hand_order, point_cards, points_text, screen_places
+from .engine.display import (
+    going_out_note,
+    in_hand_order,
+    point_cards,
+    points_text,
+    screen_places,
+    status_line,
+)
 from .engine.wording import POINT_NAMES, SUIT_NAMES, SUIT_SYMBOLS, call_label, card_name, rank_label
 from .models import BotLevel, Deal, Match, PersonalBlock, seat_name
 
@@ -382,35 +389,14 @@ def score_lines(match: Match, user) -> list[ScoreLine]:
 
 
 def _going_out_note(rules: engine.Rules, match: Match, totals: list) -> str:
-    """Said on the table when it bites: a side has reached the target, yet play goes on,
-    because only the pitcher's side can win, by making its bid."""
-    if match.status != Match.Status.PLAYING or not rules.pitcher_only_wins:
+    if match.status != Match.Status.PLAYING:
         return ""
-    over = [(label, points) for label, points, _ in totals if points >= rules.target]
-    if not over:
-        return ""
-    who = " and ".join(f"{label} ({points})" for label, points in over)
-    have = "have" if len(over) > 1 or " & " in over[0][0] or over[0][0] == "You" else "has"
-    rule = (
-        f"{who} {have} reached {rules.target}, but a match is won only by bidding and making "
-        "the bid"
-    )
-    if rules.win_regardless_at:
-        rule += f" (or by reaching {rules.win_regardless_at})"
-    return rule + ": to go out, bid."
+    return going_out_note(rules, totals)
 
 
 def _status_line(state: engine.Deal, me, seats: dict, my_turn: bool) -> str:
-    if state.phase == engine.OVER:
-        return "The deal is over."
-    if not my_turn:
-        return f"Waiting for {seats[state.to_act].display_name}."
-    return {
-        engine.AUCTION: "Your call: bid or pass.",
-        engine.TRUMP: "You won the bid: name trump.",
-        engine.DISCARD: "Choose the cards to discard.",
-        engine.PLAY: "Your lead." if not state.current_trick else "Your turn to play.",
-    }[state.phase]
+    names = {position: seat.display_name for position, seat in seats.items()}
+    return status_line(state.phase, state.to_act, state.current_trick, names, my_turn)
 
 
 def _result_view(

@@ -21,6 +21,7 @@ KIND_WORDS = {
     "new_table": "new tables",
     "rematch": "rematches",
     "coach": "requests to the coach",
+    "offline_upload": "deals sent home from the offline page",
 }
 
 

@@ -60,6 +60,7 @@ INSTALLED_APPS = [
     "games.replay",
     "games.stats",
     "games.coach",
+    "games.offline",
     "axes",
     "games.lobby",
 ]
@@ -259,6 +260,8 @@ CELERY_TASK_DEFAULT_QUEUE = f"{QUEUE_PREFIX}bots"
 CELERY_TASK_ROUTES = {
     "games.coach.tasks.*": {"queue": f"{QUEUE_PREFIX}coach"},
     "games.replay.tasks.*": {"queue": f"{QUEUE_PREFIX}coach"},  # face-up analysis
+    # The check of an offline deal searches every bot move again: heavy, and never urgent.
+    "games.offline.tasks.*": {"queue": f"{QUEUE_PREFIX}coach"},
 }
 
 # Without workers, the web process runs searches (bot decisions, coach advice) in this many
@@ -294,6 +297,8 @@ REQUEST_LIMITS_PER_MINUTE = {
     "new_table": 5,
     "rematch": 10,
     "coach": 30,
+    # Deals coming home from the offline page, one at a time (a long match is 10 to 20 deals).
+    "offline_upload": 30,
 }
 
 # --- Security: HTTPS --------------------------------------------------------------------------

@@ -72,3 +72,46 @@ def point_cards(plays, trump: str | None) -> dict:
         return {}
     jack = "J" + trump
     return {"high": trumps[0], "low": trumps[-1], "jack": jack if jack in trumps else None}
+
+
+SEAT_NAMES = {"N": "North", "E": "East", "S": "South", "W": "West"}
+
+
+def seat_name(position: str) -> str:
+    """North, East, South, West at a partnership table; Player 1..7 elsewhere."""
+    return SEAT_NAMES.get(position) or f"Player {position[1:]}"
+
+
+def going_out_note(rules, totals) -> str:
+    """Said on the table when it bites: a side has reached the target, yet play goes on,
+    because only the pitcher's side can win, by making its bid. ``totals`` is each side's
+    (label, points, ...) as the scoreboard shows it, of a match still being played."""
+    if not rules.pitcher_only_wins:
+        return ""
+    over = [(label, points) for label, points, *_ in totals if points >= rules.target]
+    if not over:
+        return ""
+    who = " and ".join(f"{label} ({points})" for label, points in over)
+    have = "have" if len(over) > 1 or " & " in over[0][0] or over[0][0] == "You" else "has"
+    rule = (
+        f"{who} {have} reached {rules.target}, but a match is won only by bidding and making "
+        "the bid"
+    )
+    if rules.win_regardless_at:
+        rule += f" (or by reaching {rules.win_regardless_at})"
+    return rule + ": to go out, bid."
+
+
+def status_line(phase: str, to_act: str | None, current_trick, names, my_turn: bool) -> str:
+    """The line under the player's name: whose turn, or what the player is to do.
+    ``names`` gives each seat's name as the viewer reads it."""
+    if phase == "over":
+        return "The deal is over."
+    if not my_turn:
+        return f"Waiting for {names[to_act]}."
+    return {
+        "auction": "Your call: bid or pass.",
+        "trump": "You won the bid: name trump.",
+        "discard": "Choose the cards to discard.",
+        "play": "Your lead." if not current_trick else "Your turn to play.",
+    }[phase]
