@@ -33,8 +33,9 @@ PAGE_STATIC = (
     "js/cardtable.js",
     "offline/page.js",
     "offline/render.js",
-    "offline/engine-worker.mjs",
 )
+# The Web Worker's script, served from /offline/ by `engine_worker`.
+WORKER_SCRIPT = "offline/engine-worker.mjs"
 
 
 def _page_context() -> dict:
@@ -58,7 +59,7 @@ def _cache_name(urls: list[str], context: dict) -> str:
     engine's hash, and the content of each of the site's files (whose names need not change
     with their content when served unhashed)."""
     digest = hashlib.sha256(f"{context['runtime'].version}:{context['engine']}".encode())
-    for name in PAGE_STATIC:
+    for name in (*PAGE_STATIC, WORKER_SCRIPT):
         found = finders.find(name)
         if found:
             with open(found, "rb") as file:
@@ -75,6 +76,7 @@ def service_worker(request: HttpRequest) -> HttpResponse:
     urls = [
         reverse("offline:page"),
         reverse("offline:manifest"),
+        reverse("offline:engine_worker"),
         context["wheel_url"],
         *(static(name) for name in PAGE_STATIC),
         *context["runtime"].files,
@@ -86,6 +88,20 @@ def service_worker(request: HttpRequest) -> HttpResponse:
         content_type="text/javascript; charset=utf-8",
     )
     # The browser asks for a newer worker at each visit; an old copy must never answer.
+    response["Cache-Control"] = "no-cache"
+    return response
+
+
+@require_GET
+def engine_worker(request: HttpRequest) -> HttpResponse:
+    """The engine's Web Worker script, served from /offline/ and not /static/: a worker is
+    controlled by the service worker whose scope holds its own address, and one from /static/
+    would fetch the runtime from the network even offline."""
+    found = finders.find(WORKER_SCRIPT)
+    if not found:
+        raise Http404("The engine worker's script is missing.")
+    with open(found, "rb") as script:
+        response = HttpResponse(script.read(), content_type="text/javascript; charset=utf-8")
     response["Cache-Control"] = "no-cache"
     return response
 
