@@ -145,7 +145,9 @@
     }
     const version = view.version;
     render.renderCoach(coachEl, { state: "thinking", version }, true);
+    const asked = performance.now();
     const panel = JSON.parse(await engine("coach"));
+    (timings.coach = timings.coach || []).push({ phase: view.phase, ms: performance.now() - asked });
     if (view && view.version === version && coachOn()) render.renderCoach(coachEl, panel, true);
   }
 
@@ -154,7 +156,11 @@
     if (busy) return;
     busy = true;
     try {
+      const phase = view && view.phase;
+      const asked = performance.now();
       const answer = JSON.parse(await engine(call, ...args));
+      // What a decision costs here, for scripts/bench_offline.py (the bots' search dominates).
+      if (call === "bot") (timings.bots = timings.bots || []).push({ phase, ms: performance.now() - asked });
       if (answer.saved) keepMatch(answer.saved);
       if (answer.table) show(answer, answer.error);
       if (answer.finished) await dealFinished();
@@ -340,15 +346,31 @@
   }
 
   // --- Start ----------------------------------------------------------------------------------
+  // The engine starts once the service worker controls the page: its worker then fetches the
+  // runtime through it, from the cache the service worker has just filled, instead of a second
+  // time from the network on a first visit. Without one (an old browser, a failed install) the
+  // page goes on after a while and plays online only.
+  async function serviceWorkerInCharge() {
+    if (!("serviceWorker" in navigator)) return;
+    try {
+      await navigator.serviceWorker.register(config.serviceWorker, { scope: config.scope });
+    } catch (error) {
+      setEngineState("This browser will not keep the page for offline use: " + error.message, true);
+      return;
+    }
+    if (navigator.serviceWorker.controller) return;
+    setEngineState("Keeping the page for offline use…");
+    await new Promise((resolve) => {
+      navigator.serviceWorker.addEventListener("controllerchange", resolve, { once: true });
+      setTimeout(resolve, 60000);
+    });
+  }
+
   async function main() {
     showNetwork();
     showOutbox();
-    if ("serviceWorker" in navigator) {
-      navigator.serviceWorker.register(config.serviceWorker, { scope: config.scope }).catch((error) => {
-        setEngineState("This browser will not keep the page for offline use: " + error.message, true);
-      });
-    }
     if (config.runtimeReady !== "true") return;
+    await serviceWorkerInCharge();
     try {
       const booted = await startWorker();
       timings.engine = performance.now();

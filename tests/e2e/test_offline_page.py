@@ -74,6 +74,7 @@ def own_site(transactional_db):
 def play_to_the_end_of_the_deal(page: Page, coach_seen: list, screenshot):
     """Act at each of the person's turns (the first legal action; two cards when two must be
     thrown) until the deal's result is on the table. The bots move by themselves."""
+    keys = 0
     for _ in range(200):
         page.wait_for_function(TABLE_OR_RESULT, timeout=60_000)
         if page.locator("#table .deal-result").count():
@@ -96,6 +97,10 @@ def play_to_the_end_of_the_deal(page: Page, coach_seen: list, screenshot):
             for box in page.locator("#table .discard-form [data-action]").all()[:exact]:
                 box.check()
             page.locator("#table [data-discard-submit]").click()
+        elif keys < 2:
+            # Keys as on the live table (js/table.js): 1 acts with the first legal action.
+            page.keyboard.press("1")
+            keys += 1
         else:
             page.locator("#table [data-action]").first.click()
         wait_for_the_table_to_move(page, version, timeout=60_000)
