@@ -292,3 +292,17 @@ def test_someone_else_cannot_read_how_an_upload_went(
     other.force_login(make_user("bob"))
     assert other.get(reverse("offline:upload_status", args=["deal-0043"])).status_code == 404
     assert Client().get(reverse("offline:upload_status", args=["deal-0043"])).status_code == 403
+
+
+def test_the_table_of_a_match_played_offline_leads_to_its_deals(
+    logged_in_client, enqueued, django_capture_on_commit_callbacks
+):
+    send(logged_in_client, played_envelope("house", seed=47), django_capture_on_commit_callbacks)
+    check_enqueued(enqueued)
+    match = Match.objects.get()
+    answer = logged_in_client.get(reverse("table", args=[match.pk]))
+    assert answer.status_code == 302 and answer["Location"] == reverse(
+        "replay:match", args=[match.pk]
+    )
+    page = logged_in_client.get(answer["Location"]).content.decode()
+    assert f"Match {match.pk}, played offline" in page and "Back to the table" not in page
