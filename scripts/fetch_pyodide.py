@@ -3,6 +3,7 @@
 
     python3 scripts/fetch_pyodide.py            # a no-op when the files are there and verified
     python3 scripts/fetch_pyodide.py --check    # verify only; never download (exit 1 if not ready)
+    python3 scripts/fetch_pyodide.py --pin 314.0.9   # pin another version (docs/offline.md)
 
 Standard library only: `make run` and `make test` call it before anything is installed. The
 version, the npm tarball's integrity (npm's own sha512) and the sha256 of every file taken from
@@ -220,13 +221,48 @@ def build(folder: Path, pinned: dict) -> None:
     staging.rename(folder)  # whole or not at all: a half-written folder is never served
 
 
+def pin(version: str) -> None:
+    """Rewrite the pins for `version`: its tarball and integrity from the npm registry, then the
+    sha256 of each file the page needs, read from that tarball once its integrity is checked."""
+    url = f"https://registry.npmjs.org/pyodide/{version}"
+    try:
+        with urllib.request.urlopen(url, timeout=60) as response:
+            dist = json.loads(response.read())["dist"]
+    except OSError as error:
+        raise FetchError(f"{url}: {error}") from None
+    pinned = pins()
+    names = list(pinned["files"])
+    pinned.update(version=version, tarball=dist["tarball"], integrity=dist["integrity"])
+    data = tarball({**pinned, "files": {}})
+    with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as archive:
+        files = {}
+        for name in names:
+            member = archive.extractfile(f"package/{name}")
+            if member is None:
+                raise FetchError(f"package/{name} is missing from {dist['tarball']}")
+            files[name] = sha256(member.read())
+        lock = json.loads(archive.extractfile("package/pyodide-lock.json").read())
+    pinned.update(python=lock["info"]["python"], files=files)
+    PINS_FILE.write_text(json.dumps(pinned, indent=2) + "\n", encoding="utf-8")
+    print(
+        f"fetch_pyodide: pinned Pyodide {version} in {PINS_FILE.relative_to(ROOT)}", file=sys.stderr
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="verify only; never download")
     parser.add_argument(
         "--full-stdlib", metavar="PATH", help="also write Pyodide's whole python_stdlib.zip to PATH"
     )
+    parser.add_argument("--pin", metavar="VERSION", help="pin another version of Pyodide")
     args = parser.parse_args(argv)
+    try:
+        if args.pin:
+            pin(args.pin)
+    except FetchError as error:
+        print(f"fetch_pyodide: error: {error}", file=sys.stderr)
+        return 1
     pinned = pins()
     folder = runtime_dir(pinned["version"])
     try:
