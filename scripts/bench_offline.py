@@ -125,7 +125,7 @@ def play_deals(page, deals: int, coach: bool) -> None:
             if page.locator("#table [data-play-again]").count():
                 page.locator("#table [data-play-again]").click()
             elif done < deals:
-                page.locator("#table [data-next-deal]").click()
+                page.keyboard.press("n")  # a thrown-in hand may be dealt again by itself first
             else:
                 break
         else:

@@ -175,8 +175,19 @@
   let botTimer = null;
   function botsPlay() {
     clearTimeout(botTimer);
-    if (!view || !view.bot_to_act || view.result) return;
+    if (!view) return;
+    if (view.result && view.result.thrown_in && !view.match_over) {
+      // As on the site: a hand everyone passed is dealt again by itself, after a moment.
+      botTimer = setTimeout(nextDeal, BOT_PACE_MS * 3);
+      return;
+    }
+    if (!view.bot_to_act || view.result) return;
     botTimer = setTimeout(() => play("bot"), BOT_PACE_MS);
+  }
+
+  function nextDeal() {
+    // Only from a finished deal: a click and the timer of a thrown-in hand may both ask.
+    if (view && view.result && !view.match_over) play("next_deal");
   }
 
   async function dealFinished() {
@@ -194,7 +205,7 @@
     else if (kind === "discard") {
       const cards = Array.from(event.target.querySelectorAll('input[name="cards"]:checked'), (box) => box.value);
       play("discard", JSON.stringify(cards));
-    } else if (kind === "next") play("next_deal");
+    } else if (kind === "next") nextDeal();
   });
   tableEl.addEventListener("click", (event) => {
     if (event.target.closest("[data-play-again]")) newMatch(loadMatch().choices);

@@ -78,7 +78,12 @@ def play_to_the_end_of_the_deal(page: Page, coach_seen: list, screenshot):
     for _ in range(200):
         page.wait_for_function(TABLE_OR_RESULT, timeout=60_000)
         if page.locator("#table .deal-result").count():
-            return
+            if not page.get_by_text("Everyone passed").count():
+                return
+            # A hand everyone passed is dealt again by itself: play the next one.
+            version = table_version(page)
+            wait_for_the_table_to_move(page, version, timeout=60_000)
+            continue
         version = table_version(page)
         # The coach is on: wait for its panel of this very position, then play.
         page.wait_for_function(
