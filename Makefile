@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test test-fast faults worker bench loadtest lint lock clean backup restore
+.PHONY: run test test-fast faults worker bench loadtest lint lock clean backup restore runtime
 
 # No key is committed and the site refuses to start without one: a run on this machine keeps a
 # generated key in var/ (git-ignored). SECRET_KEY set in the environment wins.
@@ -48,7 +48,12 @@ $(SECRET_KEY_FILE):
 	@mkdir -p $(dir $@)
 	@umask 077 && $(PYTHON) -c "import secrets; print(secrets.token_urlsafe(50))" > $@
 
-run: $(VENV)/.installed $(SECRET_KEY_FILE)
+# The offline page's Pyodide runtime, pinned and checked (games/offline/runtime.json), into the
+# git-ignored static/vendor/pyodide/: a no-op when it is there and verified (docs/offline.md).
+runtime:
+	$(PYTHON) scripts/fetch_pyodide.py
+
+run: $(VENV)/.installed $(SECRET_KEY_FILE) runtime
 	$(WITH_KEY) $(BIN)/python manage.py migrate --noinput
 	$(WITH_KEY) $(BIN)/python manage.py collectstatic --noinput --verbosity 0
 	@echo "Serving Setback on http://$(HOST):$(PORT)/"
@@ -56,7 +61,7 @@ run: $(VENV)/.installed $(SECRET_KEY_FILE)
 
 # Browser tests run in a second pytest process: Playwright's sync API keeps an event loop in
 # the main thread, which breaks async tests that come after it in the same process.
-test: $(VENV)/.installed-test
+test: $(VENV)/.installed-test runtime
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports

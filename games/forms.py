@@ -79,23 +79,14 @@ class NewMatchForm(forms.Form):
 
     def clean(self):
         data = super().clean()
-        spec = {"preset": data.get("preset", "house")}
-        seating = data.get("seating")
-        if seating == "partnerships":
-            spec["cutthroat"] = False
-        elif seating == "cutthroat":
-            spec["cutthroat"] = True
-        elif seating == "six":
-            spec["six_players"] = True
-        if data.get("players") is not None:
-            spec["players"] = data["players"]
-        if data.get("target") is not None:
-            spec["target"] = data["target"]
-        if data.get("low_to"):
-            spec["low_to"] = data["low_to"]
-        for option in SWITCHES:
-            if data.get(option):
-                spec[option] = True
+        spec = engine.rules.spec_from_choices(
+            data.get("preset", "house"),
+            seating=data.get("seating") or "",
+            players=data.get("players"),
+            target=data.get("target"),
+            low_to=data.get("low_to") or "",
+            switches=[option for option in SWITCHES if data.get(option)],
+        )
         try:
             data["rules"] = engine.Rules.from_spec(spec)
         except engine.RulesError as error:

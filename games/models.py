@@ -10,6 +10,7 @@ from django.db import models
 from django.db.models import Q
 
 from games.engine.bots import SITE_LEVELS
+from games.engine.display import seat_name
 
 from .errors import GameError
 
@@ -37,6 +38,10 @@ class Match(models.Model):
         FORMING = "forming", "Waiting for players"
         PLAYING = "playing", "Playing"
         FINISHED = "finished", "Finished"
+        # Played in a person's browser without a network (games/offline): its deals are kept
+        # here as they come home and are checked; nobody plays it here. Finished once a deal
+        # that came home ends it.
+        OFFLINE = "offline", "Played offline"
 
     rules = models.JSONField(help_text="The engine's rules spec: a preset name or an options dict.")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PLAYING)
@@ -69,6 +74,9 @@ class Match(models.Model):
     practice_step = models.PositiveSmallIntegerField(null=True, blank=True)
     # Listed in the lobby while forming: anyone logged in may find it and sit down.
     public = models.BooleanField(default=False)
+    # Played in the person's browser (games/offline), its deals checked here once they came
+    # home: shown in history and counted in statistics as played offline, never rated.
+    played_offline = models.BooleanField(default=False)
 
     class Meta:
         indexes = [models.Index(fields=["status", "-updated_at"])]
@@ -104,14 +112,6 @@ PRESET_TITLES = {
 def preset_name(preset: str) -> str:
     """A preset as every page names it (one name for each, on every page)."""
     return PRESET_TITLES.get(preset, preset.title())
-
-
-SEAT_NAMES = {"N": "North", "E": "East", "S": "South", "W": "West"}
-
-
-def seat_name(position: str) -> str:
-    """North, East, South, West at a partnership table; Player 1..7 elsewhere."""
-    return SEAT_NAMES.get(position) or f"Player {position[1:]}"
 
 
 class Seat(models.Model):

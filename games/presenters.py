@@ -5,11 +5,18 @@ A seat's view is built from the engine's observation for that seat, so another s
 cards are never in it.
 """
 
-import math
 from dataclasses import dataclass, field
 
 from . import engine, selectors
 from .engine.actions import PITCH, Action, pitch_token
+from .engine.display import (
+    going_out_note,
+    in_hand_order,
+    point_cards,
+    points_text,
+    screen_places,
+    status_line,
+)
 from .engine.wording import POINT_NAMES, SUIT_NAMES, SUIT_SYMBOLS, call_label, card_name, rank_label
 from .models import BotLevel, Deal, Match, PersonalBlock, seat_name
 
@@ -41,19 +48,6 @@ class CardView:
 
 def card_view(code: str, legal: bool = False, action: str = "") -> CardView:
     return CardView(code=code, rank=code[0], suit=code[1], legal=legal, action=action)
-
-
-RANK_ORDER = "AKQJT98765432"
-
-
-def in_hand_order(cards, trump: str | None = None) -> list[str]:
-    """A hand as a player holds it: trumps first, then the suits alternating red and black,
-    each from the ace down (easier to read than the engine's fixed suit order)."""
-    suits = "SHCD"
-    if trump:
-        start = suits.index(trump)
-        suits = suits[start:] + suits[:start]
-    return sorted(cards, key=lambda c: (suits.index(c[1]), RANK_ORDER.index(c[0])))
 
 
 @dataclass
@@ -168,39 +162,6 @@ def side_label(
         if p in seats_by_position
     ]
     return " & ".join(names) if names else side
-
-
-@dataclass(frozen=True)
-class Place:
-    """Where a seat sits on screen: a name for CSS, and its point as percentages of the felt."""
-
-    name: str
-    x: int
-    y: int
-    trick_x: int
-    trick_y: int
-
-
-def screen_places(seats: tuple, me: str | None) -> dict:
-    """Each seat's place, going clockwise around the felt from the viewer at the bottom.
-
-    Seats go clockwise and the next seat is the player's left, so on screen the order runs
-    bottom, left, top, right (for four): angle 90 degrees plus a step each, y pointing down.
-    """
-    start = seats.index(me) if me in seats else 0
-    ordered = seats[start:] + seats[:start]
-    named = {0: "bottom", 1: "left", 2: "top", 3: "right"} if len(seats) == 4 else {0: "bottom"}
-    places = {}
-    for i, seat in enumerate(ordered):
-        angle = math.radians(90 + i * 360 / len(seats))
-        places[seat] = Place(
-            name=named.get(i, "around"),
-            x=round(50 + 42 * math.cos(angle)),
-            y=round(50 + 40 * math.sin(angle)),
-            trick_x=round(50 + 17 * math.cos(angle)),
-            trick_y=round(50 + 22 * math.sin(angle)),
-        )
-    return places
 
 
 def table_view(
@@ -404,11 +365,6 @@ def _practice_note(
     )
 
 
-def points_text(points: int) -> str:
-    """A score as people write it: a true minus sign, so "−3" never reads like a range."""
-    return f"\u2212{-points}" if points < 0 else str(points)
-
-
 @dataclass(frozen=True)
 class ScoreLine:
     label: str  # "You & North", "East & West", a cutthroat player's name
@@ -433,44 +389,14 @@ def score_lines(match: Match, user) -> list[ScoreLine]:
 
 
 def _going_out_note(rules: engine.Rules, match: Match, totals: list) -> str:
-    """Said on the table when it bites: a side has reached the target, yet play goes on,
-    because only the pitcher's side can win, by making its bid."""
-    if match.status != Match.Status.PLAYING or not rules.pitcher_only_wins:
+    if match.status != Match.Status.PLAYING:
         return ""
-    over = [(label, points) for label, points, _ in totals if points >= rules.target]
-    if not over:
-        return ""
-    who = " and ".join(f"{label} ({points})" for label, points in over)
-    have = "have" if len(over) > 1 or " & " in over[0][0] or over[0][0] == "You" else "has"
-    rule = (
-        f"{who} {have} reached {rules.target}, but a match is won only by bidding and making "
-        "the bid"
-    )
-    if rules.win_regardless_at:
-        rule += f" (or by reaching {rules.win_regardless_at})"
-    return rule + ": to go out, bid."
+    return going_out_note(rules, totals)
 
 
 def _status_line(state: engine.Deal, me, seats: dict, my_turn: bool) -> str:
-    if state.phase == engine.OVER:
-        return "The deal is over."
-    if not my_turn:
-        return f"Waiting for {seats[state.to_act].display_name}."
-    return {
-        engine.AUCTION: "Your call: bid or pass.",
-        engine.TRUMP: "You won the bid: name trump.",
-        engine.DISCARD: "Choose the cards to discard.",
-        engine.PLAY: "Your lead." if not state.current_trick else "Your turn to play.",
-    }[state.phase]
-
-
-def point_cards(state: engine.Deal) -> dict:
-    """The cards behind High, Low and Jack of a played-out deal (every card in play was played)."""
-    trumps = engine.sort_cards(c for c in state.plays if c[1] == state.trump)  # highest first
-    if not trumps:
-        return {}
-    jack = "J" + state.trump
-    return {"high": trumps[0], "low": trumps[-1], "jack": jack if jack in trumps else None}
+    names = {position: seat.display_name for position, seat in seats.items()}
+    return status_line(state.phase, state.to_act, state.current_trick, names, my_turn)
 
 
 def _result_view(
@@ -480,7 +406,7 @@ def _result_view(
     if result.get("thrown_in"):
         return {"thrown_in": True}
     names = {side: side_label(rules, side, seats, me) for side in rules.sides}
-    cards = point_cards(state)
+    cards = point_cards(state.plays, state.trump)
     return {
         "thrown_in": False,
         "pitcher": "You" if result["pitcher"] == me else seats[result["pitcher"]].display_name,

@@ -184,6 +184,72 @@ def do_start_practice(user, match_id: int, number: int, step: int, bot_level: st
     return match
 
 
+def begin_offline_match(rules: engine.Rules, host, first_dealer: str, bots: dict) -> Match:
+    """A match `host` played against bots (`bots`: seat -> level) in their browser
+    (games/offline), to keep its deals in as they come home and are checked
+    (`store_offline_deal`). Nobody plays it here: its status says so until a deal ends it. In
+    the caller's transaction."""
+    seat_of_host = human_seat(rules)
+    match = Match.objects.create(
+        rules=rules.to_spec(),
+        status=Match.Status.OFFLINE,
+        host=host,
+        first_dealer=first_dealer,
+        totals={side: 0 for side in rules.sides},
+        played_offline=True,
+    )
+    Seat.objects.bulk_create(
+        Seat(match=match, position=position, user=host)
+        if position == seat_of_host
+        else Seat(match=match, position=position, bot_level=bots[position])
+        for position in rules.seats
+    )
+    return match
+
+
+def store_offline_deal(match: Match, state: engine.Deal, person: str) -> Deal:
+    """A finished deal played offline, already checked by the caller (replayed, and every bot
+    move decided again), stored as if played here: its rows, its result, the statistics
+    (as played offline) and the match's totals. `match` is locked by the caller's transaction;
+    `person` is the seat of its host, whose moves are theirs (the others' are the bots')."""
+    seats = {seat.position: seat for seat in match.seats.all()}
+    deal_row = Deal.objects.create(
+        match=match,
+        number=match.deals.count() + 1,
+        dealer=state.dealer,
+        hands={seat: list(cards) for seat, cards in state.dealt_hands.items()},
+        stock=list(state.stock),
+    )
+    phases = _phases_of(state)
+    Action.objects.bulk_create(
+        Action(
+            deal=deal_row,
+            sequence=sequence,
+            seat=seat,
+            kind=ACTION_KINDS[phases[sequence]],
+            token=token,
+            user_id=match.host_id if seat == person else None,
+            bot_level="" if seat == person else seats[seat].bot_level,
+        )
+        for sequence, (seat, token) in enumerate(state.history)
+    )
+    _cache_state(deal_row, state)
+    _finish_deal(match, deal_row, state)
+    match.version += 1
+    match.save(update_fields=_MOVE_FIELDS)
+    return deal_row
+
+
+def _phases_of(state: engine.Deal) -> list[str]:
+    """The phase each action of a finished deal was taken in, replayed from its dealt cards."""
+    replay = engine.Deal(state.rules, state.dealer, state.dealt_hands, state.stock)
+    phases = []
+    for seat, token in state.history:
+        phases.append(replay.phase)
+        replay.apply(token, seat)
+    return phases
+
+
 def create_deal(match: Match, rules: engine.Rules, number: int, dealer: str) -> Deal:
     """Shuffle and deal hand `number` of `match` (inside the caller's transaction)."""
     state = engine.Deal.new(rules, dealer, random.Random(secrets.randbits(64)))
@@ -334,7 +400,10 @@ def _finish_deal(match: Match, deal_row: Deal, state: engine.Deal) -> None:
         match.status = Match.Status.FINISHED
         match.winner = standing.winner or ""
         match.finished_at = timezone.now()
-        hooks.after_match(match)
+        if not match.played_offline:
+            # Ratings only for cards the site dealt: an offline deal's were shuffled in the
+            # person's browser, and nothing proves the browser did not choose them.
+            hooks.after_match(match)
 
 
 def do_next_deal(match_id: int, version: int) -> Outcome:

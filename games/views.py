@@ -73,6 +73,9 @@ def table(request: HttpRequest, match_id: int) -> HttpResponse:
         elif match.invite_code is not None and match.status != Match.Status.FORMING:
             message = "This table has already started and does not allow spectators."
         return render(request, "games/refused.html", {"message": message}, status=403)
+    if match.played_offline:
+        # Played in the browser: there is no table here to play at, only its deals to replay.
+        return redirect("replay:match", match_id=match.pk)
     context = {"match": match, "me": position, "origin": request.build_absolute_uri("/")[:-1]}
     if match.invite_code is not None:
         context["knows_code"] = selectors.came_through_invite(match, request.user, invited)

@@ -26,6 +26,7 @@ KIND_WORDS = {
     "password_reset": "password reset requests from one address",
     "email_change": "e-mail address changes",
     "data_download": "data downloads",
+    "offline_upload": "deals sent home from the offline page",
 }
 
 

@@ -62,6 +62,7 @@ INSTALLED_APPS = [
     "games.replay",
     "games.stats",
     "games.coach",
+    "games.offline",
     "axes",
     "games.lobby",
     # The site's own commands: backup and restore (setback_site/backups.py); no models.
@@ -291,6 +292,8 @@ CELERY_TASK_DEFAULT_QUEUE = f"{QUEUE_PREFIX}bots"
 CELERY_TASK_ROUTES = {
     "games.coach.tasks.*": {"queue": f"{QUEUE_PREFIX}coach"},
     "games.replay.tasks.*": {"queue": f"{QUEUE_PREFIX}coach"},  # face-up analysis
+    # The check of an offline deal searches every bot move again: heavy, and never urgent.
+    "games.offline.tasks.*": {"queue": f"{QUEUE_PREFIX}coach"},
 }
 
 # Without workers, the web process runs searches (bot decisions, coach advice) in this many
@@ -341,6 +344,8 @@ REQUEST_LIMITS_PER_MINUTE = {
     # (each rebuilds every deal the person played).
     "email_change": 5,
     "data_download": 5,
+    # Deals coming home from the offline page, one at a time (a long match is 10 to 20 deals).
+    "offline_upload": 30,
 }
 EMAILS_PER_ADDRESS_PER_HOUR = int(os.environ.get("EMAILS_PER_ADDRESS_PER_HOUR", "5"))
 

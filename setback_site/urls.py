@@ -9,5 +9,6 @@ urlpatterns = [
     path("lobby/", include("games.lobby.urls")),
     path("", include("games.stats.player_urls")),
     path("coach/", include("games.coach.urls")),
+    path("offline/", include("games.offline.urls")),
     path("", include("games.urls")),
 ]

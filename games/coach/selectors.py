@@ -15,17 +15,15 @@ from django.urls import reverse
 
 from games import engine, presenters
 from games import selectors as game_selectors
-from games.engine import actions
-from games.engine.cards import suit_of
+from games.engine.coach import panel as panel_figures
 from games.engine.coach import reasons
 from games.engine.coach.advice import Option
+from games.engine.display import in_hand_order
 from games.engine.wording import SUIT_NAMES, SUIT_SYMBOLS, call_label
 from games.models import Action, Deal, Match, Seat
 from games.replay.marks import Mark
 
 from .models import Advice, ExerciseAttempt, Review, Work
-
-POINT_NAMES = tuple(name.title() for name in engine.scoring.POINT_NAMES)  # "High", "Low", ...
 
 
 def replay_url(match_id: int, deal_number: int, step: int) -> str:
@@ -164,23 +162,8 @@ class CoachPanel:
     review: ReviewView | None = None
 
 
-def _percent(p: float | None) -> int | None:
-    return None if p is None else round(100 * p)
-
-
 def option_view(rank: int, option: Option, obs) -> OptionView:
     f = option.figures
-    mine_has_contract = obs.pitcher is not None and obs.rules.side_of(obs.pitcher) == obs.side
-    contract = None
-    if obs.phase == engine.AUCTION:
-        if f["p_contract"] >= 0.5 and f["p_make"] is not None:
-            contract = ("Make", _percent(f["p_make"]))
-        elif f["p_set"] is not None:
-            contract = ("Set", _percent(f["p_set"]))
-    elif mine_has_contract and f["p_make"] is not None:
-        contract = ("Make", _percent(f["p_make"]))
-    elif not mine_has_contract and f["p_set"] is not None:
-        contract = ("Set", _percent(f["p_set"]))
     return OptionView(
         rank=rank,
         action=option.action,
@@ -190,33 +173,19 @@ def option_view(rank: int, option: Option, obs) -> OptionView:
         points=f["expected_points"],
         stderr=f["stderr"],
         theirs=f["expected_points"] - f["expected_margin"],
-        contract=contract,
-        chances=[(name, _percent(f[f"p_{name.lower()}"])) for name in POINT_NAMES],
-        win_match=_percent(f["p_win_match"]) if f["ranking"] == "match" else None,
+        contract=panel_figures.contract_chance(obs, f),
+        chances=panel_figures.point_chances(f),
+        win_match=panel_figures.match_chance(f),
         best=rank == 1,
     )
 
 
 def bid_grid(options: list[Option], obs) -> list[BidRow]:
     """Each call (and the trump it plans) against the chance of making it, in the auction's order."""
-    order = {token: i for i, token in enumerate(obs.legal_actions())}
-    rows = []
-    for option in sorted(options, key=lambda o: order.get(o.action, 99)):
-        action = actions.Action.parse(option.action)
-        if action.is_pass:
-            continue
-        suit = option.figures.get("suit") or ""
-        if action.kind == actions.PITCH:
-            suit = suit_of(action.word)
-        rows.append(
-            BidRow(
-                option.label,
-                SUIT_NAMES.get(suit, ""),
-                SUIT_SYMBOLS.get(suit, ""),
-                _percent(option.figures["p_make"]),
-            )
-        )
-    return rows
+    return [
+        BidRow(label, SUIT_NAMES.get(suit, ""), SUIT_SYMBOLS.get(suit, ""), make)
+        for label, suit, make in panel_figures.bid_rows(options, obs)
+    ]
 
 
 def coach_panel(
@@ -568,7 +537,7 @@ def exercise_view(user, deal_row: Deal, step: int, answered: bool) -> Exercise |
     legal = obs.legal_actions()
     hand = [
         presenters.card_view(c, obs.phase == engine.PLAY and c in legal)
-        for c in presenters.in_hand_order(obs.hand, obs.trump)
+        for c in in_hand_order(obs.hand, obs.trump)
     ]
     calls = [] if obs.phase == engine.PLAY else [(t, reasons.action_label(obs, t)) for t in legal]
     attempt = None

@@ -411,3 +411,39 @@ class Rules:
             end += " by making a bid"
         parts.append(end)
         return "; ".join(parts)
+
+
+# The seatings a person chooses between on the new-match form (and on the offline page): the
+# preset's own, or one of these, each a setting of `cutthroat` and `six_players`.
+SEATINGS = ("partnerships", "cutthroat", "six")
+
+
+def spec_from_choices(
+    preset: str,
+    seating: str = "",
+    players: int | None = None,
+    target: int | None = None,
+    low_to: str = "",
+    switches: tuple[str, ...] | list[str] = (),
+) -> dict:
+    """The rules spec that a new-match form's choices name: a preset, a seating (``""`` for the
+    preset's own), the options with choices (None or ``""`` for the preset's own) and the yes/no
+    options switched on. Not checked here: ``Rules.from_spec`` says what cannot be combined."""
+    spec: dict[str, Any] = {"preset": preset}
+    if seating == "partnerships":
+        spec["cutthroat"] = False
+    elif seating == "cutthroat":
+        spec["cutthroat"] = True
+    elif seating == "six":
+        spec["six_players"] = True
+    elif seating:
+        raise RulesError(f"unknown seating {seating!r}; expected one of {', '.join(SEATINGS)}")
+    if players is not None:
+        spec["players"] = players
+    if target is not None:
+        spec["target"] = target
+    if low_to:
+        spec["low_to"] = low_to
+    for option in switches:
+        spec[option] = True
+    return spec

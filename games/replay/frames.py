@@ -23,9 +23,10 @@ from dataclasses import dataclass, field
 from games import engine
 from games.engine.actions import PITCH, Action
 from games.engine.cards import game_points
+from games.engine.display import screen_places
 from games.engine.wording import POINT_NAMES, SUIT_NAMES, SUIT_SYMBOLS, call_label, short_card
 from games.models import seat_name
-from games.presenters import CardView, card_view, screen_places
+from games.presenters import CardView, card_view
 
 from .marks import Mark
 

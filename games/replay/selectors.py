@@ -107,6 +107,7 @@ class HistoryRow:
     outcome: str  # won, lost, playing, practice
     totals: list  # SideLine
     deals: int | None = None  # how many deals the match has had
+    offline: bool = False  # played in the person's browser and brought home (games/offline)
 
 
 @lru_cache(maxsize=1)
@@ -182,6 +183,7 @@ def _history_row(my_seat: Seat) -> HistoryRow:
             for p in rules.seats
         ],
         outcome=outcome,
+        offline=match.played_offline,
         deals=getattr(my_seat, "deal_count", None),
         totals=[
             SideLine(side_name(rules, side, names), match.totals.get(side, 0), side == mine)
@@ -314,7 +316,8 @@ def match_summary(
     ]
     lines = deal_lines(rules, deals, names, viewer, url_of)
     # The totals change only when a deal ends, so they never tell anything about the deal in play.
-    return _summary(f"Match {match.pk}", rules, names, viewer, match.winner, match.totals, lines)
+    title = f"Match {match.pk}" + (", played offline" if match.played_offline else "")
+    return _summary(title, rules, names, viewer, match.winner, match.totals, lines)
 
 
 # --- Replay frames --------------------------------------------------------------------------

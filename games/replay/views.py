@@ -61,6 +61,7 @@ class ReplayPage:
     practice_url: str = ""  # "play from here" (a player's own replay, before the last step)
     practice_levels: tuple[str, ...] = tuple(BotLevel.values)
     practice_level: str = BotLevel.HARD  # the one chosen at first
+    offline: bool = False  # a deal played on the offline page and brought home
 
 
 def _json_download(record: dict, filename: str) -> HttpResponse:
@@ -196,7 +197,9 @@ def deal_step(request: HttpRequest, match_id: int, number: int, step: int) -> Ht
             reverse("replay:shared_step", args=[game.share_token, number, step])
         )
     page = ReplayPage(
-        heading=f"Match {game.pk}, deal {number}",
+        heading=f"Match {game.pk}, deal {number}"
+        + (" (played offline)" if game.played_offline else ""),
+        offline=game.played_offline,
         back_url=reverse("replay:match", args=[game.pk]),
         back_label=f"Match {game.pk}",
         record_url=reverse("replay:deal_record", args=[game.pk, number]),

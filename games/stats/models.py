@@ -76,6 +76,9 @@ class DealSummary(models.Model):
     # Filled later by the coach (games.coach): the share, 0..1, of this seat's decisions in the
     # deal that matched the coach's choice. Null until the coach has judged the deal.
     coach_accuracy = models.FloatField(null=True, blank=True)
+    # A deal played in the person's browser and checked once it came home (games/offline): the
+    # statistics show it in a group of its own, apart from the deals the site dealt.
+    offline = models.BooleanField(default=False)
 
     class Meta:
         constraints = [

@@ -111,6 +111,29 @@ class RatingView:
     last_change: int | None
 
 
+@dataclass(frozen=True)
+class OfflineFigures:
+    """The deals a person played in their browser and brought home (games/offline): counted
+    apart from the site's own deals, and in no rating."""
+
+    deals: int
+    thrown_in: int
+    average_points: float | None
+    pitched: int
+    pitched_made: int
+    defended: int
+    sets: int
+    points: list[PointLine]
+
+    @property
+    def pitched_made_rate(self) -> float | None:
+        return rate(self.pitched_made, self.pitched)
+
+    @property
+    def set_rate(self) -> float | None:
+        return rate(self.sets, self.defended)
+
+
 @dataclass
 class PlayerStats:
     filters: Filters
@@ -133,6 +156,7 @@ class PlayerStats:
     rating: RatingView | None
     bot_ratings: list[tuple[str, int]] = field(default_factory=list)
     coach_accuracy: list[ChartPoint] = field(default_factory=list)
+    offline: OfflineFigures | None = None
 
     @property
     def scored_deals(self) -> int:
@@ -148,7 +172,7 @@ class PlayerStats:
 
     @property
     def empty(self) -> bool:
-        return not self.deals and not self.matches.played
+        return not self.deals and not self.matches.played and self.offline is None
 
 
 def opponents_label(kind: str, levels: str) -> str:
@@ -255,24 +279,65 @@ def _unfinished_matches(user, filters: Filters) -> int:
     )
 
 
-def player_stats(user, filters: Filters = Filters()) -> PlayerStats:
-    """Every figure of the statistics page for `user`, under `filters`."""
-    deals = DealSummary.objects.filter(filters.rows(), user=user)
+def _deal_counts(group: Q, prefix: str = "") -> dict:
+    """The counts every deal figure is made of, over the summary rows in `group`, as
+    aggregates named with `prefix` (two groups are counted in one query)."""
     scored = Q(thrown_in=False)
-    totals = deals.aggregate(
-        deals=Count("id"),
-        thrown_ins=Count("id", filter=Q(thrown_in=True)),
-        points=Sum("score_change", filter=scored),
-        pitched=Count("id", filter=Q(pitcher=True)),
-        pitched_made=Count("id", filter=Q(pitcher=True, made=True)),
-        defended=Count("id", filter=Q(set_pitcher__isnull=False)),
-        sets=Count("id", filter=Q(set_pitcher=True)),
-        high=Count("id", filter=Q(took_high=True)),
-        low=Count("id", filter=Q(took_low=True)),
-        jack=Count("id", filter=Q(took_jack=True)),
-        game=Count("id", filter=Q(took_game=True)),
-        jack_out=Count("id", filter=scored & Q(jack_in_play=True)),
+    counts = {
+        "deals": Q(),
+        "thrown_ins": Q(thrown_in=True),
+        "pitched": Q(pitcher=True),
+        "pitched_made": Q(pitcher=True, made=True),
+        "defended": Q(set_pitcher__isnull=False),
+        "sets": Q(set_pitcher=True),
+        "high": Q(took_high=True),
+        "low": Q(took_low=True),
+        "jack": Q(took_jack=True),
+        "game": Q(took_game=True),
+        "jack_out": scored & Q(jack_in_play=True),
+    }
+    aggregates = {prefix + name: Count("id", filter=group & when) for name, when in counts.items()}
+    aggregates[prefix + "points"] = Sum("score_change", filter=group & scored)
+    return aggregates
+
+
+def _unprefixed(totals: dict, prefix: str) -> dict:
+    return {name[len(prefix) :]: value for name, value in totals.items() if name.startswith(prefix)}
+
+
+def _point_lines(totals: dict) -> list[PointLine]:
+    scored_deals = totals["deals"] - totals["thrown_ins"]
+    out_of = {
+        "high": scored_deals,
+        "low": scored_deals,
+        "jack": totals["jack_out"],
+        "game": scored_deals,
+    }
+    return [PointLine(label, totals[kind], out_of[kind]) for kind, label in POINT_KINDS]
+
+
+def _offline_figures(totals: dict) -> OfflineFigures | None:
+    if not totals["deals"]:
+        return None
+    return OfflineFigures(
+        deals=totals["deals"],
+        thrown_in=totals["thrown_ins"],
+        average_points=rate(totals["points"] or 0, totals["deals"] - totals["thrown_ins"]),
+        pitched=totals["pitched"],
+        pitched_made=totals["pitched_made"],
+        defended=totals["defended"],
+        sets=totals["sets"],
+        points=_point_lines(totals),
     )
+
+
+def player_stats(user, filters: Filters = Filters()) -> PlayerStats:
+    """Every figure of the statistics page for `user`, under `filters`. Deals played offline
+    are a group of their own (`offline`), not in the other figures."""
+    mine = DealSummary.objects.filter(filters.rows(), user=user)
+    both = mine.aggregate(**_deal_counts(Q(offline=False)), **_deal_counts(Q(offline=True), "off_"))
+    totals = {name: value for name, value in both.items() if not name.startswith("off_")}
+    deals = mine.filter(offline=False)
     scored_deals = totals["deals"] - totals["thrown_ins"]
     bids = [
         BidLine(row["bid"], row["count"], row["made_count"], row["average"])
@@ -285,13 +350,7 @@ def player_stats(user, filters: Filters = Filters()) -> PlayerStats:
         )
         .order_by("bid")
     ]
-    out_of = {
-        "high": scored_deals,
-        "low": scored_deals,
-        "jack": totals["jack_out"],
-        "game": scored_deals,
-    }
-    points = [PointLine(label, totals[kind], out_of[kind]) for kind, label in POINT_KINDS]
+    points = _point_lines(totals)
     coach = [
         ChartPoint(row["day"].isoformat(), row["accuracy"])
         for row in deals.filter(coach_accuracy__isnull=False)
@@ -325,4 +384,5 @@ def player_stats(user, filters: Filters = Filters()) -> PlayerStats:
         rating=_rating(user, filters, ratings),
         bot_ratings=bot_ratings,
         coach_accuracy=_thin(coach),
+        offline=_offline_figures(_unprefixed(both, "off_")),
     )

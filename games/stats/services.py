@@ -76,6 +76,7 @@ def deal_summaries(deal_row: Deal, result: dict, rules, seats: list[Seat]) -> li
                 jack_in_play=points["jack"] is not None,
                 score_change=result["score"][side],
                 finished_at=deal_row.finished_at,
+                offline=deal_row.match.played_offline,
             )
         )
     return rows

@@ -183,7 +183,11 @@ def test_deleting_leaves_no_trace_of_the_name_and_the_deals_whole(
     assert Client().get(reverse("player", args=[NAME])).status_code == 404
     assert Client().get(reverse("player", args=[zelda.username])).status_code == 404
     bob_page = Client().get(reverse("player", args=["bob"])).content.decode()
-    assert FORMER_PLAYER in bob_page and NAME not in bob_page
+    assert NAME not in bob_page
+    as_bob = Client()
+    as_bob.force_login(bob)
+    own_page = as_bob.get(reverse("player", args=["bob"])).content.decode()
+    assert FORMER_PLAYER in own_page and NAME not in own_page  # their shared matches
     # Her solo match in play is nobody else's: it is still there, unseen.
     assert Match.objects.filter(pk=solo.pk).exists()
 

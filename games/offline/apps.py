@@ -1,0 +1,16 @@
+from django.apps import AppConfig
+
+
+class OfflineConfig(AppConfig):
+    default_auto_field = "django.db.models.BigAutoField"
+    name = "games.offline"
+    label = "offline"
+    verbose_name = "Offline play"
+
+    def ready(self):
+        from games import dispatch
+
+        from . import tasks
+
+        # The upload service enqueues the check by name (it does not import the tasks module).
+        dispatch.register_task(tasks.check_offline_deal)

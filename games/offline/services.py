@@ -1,0 +1,239 @@
+"""The offline app's only writes: receiving a deal that comes home, checking it in the
+background, and storing it once the check found nothing wrong.
+
+Nothing the browser sends is trusted. At once (``read_upload``): the size, strict JSON, the
+envelope's shape, the cards its seeds deal, every action's legality and the score it claims
+(``games.engine.offline.check_deal``); a refusal stores nothing. Then, against what came home
+before (``do_receive``): the deal's number and the match totals it started from. Last, in a
+background task (``check_offline_deal``): every bot move decided again from its seed and its
+level's budget; any difference refuses the deal with the reason. Only then are the core's rows
+written (``games.services.store_offline_deal``), as if the deal had been played here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import timedelta
+
+from django.db import IntegrityError, transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from games import dispatch, engine
+from games import services as game_services
+from games.engine.offline import OfflineRecordError, check_deal, first_dealer
+from games.errors import GameError
+from games.models import Match
+
+from .models import OfflineMatch, OfflineUpload
+
+# An envelope is a few kilobytes (a six-player deal with its record about 5 KB).
+MAX_UPLOAD_BYTES = 64 * 1024
+# An upload still being checked this long after it was received or claimed was lost (its
+# task's message, or its worker): the browser's next try of the same deal enqueues it again.
+RETRY_SECONDS = 60
+
+
+class UploadRefused(GameError):
+    """A deal that cannot be stored, ever: the message says why (for the offline page)."""
+
+
+class UploadTooLarge(UploadRefused):
+    status = 413
+
+
+class UploadNotYet(GameError):
+    """A deal that may come home later: an earlier one of its match must come first."""
+
+    status = 409
+
+
+def envelope_digest(envelope: dict) -> str:
+    return hashlib.sha256(
+        json.dumps(envelope, sort_keys=True, separators=(",", ":")).encode()
+    ).hexdigest()
+
+
+def _no_constants(name: str):
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def read_upload(body: bytes) -> dict:
+    """The envelope in a request's body, if it is one the engine accepts; UploadRefused
+    (naming the first problem) otherwise."""
+    if len(body) > MAX_UPLOAD_BYTES:
+        raise UploadTooLarge(
+            f"The upload is larger than {MAX_UPLOAD_BYTES // 1024} KB; a deal is far smaller."
+        )
+    try:
+        envelope = json.loads(body.decode("utf-8"), parse_constant=_no_constants)
+    except UnicodeDecodeError:
+        raise UploadRefused("The upload is not UTF-8 text.") from None
+    except RecursionError:
+        raise UploadRefused("The upload is not JSON: nested too deeply.") from None
+    except ValueError as error:
+        raise UploadRefused(f"The upload is not JSON: {error}") from None
+    try:
+        check_deal(envelope)
+    except OfflineRecordError as error:
+        raise UploadRefused(f"This deal cannot be stored: {error}") from None
+    return envelope
+
+
+def do_receive(owner, envelope: dict) -> OfflineUpload:
+    """Take a checked envelope in for the background check, or find it again: the same deal
+    sent twice (the same id, the same content) is the same upload; another deal under an id
+    already used is refused. Raises UploadNotYet when an earlier deal of the match must come
+    home first, UploadRefused when it never can."""
+    digest = envelope_digest(envelope)
+    with transaction.atomic():
+        existing = OfflineUpload.objects.filter(owner=owner, client_id=envelope["id"]).first()
+        if existing is not None:
+            return _repeat(existing, digest)
+        _check_place(owner, envelope)
+        try:
+            with transaction.atomic():
+                upload = OfflineUpload.objects.create(
+                    owner=owner,
+                    client_id=envelope["id"],
+                    match_key=envelope["match"],
+                    number=envelope["number"],
+                    envelope=envelope,
+                    digest=digest,
+                )
+        except IntegrityError:  # the same id sent twice at once: the other request stored it
+            return _repeat(OfflineUpload.objects.get(owner=owner, client_id=envelope["id"]), digest)
+        transaction.on_commit(lambda: _enqueue_check(upload.pk), robust=True)
+    return upload
+
+
+def _repeat(upload: OfflineUpload, digest: str) -> OfflineUpload:
+    if upload.digest != digest:
+        raise UploadRefused("This deal's id was already used for another deal; nothing was stored.")
+    if upload.status == OfflineUpload.Status.CHECKING and _lost(upload):
+        transaction.on_commit(lambda: _enqueue_check(upload.pk), robust=True)
+    return upload
+
+
+def _lost(upload: OfflineUpload) -> bool:
+    """An upload whose check never started, or whose worker died, long enough ago."""
+    before = timezone.now() - timedelta(seconds=RETRY_SECONDS)
+    stuck = Q(started_at__isnull=True, received_at__lt=before) | Q(started_at__lt=before)
+    return OfflineUpload.objects.filter(Q(pk=upload.pk) & stuck).exists()
+
+
+def _check_place(owner, envelope: dict) -> None:
+    """The deal comes next in its match: every earlier deal is home, and it starts from the
+    totals they add up to."""
+    key, number = envelope["match"], envelope["number"]
+    earlier = OfflineUpload.objects.filter(owner=owner, match_key=key, number__lt=number)
+    refused = earlier.filter(status=OfflineUpload.Status.REFUSED).order_by("number").first()
+    if refused is not None:
+        raise UploadRefused(
+            f"Deal {refused.number} of this match was refused, so the deals after it cannot "
+            "be checked; nothing was stored."
+        )
+    waiting = earlier.filter(status=OfflineUpload.Status.CHECKING).order_by("number").first()
+    if waiting is not None:
+        raise UploadNotYet(f"Deal {waiting.number} of this match is still being checked.")
+    link = OfflineMatch.objects.select_related("match").filter(owner=owner, key=key).first()
+    home = link.match.deals.count() if link else 0
+    if number <= home:
+        raise UploadRefused(f"Deal {number} of this match came home already.")
+    if number > home + 1:
+        raise UploadNotYet(f"Deal {home + 1} of this match has not come home yet.")
+    _check_continues(link.match if link else None, envelope)
+
+
+def _check_continues(match: Match | None, envelope: dict) -> None:
+    """The deal belongs to the match stored so far: the same rules, bots and score."""
+    checked = check_deal(envelope)
+    rules = checked.rules
+    if match is None:
+        expected = dict.fromkeys(rules.sides, 0)
+    else:
+        if match.status != Match.Status.OFFLINE:
+            raise UploadRefused("This match is over; a deal after its end cannot be stored.")
+        if engine.Rules.from_spec(match.rules) != rules:
+            raise UploadRefused("This deal's rules are not its match's.")
+        bots = {s.position: s.bot_level for s in match.seats.all() if s.is_bot}
+        if bots != checked.bots:
+            raise UploadRefused("This deal's bots are not its match's.")
+        expected = dict(match.totals)
+    if envelope["totals_before"] != expected:
+        raise UploadRefused(
+            "The match's score before this deal is not what its deals that came home add up to "
+            f"({', '.join(f'{side} {points}' for side, points in expected.items())})."
+        )
+
+
+def _enqueue_check(upload_id: int) -> None:
+    # The task is registered by OfflineConfig.ready(): it imports this module.
+    dispatch.enqueue(dispatch.registered_task("games.offline.tasks.check_offline_deal"), upload_id)
+
+
+def do_claim(upload_id: int) -> OfflineUpload | None:
+    """Take an upload for its check: None if another worker has it or it is settled."""
+    now = timezone.now()
+    lost = now - timedelta(seconds=RETRY_SECONDS)
+    taken = (
+        OfflineUpload.objects.filter(pk=upload_id, status=OfflineUpload.Status.CHECKING)
+        .filter(started_at__isnull=True)
+        .update(started_at=now)
+    ) or (
+        OfflineUpload.objects.filter(
+            pk=upload_id, status=OfflineUpload.Status.CHECKING, started_at__lt=lost
+        ).update(started_at=now)
+    )
+    return OfflineUpload.objects.get(pk=upload_id) if taken else None
+
+
+def do_settle(upload_id: int, mismatches: list[str], seconds: float) -> OfflineUpload:
+    """Store the deal if its bots' moves were all found again, else refuse it with the first
+    difference. Its place in the match is checked again, under the match's lock."""
+    with transaction.atomic():
+        upload = OfflineUpload.objects.select_for_update().get(pk=upload_id)
+        if upload.status != OfflineUpload.Status.CHECKING:
+            return upload
+        upload.check_seconds = seconds
+        upload.checked_at = timezone.now()
+        if mismatches:
+            upload.status = OfflineUpload.Status.REFUSED
+            upload.reason = (
+                f"A bot's move is not what that bot plays from its seed: {mismatches[0]}. "
+                "Nothing was stored."
+            )
+        else:
+            try:
+                with transaction.atomic():
+                    upload.deal = _store(upload)
+                upload.status = OfflineUpload.Status.ACCEPTED
+            except GameError as error:
+                upload.status = OfflineUpload.Status.REFUSED
+                upload.reason = str(error)
+        upload.save(update_fields=["status", "reason", "deal", "check_seconds", "checked_at"])
+    return upload
+
+
+def _store(upload: OfflineUpload):
+    envelope = upload.envelope
+    checked = check_deal(envelope)
+    link = OfflineMatch.objects.filter(owner=upload.owner, key=upload.match_key).first()
+    if link is None:
+        if envelope["number"] != 1:
+            raise UploadRefused(
+                f"Deal 1 of this match has not come home; deal {upload.number} cannot be stored."
+            )
+        match = game_services.begin_offline_match(
+            checked.rules,
+            upload.owner,
+            first_dealer(checked.rules, envelope["match_seed"]),
+            checked.bots,
+        )
+        link = OfflineMatch.objects.create(owner=upload.owner, key=upload.match_key, match=match)
+    match = game_services.lock_match(link.match_id)
+    if match.deals.count() + 1 != upload.number:
+        raise UploadRefused(f"Deal {upload.number} does not come next in its match.")
+    _check_continues(match, envelope)
+    return game_services.store_offline_deal(match, checked.deal, checked.seat)

@@ -1,0 +1,21 @@
+"""The check of a deal that came home: thin. Claim the upload, decide its bots' moves again in the
+analysis lane's search process (plain engine values only cross into it), and settle it."""
+
+from celery import shared_task
+
+from games import searches
+from games.engine.offline import redecide_report
+
+from . import services
+
+
+# A six-player hard deal is the dearest: about fifty bot decisions, each a search.
+@shared_task(acks_late=True, reject_on_worker_lost=True, soft_time_limit=240, time_limit=300)
+def check_offline_deal(upload_id: int) -> str:
+    upload = services.do_claim(upload_id)
+    if upload is None:
+        return "done"
+    mismatches, seconds = searches.compute(
+        redecide_report, upload.envelope, lane=searches.Lane.ANALYSIS
+    )
+    return services.do_settle(upload_id, mismatches, seconds).status
