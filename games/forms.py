@@ -3,7 +3,7 @@ import dataclasses
 from django import forms
 
 from . import engine
-from .models import BotLevel
+from .models import DEFAULT_BOT_LEVEL, BotLevel
 
 PRESETS = [
     ("house", "House: partners, bid 2–4, a 4 ends the auction, 11 to win"),
@@ -44,7 +44,7 @@ if _unlabelled:
 class NewMatchForm(forms.Form):
     preset = forms.ChoiceField(choices=PRESETS, initial="house")
     bot_level = forms.ChoiceField(
-        label="Computer players", choices=BotLevel.choices, initial=BotLevel.MEDIUM
+        label="Computer players", choices=BotLevel.choices, initial=DEFAULT_BOT_LEVEL
     )
     seating = forms.ChoiceField(label="Seating", choices=SEATING, required=False)
     players = forms.TypedChoiceField(

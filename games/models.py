@@ -16,6 +16,9 @@ from .errors import GameError
 
 # The site's bot levels come from the engine's list: a new level is added there, not here.
 BotLevel = models.TextChoices("BotLevel", [(level.upper(), level) for level in SITE_LEVELS])
+# The level every form and seat control offers first: the home page, quick pairing, filling a
+# table's empty seats (easy there, medium on the home page, surprised a newcomer: issue 28).
+DEFAULT_BOT_LEVEL = str(BotLevel.MEDIUM)
 
 
 def known_bot_level(level) -> str:

@@ -18,7 +18,7 @@ from .engine.display import (
     status_line,
 )
 from .engine.wording import POINT_NAMES, SUIT_NAMES, SUIT_SYMBOLS, call_label, card_name, rank_label
-from .models import BotLevel, Deal, Match, PersonalBlock, seat_name
+from .models import DEFAULT_BOT_LEVEL, BotLevel, Deal, Match, PersonalBlock, seat_name
 
 
 @dataclass(frozen=True)
@@ -464,6 +464,7 @@ class FormingView:
     allow_spectators: bool
     turn_timeout_seconds: int
     bot_levels: list
+    default_bot_level: str = DEFAULT_BOT_LEVEL
 
 
 def forming_view(match: Match, user, invited=frozenset()) -> FormingView:

@@ -4,6 +4,7 @@ from . import views
 
 urlpatterns = [
     path("", views.home, name="home"),
+    path("rules/", views.rules, name="rules"),
     path("matches/new/", views.new_match, name="new_match"),
     path("matches/<int:match_id>/", views.table, name="table"),
     path("matches/<int:match_id>/act/", views.act, name="act"),

@@ -12,9 +12,9 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from setback_site.limits import limited
 
-from . import hooks, invites, presenters, selectors, services, tables
+from . import engine, hooks, invites, presenters, selectors, services, tables
 from .engine.actions import Action
-from .forms import NewMatchForm, NewTableForm, TableSettingsForm
+from .forms import PRESETS, NewMatchForm, NewTableForm, TableSettingsForm
 from .models import Match
 
 
@@ -38,6 +38,12 @@ def _home_context(request: HttpRequest, **extra) -> dict:
 
 def home(request: HttpRequest) -> HttpResponse:
     return render(request, "games/home.html", _home_context(request))
+
+
+def rules(request: HttpRequest) -> HttpResponse:
+    """How to play, for anyone: the game in plain words, and each preset as the engine says it."""
+    presets = [(label, engine.Rules.from_spec(name).describe()) for name, label in PRESETS]
+    return render(request, "games/rules.html", {"presets": presets})
 
 
 @login_required
@@ -291,6 +297,7 @@ def join_by_code(request: HttpRequest, code: str = "") -> HttpResponse:
             join_error=f"No table has the code {code.strip()!r}."
             if code.strip()
             else "Type the table's code.",
+            join_code=code.strip()[:12],  # kept in the box, to correct a typo
         )
         return render(request, "games/home.html", context, status=404)
     invites.remember(request.session, match.pk)

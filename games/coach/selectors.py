@@ -20,7 +20,7 @@ from games.engine.coach import reasons
 from games.engine.coach.advice import Option
 from games.engine.display import in_hand_order
 from games.engine.wording import SUIT_NAMES, SUIT_SYMBOLS, call_label
-from games.models import Action, Deal, Match, Seat
+from games.models import Action, Deal, Match, Seat, seat_name
 from games.replay.marks import Mark
 
 from .models import Advice, ExerciseAttempt, Review, Work
@@ -496,6 +496,9 @@ class Exercise:
     tricks_taken: list  # (side label, tricks)
     original: str  # the label of what was played then
     original_mark: str
+    seat_label: str  # "South": where the person sat
+    dealer: str  # who dealt ("You", "West"...)
+    score: list  # (side label, points, mine): the match score when the deal was dealt
     attempt: ExerciseAttempt | None
     attempt_label: str
     options: list  # OptionView, best first (only once answered)
@@ -578,6 +581,12 @@ def exercise_view(user, deal_row: Deal, step: int, answered: bool) -> Exercise |
         ],
         original=entry["action_label"],
         original_mark=entry["mark"],
+        seat_label=seat_name(seat),
+        dealer=who(obs.dealer),
+        score=[
+            (presenters.side_label(rules, side, seats, seat), points, side == obs.side)
+            for side, points in (obs.match_totals or {}).items()
+        ],
         attempt=attempt,
         attempt_label=reasons.action_label(obs, attempt.choice) if attempt else "",
         options=options,

@@ -3,7 +3,7 @@ from django.conf import settings
 
 from games import engine
 from games.forms import PRESETS
-from games.models import BotLevel
+from games.models import DEFAULT_BOT_LEVEL, BotLevel
 
 SEATING = [
     ("partners", "Partners, 2 vs 2"),
@@ -15,13 +15,13 @@ class PairingForm(forms.Form):
     preset = forms.ChoiceField(label="Rules", choices=PRESETS, initial="house")
     seating = forms.ChoiceField(choices=SEATING, initial="partners")
     players = forms.TypedChoiceField(
-        label="Players (cutthroat)",
+        label="Players",
         choices=[(n, str(n)) for n in range(2, 8)],
         coerce=int,
         initial=3,
     )
     bot_level = forms.ChoiceField(
-        label="Bots for empty seats", choices=BotLevel.choices, initial=BotLevel.MEDIUM
+        label="Bots for empty seats", choices=BotLevel.choices, initial=DEFAULT_BOT_LEVEL
     )
     wait_seconds = forms.IntegerField(label="Wait (seconds)", initial=30)
 

@@ -13,6 +13,7 @@ from games.coach import selectors as coach_selectors
 from games.coach import services as coach_services
 from games.coach import tasks as coach_tasks
 from games.coach.models import Advice, ExerciseAttempt, Review
+from games.models import seat_name
 
 from .replays import play_deals, played_deals
 
@@ -154,3 +155,17 @@ def test_the_cost_a_review_names_is_the_gap_between_the_figures_the_exercise_sho
     best = next(iter(shown))
     assert abs((shown[best] - shown[entry["action"]]) - entry["loss"]) < 0.011
     assert f"{entry['loss']:.1f} net points" in result
+
+
+def test_an_exercise_shows_where_you_sat_who_dealt_and_the_score(logged_in_client, reviewed):
+    """Issue 28: an auction exercise hid the dealer, the seat and the score, which a bid
+    depends on."""
+    deal_row, seat, review = reviewed
+    entry = _marked(review)[0]
+    page = logged_in_client.get(
+        reverse("coach:exercise", args=[deal_row.pk, entry["step"]])
+    ).content.decode()
+    assert f"You sit {seat_name(seat)}" in page
+    dealer = "You" if deal_row.dealer == seat else seat_name(deal_row.dealer)
+    assert f"{dealer} dealt" in page
+    assert "The match score when this deal was dealt" in page

@@ -8,7 +8,9 @@ import time
 from playwright.sync_api import Browser, expect
 from playwright.sync_api import Error as PlaywrightError
 
-from .conftest import PASSWORD
+from .conftest import PASSWORD, ROOT
+
+FAILED_SCREENS = ROOT / "var" / "screenshots"
 
 # The card a player must answer is on the felt, not hidden behind the trick just won.
 LEAD_HIDDEN = """() => {
@@ -94,6 +96,12 @@ class Person:
                 for n in range(exact):
                     boxes.nth(n).check(force=True, timeout=2000)
                 form.locator("[data-discard-submit]").click(timeout=2000)
+            elif page.locator("#table.table-my-turn .bid-button").count():
+                # The lowest bid, not a pass: if everyone passed, every hand would be thrown in
+                # and dealt again, and no deal would ever be scored.
+                bids = page.locator('#table.table-my-turn .bid-button:not([value="pass"])')
+                chosen = bids.first if bids.count() else page.locator("#table .bid-button").first
+                chosen.click(timeout=2000)
             elif keyboard:
                 page.keyboard.press("1")
             else:
@@ -117,7 +125,10 @@ def play_until(people: list[Person], done, seconds: float = 240, keyboard: bool 
     """Each person moves whenever it is their turn, until `done()`; the others wait on screen."""
     deadline = time.monotonic() + seconds
     while not done():
-        assert time.monotonic() < deadline, "the table never got there"
+        if time.monotonic() > deadline:
+            for person in people:  # what each of them saw, to look at
+                person.page.screenshot(path=str(FAILED_SCREENS / f"stuck-{person.name}.png"))
+            raise AssertionError(f"the table never got there (see {FAILED_SCREENS}/stuck-*.png)")
         acted = False
         for person in people:
             version = person.version()
