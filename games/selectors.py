@@ -81,6 +81,12 @@ _states: OrderedDict = OrderedDict()
 _states_lock = threading.Lock()
 
 
+def state_is_cached(deal_row: Deal) -> bool:
+    """Whether this process keeps the deal's state at its current step (for tests)."""
+    with _states_lock:
+        return _state_key(deal_row, deal_row.steps) in _states
+
+
 def current_state(deal_row: Deal) -> engine.Deal:
     """The engine's state after the deal row's `steps` actions: from this process's cache, or
     rebuilt from the action rows (and then cached). The caller gets a copy it may change."""

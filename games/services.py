@@ -179,7 +179,7 @@ def do_start_practice(user, match_id: int, number: int, step: int, bot_level: st
                 user=action.user if action.user_id == user.pk else None,
                 bot_level=action.bot_level if action.user_id != user.pk else "",
             )
-        _cache_state(practice, state)
+        save_state_columns(practice, state)
         announce_after_commit(match)
     return match
 
@@ -233,7 +233,7 @@ def store_offline_deal(match: Match, state: engine.Deal, person: str) -> Deal:
         )
         for sequence, (seat, token) in enumerate(state.history)
     )
-    _cache_state(deal_row, state)
+    save_state_columns(deal_row, state)
     _finish_deal(match, deal_row, state)
     match.version += 1
     match.save(update_fields=_MOVE_FIELDS)
@@ -310,7 +310,7 @@ def do_act(match_id: int, seat: str, token: str, version: int, actor: Actor) -> 
             # The unique (deal, sequence) constraint backs up the row lock: a second writer of
             # the same step fails here and its whole transaction rolls back.
             raise StaleMove("Another move was recorded first.") from error
-        _cache_state(deal_row, state)
+        save_state_columns(deal_row, state)
         if state.phase == "over":
             _finish_deal(match, deal_row, state)
         match.version += 1
@@ -370,7 +370,9 @@ def apply_move(state: engine.Deal, seat: str, token: str) -> str:
     return phase
 
 
-def _cache_state(deal_row: Deal, state: engine.Deal) -> None:
+def save_state_columns(deal_row: Deal, state: engine.Deal) -> None:
+    """Keep the deal row's summary of its engine state (phase, whose turn, contract, steps),
+    which lists and whose-turn checks read without replaying the deal."""
     deal_row.phase = state.phase
     deal_row.to_act = state.to_act or ""
     deal_row.pitcher = state.pitcher or ""

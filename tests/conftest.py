@@ -22,14 +22,7 @@ hypothesis_settings.register_profile(
 )
 hypothesis_settings.load_profile("setback")
 
-# Bots play at once in tests; pacing is for people watching. The environment variable reaches
-# the processes tests start (Daphne, the Celery worker); this process's settings are already
-# loaded, so the fixture below sets them too.
-os.environ["BOT_PACE_SECONDS"] = "0"
-# The sweeper wakes stalled tables on its own; tests of stalls call it themselves.
-os.environ["SWEEP_SECONDS"] = "0"
-# Quick pairing's shortest wait, so a test (and the browser tests' server) need not sit for 10 s.
-os.environ["PAIRING_WAIT_MIN_SECONDS"] = "1"
+# The settings a test run changes, and why, are in tests/settings.py (DIFFERENCES).
 
 CHROMIUM = "/usr/bin/chromium"
 
@@ -41,6 +34,8 @@ def pytest_collection_modifyitems(config, items):
     on_postgres = connection.vendor == "postgresql"
     with_services = bool(settings.CELERY_BROKER_URL)
     for item in items:
+        if "pg" in item.keywords or "services" in item.keywords:
+            item.add_marker(pytest.mark.real_services)
         if "pg" in item.keywords and not on_postgres:
             item.add_marker(pytest.mark.skip(reason="needs PostgreSQL (DATABASE_URL)"))
         if "services" in item.keywords and not with_services:
@@ -49,7 +44,16 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.skip(reason=f"needs Debian's Chromium at {CHROMIUM}"))
 
 
-def _database_url(settings_dict) -> str:
+def pytest_terminal_summary(terminalreporter):
+    """Every run says how its settings differ from what `make run` uses, and why."""
+    from tests.settings import DIFFERENCES
+
+    terminalreporter.section("settings this run changes from make run's (tests/settings.py)")
+    for name, why in sorted(DIFFERENCES.items()):
+        terminalreporter.line(f"{name}: {why}")
+
+
+def database_url(settings_dict) -> str:
     user = settings_dict.get("USER") or ""
     password = settings_dict.get("PASSWORD") or ""
     auth = f"{user}:{password}@" if password else (f"{user}@" if user else "")
@@ -86,7 +90,7 @@ def celery_worker_process(django_db_setup, django_db_blocker):
     hostname = f"{prefix}@localhost"
     env = {
         **os.environ,
-        "DATABASE_URL": _database_url(connection.settings_dict),
+        "DATABASE_URL": database_url(connection.settings_dict),
         "BOT_PACE_SECONDS": "0",
     }
     worker = subprocess.Popen(
@@ -126,15 +130,6 @@ def celery_worker_process(django_db_setup, django_db_blocker):
         worker.wait(timeout=20)
     except subprocess.TimeoutExpired:
         worker.kill()
-
-
-@pytest.fixture(scope="session", autouse=True)
-def _bots_play_at_once():
-    from django.conf import settings
-
-    settings.BOT_PACE_SECONDS = 0
-    settings.SWEEP_SECONDS = 0
-    settings.PAIRING_WAIT_MIN_SECONDS = 1
 
 
 @pytest.fixture(autouse=True)
@@ -268,6 +263,16 @@ def make_user(db, password):
 @pytest.fixture
 def user(make_user):
     return make_user("alice")
+
+
+@pytest.fixture
+def bob(make_user):
+    return make_user("bob")
+
+
+@pytest.fixture
+def carol(make_user):
+    return make_user("carol")
 
 
 @pytest.fixture

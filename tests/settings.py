@@ -1,8 +1,11 @@
-"""The site's settings, for a test run.
+"""The site's settings, for a test run: the settings `make run` uses, and every way they differ
+listed below with its reason, in this one place. tests/db/test_settings.py prints the list and
+fails on any difference that is not in it (a setting the tests change is a place a defect can
+hide: issue 28's broken search processes hid behind one).
 
 The settings refuse to start without a SECRET_KEY, and no key is committed: each test run makes
 its own here, before the settings are read. The processes a test starts (Daphne for browser
-tests, the Celery worker) inherit it through the environment.
+tests, the Celery worker) inherit it, and the variables below, through the environment.
 """
 
 import multiprocessing
@@ -10,12 +13,43 @@ import os
 import secrets
 
 os.environ.setdefault("SECRET_KEY", secrets.token_urlsafe(50))
-# No connection pool in test runs (this process and the Daphne and Celery processes it starts):
-# the socket tests' many short-lived threads exhausted a pool of 8 on PostgreSQL, and a test
-# database is flushed between tests. Open: find what holds the pooled connections.
-os.environ.setdefault("DB_POOL", "false")
+
+# Read by the site's settings from the environment, so set before they are imported; the
+# processes the tests start inherit them. Variable: (value, the setting it changes, why).
+TEST_ENVIRONMENT = {
+    "BOT_PACE_SECONDS": (
+        "0",
+        "BOT_PACE_SECONDS",
+        "bots move at once: the 0.7 s pace is for people watching; the journeys "
+        "(tests/e2e/journeys) keep a pace, on a server started as `make run` starts it",
+    ),
+    "SWEEP_SECONDS": (
+        "0",
+        "SWEEP_SECONDS",
+        "no sweeper thread waking tables behind a test's back: the tests of stalls call "
+        "sweeper.sweep() themselves; the journeys and the fault suite run the real one",
+    ),
+    "PAIRING_WAIT_MIN_SECONDS": (
+        "1",
+        "PAIRING_WAIT_MIN_SECONDS",
+        "quick pairing's shortest wait, so a pairing test does not sit for 10 s",
+    ),
+    "DB_POOL": (
+        "false",
+        "DATABASES",
+        "no PostgreSQL connection pool: the socket tests' many short-lived threads "
+        "exhausted a pool of 8, and a test database is flushed between tests",
+    ),
+}
+for _variable, (_value, _setting, _why) in TEST_ENVIRONMENT.items():
+    os.environ[_variable] = _value
 
 from setback_site.settings import *  # noqa: E402, F403
+
+# Django's 1,000,000 PBKDF2 iterations made every `create_user` cost about a quarter of a
+# second, half of the database and socket tests' time; test_settings.py checks that the site
+# itself keeps the strong hasher.
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 # The browser tests' Daphne server (a process spawned by the test process) serves every browser
 # test of the run, and no test can reset the counts it keeps in its own memory: its request
@@ -24,3 +58,17 @@ from setback_site.settings import *  # noqa: E402, F403
 if multiprocessing.parent_process() is not None:
     REQUEST_LIMITS_PER_MINUTE = {kind: 1000 for kind in REQUEST_LIMITS_PER_MINUTE}  # noqa: F405
     EMAILS_PER_ADDRESS_PER_HOUR = 1000
+
+# Every setting a test run has that `make run` does not, and why. The first four come from the
+# environment above.
+DIFFERENCES = {
+    **{setting: why for _value, setting, why in TEST_ENVIRONMENT.values()},
+    "PASSWORD_HASHERS": "a fast hasher: the strong one made half of the tests' time",
+    "REQUEST_LIMITS_PER_MINUTE": "generous in the browser tests' server only (see above)",
+    "EMAILS_PER_ADDRESS_PER_HOUR": "generous in the browser tests' server only (see above)",
+    "REQUEST_LIMITS_NAMESPACE": "each test counts its requests from zero (tests/conftest.py)",
+    # Django's own test environment (django.test.utils.setup_test_environment), not ours:
+    "ALLOWED_HOSTS": "Django's test client speaks as 'testserver', which Django adds",
+    "EMAIL_BACKEND": "Django keeps mails in memory (mail.outbox); the SMTP path is tested "
+    "through EMAIL_URL against a real SMTP server (tests/mailbox.py)",
+}

@@ -26,7 +26,8 @@ from setback_site import backups
 
 from .play import play_until
 
-pytestmark = pytest.mark.django_db(transaction=True)
+# SQLite's online backup here, pg_dump and pg_restore on CI's second pass.
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.real_services]
 
 PASSWORD = "a-long-password-for-backups-7"
 PLAYERS = 4

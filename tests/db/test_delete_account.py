@@ -36,11 +36,6 @@ def zelda(make_user):
     return user
 
 
-@pytest.fixture
-def bob(make_user):
-    return make_user("bob")
-
-
 def browser(username, password) -> Client:
     client = Client()
     response = client.post(reverse("login"), {"username": username, "password": password})

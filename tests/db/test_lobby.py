@@ -17,16 +17,6 @@ from games.models import ChatMessage, Match
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def bob(make_user):
-    return make_user("bob")
-
-
-@pytest.fixture
-def carol(make_user):
-    return make_user("carol")
-
-
 def client_for(user):
     client = Client()
     client.force_login(user)

@@ -25,7 +25,8 @@ from tests.engine.offline_helpers import (
     with_score_changed,
 )
 
-pytestmark = pytest.mark.django_db
+# The check of a deal runs on the Celery worker on CI's second pass.
+pytestmark = [pytest.mark.django_db, pytest.mark.real_services]
 
 UPLOAD = reverse("offline:upload")
 

@@ -6,6 +6,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+from django.conf import global_settings, settings
+
+from setback_site import settings as site_settings
+from tests import settings as test_settings
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -86,3 +91,62 @@ def test_database_and_redis_urls_switch_to_the_real_services():
     assert broker == "redis://cache.example:6379/0"
     assert debug is False
     assert hosts == ["a.example", "b.example"]
+
+
+SITE_SETTINGS = """
+import json, django
+from django.conf import settings
+django.setup()
+from tests.db.test_settings import shown
+print(json.dumps({name: shown(getattr(settings, name)) for name in dir(settings) if name.isupper()}))
+"""
+# What is not a setting of the site: the settings module's own name and its bookkeeping.
+NOT_SETTINGS = {"SETTINGS_MODULE", "DIFFERENCES", "TEST_ENVIRONMENT"}
+
+
+def shown(value) -> str:
+    """A setting's value as text two processes can compare: a set in order, a lazy value as
+    what it stands for."""
+    if isinstance(value, set | frozenset):
+        return repr(sorted(value, key=repr))
+    if "Lazy" in type(value).__name__:
+        return str(value)
+    return repr(value)
+
+
+def test_the_tests_differ_from_the_site_only_where_tests_settings_says_why():
+    """The settings of this run against those `make run` reads from the same environment
+    (less the variables tests/settings.py sets): every difference must be in DIFFERENCES."""
+    ours = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in test_settings.TEST_ENVIRONMENT and k != "DJANGO_SETTINGS_MODULE"
+    }
+    ours["DJANGO_SETTINGS_MODULE"] = "setback_site.settings"
+    result = subprocess.run(
+        [sys.executable, "-c", SITE_SETTINGS],
+        cwd=ROOT,
+        env=ours,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    site = json.loads(result.stdout)
+    # django.conf.settings: the settings of this process, as the fixtures left them.
+    here = {name: shown(getattr(settings, name)) for name in dir(settings) if name.isupper()}
+    different = sorted(
+        name
+        for name in (here.keys() | site.keys()) - NOT_SETTINGS
+        if here.get(name) != site.get(name)
+    )
+    print("Settings a test run changes, and why:")
+    for name in different:
+        print(f"  {name}: {test_settings.DIFFERENCES.get(name, 'NO REASON GIVEN')}")
+    assert set(different) <= set(test_settings.DIFFERENCES)
+
+
+def test_the_site_keeps_djangos_strong_password_hasher():
+    """Only the tests hash passwords fast (tests/settings.py): the site keeps Django's PBKDF2."""
+    hashers = getattr(site_settings, "PASSWORD_HASHERS", global_settings.PASSWORD_HASHERS)
+    assert hashers[0] == "django.contrib.auth.hashers.PBKDF2PasswordHasher"

@@ -12,11 +12,6 @@ from tests.hidden import leaks
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def bob(make_user):
-    return make_user("bob")
-
-
 def client_for(user):
     client = Client()
     client.force_login(user)

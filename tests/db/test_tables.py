@@ -14,11 +14,6 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def bob(make_user):
-    return make_user("bob")
-
-
-@pytest.fixture
 def table(user):
     return tables.do_create_table(user, "house")
 

@@ -4,6 +4,7 @@ import re
 import time
 from datetime import timedelta
 
+import pytest
 from django.db import transaction
 from django.utils import timezone
 from playwright.sync_api import Page, expect
@@ -76,6 +77,7 @@ def assert_no_hidden_cards_in_page(page: Page, username: str):
     assert not leaks(page.content(), match, seat)
 
 
+@pytest.mark.real_services  # the browser smoke test of CI's second pass
 def test_a_newcomer_bids_and_plays_a_deal_by_clicking(site, page, screenshot):
     page.set_viewport_size({"width": 1280, "height": 900})
     sign_up(page, site, "clicker")

@@ -5,6 +5,7 @@ on: a stand-in bot plays their turns."""
 import re
 import time
 
+import pytest
 from playwright.sync_api import Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
@@ -49,6 +50,7 @@ def step_of(page: Page) -> tuple[int, int]:
     return int(table.get_attribute("data-deal") or 0), int(table.get_attribute("data-step") or 0)
 
 
+@pytest.mark.real_services  # the browser smoke test of CI's second pass
 def test_two_people_play_with_bots_and_the_match_survives_a_closed_tab(site, browser):
     alice_ctx, bob_ctx = browser.new_context(), browser.new_context()
     alice, bob = alice_ctx.new_page(), bob_ctx.new_page()

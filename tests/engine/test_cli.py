@@ -10,7 +10,7 @@ import pytest
 
 from games.engine import Deal, Rules, cli, deal_to_record
 
-from .test_records import _draw_record, record_a
+from .test_records import draw_record, record_a
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -142,7 +142,7 @@ def test_legal_in_each_phase():
     assert play == {"to_act": "S", "phase": "play", "legal": ["TD", "9D"]}
     over = json.loads(run("legal", "-", stdin=json.dumps(record_a())).stdout)
     assert over == {"to_act": None, "phase": "over", "legal": []}
-    draw = deal_to_record(_draw_record())
+    draw = deal_to_record(draw_record())
     trump_phase = dict(draw, discards={}, plays=[])
     del trump_phase["trump"]
     data = json.loads(run("legal", "-", stdin=json.dumps(trump_phase)).stdout)
@@ -150,7 +150,7 @@ def test_legal_in_each_phase():
     data = json.loads(run("legal", "-", stdin=json.dumps(draw)).stdout)
     # The discard phase lists the cards W may discard: its non-trumps.
     assert data["to_act"] == "W" and data["phase"] == "discard"
-    assert data["legal"] == [c for c in _draw_record().hand("W") if c[1] != "H"]
+    assert data["legal"] == [c for c in draw_record().hand("W") if c[1] != "H"]
 
 
 def test_match_command():

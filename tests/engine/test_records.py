@@ -147,7 +147,7 @@ def test_pitch_record():
     assert deal_to_record(taken_over)["plays"] == ["2H"] and "AH" in taken_over.hand("E")
 
 
-def _draw_record():
+def draw_record():
     hands = {seat: h.split() for seat, h in HANDS_A.items()}
     dealt = {c for h in hands.values() for c in h}
     stock = [c for c in DISPLAY_ORDER if c not in dealt]
@@ -157,7 +157,7 @@ def _draw_record():
 
 
 def test_draw_records():
-    deal = _draw_record()
+    deal = draw_record()
     record = deal_to_record(deal)
     assert record["trump"] == "H" and record["discards"] == {
         "N": ["3D", "2D"],

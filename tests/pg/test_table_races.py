@@ -15,11 +15,6 @@ from .concurrency import in_parallel
 pytestmark = [pytest.mark.pg, pytest.mark.django_db(transaction=True)]
 
 
-@pytest.fixture
-def bob(make_user):
-    return make_user("bob")
-
-
 def wait_until_quiet(match, quiet=1.5, limit=30):
     """Let the bots that a test's move woke (on the worker, with REDIS_URL) finish, so that none
     holds a row lock while the test database is flushed."""

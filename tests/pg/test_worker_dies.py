@@ -13,7 +13,7 @@ from games import services, turns
 from games.models import Match
 from games.tasks import play_bot_turn
 from setback_site.celery import app
-from tests.conftest import _database_url
+from tests.conftest import database_url
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
 
@@ -23,7 +23,7 @@ VISIBILITY_SECONDS = 3
 def start_worker(prefix: str, name: str) -> subprocess.Popen:
     env = {
         **os.environ,
-        "DATABASE_URL": _database_url(connection.settings_dict),
+        "DATABASE_URL": database_url(connection.settings_dict),
         "SETBACK_QUEUE_PREFIX": prefix,
         "CELERY_VISIBILITY_TIMEOUT": str(VISIBILITY_SECONDS),
         "BOT_PACE_SECONDS": "0",

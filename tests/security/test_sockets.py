@@ -23,7 +23,12 @@ from .helpers import PASSWORD, person
 
 ORIGIN = [(b"origin", b"http://127.0.0.1")]
 HAND = 'aria-label="Your hand"'  # the section of the table that holds the seat's own cards
-pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
+# Sockets are closed through the channel layer: on CI's second pass, Redis's.
+pytestmark = [
+    pytest.mark.asyncio,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.real_services,
+]
 
 
 def cookie_of(client: Client):

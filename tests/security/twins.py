@@ -220,5 +220,5 @@ def materialize(position: Position, people: dict, bot_level: str = "easy", share
             )
         )
     Action.objects.bulk_create(actions)
-    services._cache_state(deal_row, replay)
+    services.save_state_columns(deal_row, replay)
     return match

@@ -20,7 +20,12 @@ from tests.hidden import leaks
 
 from .test_table_socket import connect, person_turn_move, start, until
 
-pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
+# The channel layer between processes and the worker's tasks: also on the real services.
+pytestmark = [
+    pytest.mark.asyncio,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.real_services,
+]
 
 ADVICE = 'class="coach-option coach-best"'
 PANEL_MOMENT = re.compile(

@@ -13,7 +13,12 @@ from setback_site.asgi import application
 from .test_shared_table import ORIGIN, person
 from .test_table_socket import drain, until
 
-pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
+# The channel layer between processes and the worker's tasks: also on the real services.
+pytestmark = [
+    pytest.mark.asyncio,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.real_services,
+]
 
 
 @database_sync_to_async

@@ -11,7 +11,12 @@ from games import selectors, turns
 
 from .test_table_socket import connect, drain, start
 
-pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
+# The channel layer between processes and the worker's tasks: also on the real services.
+pytestmark = [
+    pytest.mark.asyncio,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.real_services,
+]
 
 VERSION = re.compile(r'id="table"[^>]*data-version="(\d+)"')
 

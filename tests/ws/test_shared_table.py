@@ -18,7 +18,12 @@ from tests.hidden import leaks
 from .test_table_socket import drain, until
 
 ORIGIN = [(b"origin", b"http://127.0.0.1")]
-pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
+# The channel layer between processes and the worker's tasks: also on the real services.
+pytestmark = [
+    pytest.mark.asyncio,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.real_services,
+]
 
 
 @database_sync_to_async

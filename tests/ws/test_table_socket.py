@@ -18,7 +18,12 @@ from setback_site.asgi import application
 from tests.hidden import TABLE_MOMENT, leaks
 
 ORIGIN = [(b"origin", b"http://127.0.0.1")]
-pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
+# The channel layer between processes and the worker's tasks: also on the real services.
+pytestmark = [
+    pytest.mark.asyncio,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.real_services,
+]
 
 
 @database_sync_to_async

@@ -17,16 +17,6 @@ pytestmark = pytest.mark.django_db
 TWO_HANDED = {"preset": "family", "players": 2}
 
 
-@pytest.fixture
-def bob(make_user):
-    return make_user("bob")
-
-
-@pytest.fixture
-def carol(make_user):
-    return make_user("carol")
-
-
 def finished(winner_user, loser, *, days_ago=0, bot=False, shared=True):
     """A finished two-handed family match between two people (or a person and a bot), rated by
     the statistics service the way a real match end rates it."""

@@ -9,11 +9,6 @@ from .history import History
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def bob(make_user):
-    return make_user("bob")
-
-
 def rows_of(deal_row):
     return {row.seat: row for row in DealSummary.objects.filter(deal=deal_row)}
 
