@@ -7,6 +7,7 @@ session has ended says so on the page and closes with LOGGED_OUT; it also checks
 before every render, which covers a password changed where no event is sent (the admin).
 """
 
+from dataclasses import dataclass
 from functools import partial
 from importlib import import_module
 from types import SimpleNamespace
@@ -15,7 +16,7 @@ from django.conf import settings
 from django.contrib import auth
 from django.db import transaction
 
-from games import realtime
+from games import events
 
 # The close code a socket ends with when its login is over (4000-4999 are the application's).
 LOGGED_OUT = 4401
@@ -25,14 +26,18 @@ def user_group(user_id: int) -> str:
     return f"user-{user_id}"
 
 
+@dataclass(frozen=True)
+class SessionCheck(events.Event, type="session.check"):
+    """A login of the user ended: `ended` names its session; None, every socket checks its own
+    (a password change invalidates all the user's other sessions)."""
+
+    ended: str | None = None
+
+
 def end_sockets(user_id: int, session_key: str | None = None) -> None:
     """Tell the user's sockets that `session_key` ended (None: every session must check itself)."""
     transaction.on_commit(
-        partial(
-            realtime.group_send,
-            user_group(user_id),
-            {"type": "session.check", "ended": session_key},
-        )
+        partial(events.send, user_group(user_id), SessionCheck(ended=session_key))
     )
 
 

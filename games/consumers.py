@@ -8,10 +8,10 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.template.loader import render_to_string
 
-from accounts.sockets import LOGGED_OUT, session_still_valid, user_group
+from accounts.sockets import LOGGED_OUT, SessionCheck, session_still_valid, user_group
 
-from . import dispatch, hooks, invites, presenters, realtime, selectors, services, tables
-from .coach import services as coach_services
+from . import dispatch, events, hooks, invites, presenters, realtime, selectors, services, tables
+from .events import TableChanged
 from .models import Match
 
 # Close codes in the 4000 range are ours; the browser sees them in the close event. A table
@@ -83,8 +83,9 @@ class TableConsumer(AsyncWebsocketConsumer):
         self.shared = match.invite_code is not None
         if seat:
             services.resume_stalled_turn(match.pk)
-            # Advice the coach was never asked for (switched on elsewhere).
-            coach_services.do_prepare(match.pk)
+            hooks.table_socket_opened(
+                match.pk
+            )  # e.g. advice never asked for (switched on elsewhere)
         return allowed
 
     async def disconnect(self, code):
@@ -98,14 +99,25 @@ class TableConsumer(AsyncWebsocketConsumer):
                 self.match_id, self.user, -1
             )
 
-    async def table_changed(self, event):
+    async def dispatch(self, message):
+        # A feature's event (the coach's) goes to the function that feature registered; the
+        # consumer's own (TableChanged, SessionCheck) and the websocket's to its methods.
+        handler = hooks.table_socket_events.handler_for(message.get("type", ""))
+        if handler is None:
+            await super().dispatch(message)
+            return
+        event_class = events.known()[message["type"]]
+        await handler(self, event_class.read(message))
+
+    async def table_changed(self, message):
+        event = TableChanged.read(message)
         # Events can overtake each other; never replace a newer screen with an older one. A
         # move's event for the version already on screen (rendered for an earlier event while
         # the bots moved on) needs no render; chat, presence and settings keep the version and
         # say so, and are always rendered.
         if self.sent_version is not None and (
-            event["version"] < self.sent_version
-            or (event["version"] == self.sent_version and not event.get("same_version"))
+            event.version < self.sent_version
+            or (event.version == self.sent_version and not event.same_version)
         ):
             return
         await self.send_table()
@@ -126,9 +138,9 @@ class TableConsumer(AsyncWebsocketConsumer):
                 self.count_presence()
             )  # this tab now holds a seat (just connected, or just sat down)
 
-    async def session_check(self, event):
+    async def session_check(self, message):
         """The user logged out somewhere, or changed their password: is this socket's login over?"""
-        ended = event.get("ended")
+        ended = SessionCheck.read(message).ended
         if ended is not None:
             if ended == self.session_key:
                 await self.end_logged_out()
@@ -182,17 +194,8 @@ class TableConsumer(AsyncWebsocketConsumer):
         scheme = "https" if self.scope.get("scheme") == "wss" else "http"
         return f"{scheme}://{host}" if host else ""
 
-    async def coach_ready(self, event):
-        # Advice or a review is ready: only this seat's, and only for the moment on screen.
-        if event["seat"] == self.seat and event["version"] == self.sent_version:
-            await self.send_panel()
-
-    async def coach_switched(self, event):
-        # The seat's user switched the coach on or off: redraw its panel, whatever the moment.
-        if event["seat"] == self.seat:
-            await self.send_panel()
-
-    async def send_panel(self):
+    async def send_panels(self):
+        """Send this seat's panels (the coach's) as they stand: for the features' handlers."""
         html = await database_sync_to_async(self._render_panel, thread_sensitive=False)()
         await self.send(text_data=html)
 

@@ -7,7 +7,9 @@ registered (the order of INSTALLED_APPS). Whether a failure propagates is the ca
 documented where it calls.
 """
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+
+from .events import Event
 
 
 class Hook:
@@ -36,6 +38,24 @@ class Hook:
 
     def __repr__(self) -> str:
         return f"<Hook {self.name}: {len(self._functions)} function(s)>"
+
+
+class EventHandlers:
+    """What a consumer does with a feature's events: event class -> an async function called
+    with (consumer, event). The consumer knows no feature; each registers its own."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._handlers: dict[str, Callable[..., Awaitable[None]]] = {}
+
+    def register(self, event_class: type[Event], handler: Callable[..., Awaitable[None]]) -> None:
+        self._handlers[event_class.type] = handler
+
+    def handler_for(self, event_type: str) -> Callable[..., Awaitable[None]] | None:
+        return self._handlers.get(event_type)
+
+    def __repr__(self) -> str:
+        return f"<EventHandlers {self.name}: {sorted(self._handlers)}>"
 
 
 # After a change of a table commits, with (match_id, version, turn): wake the turn, let the
@@ -70,3 +90,12 @@ table_panels = Hook("table_panels")
 
 # Tasks will run in this process (no broker; games/dispatch.py), with (): start the sweeper here.
 in_process_tasks_started = Hook("in_process_tasks_started")
+
+# A seated player's table socket opened, with (match_id,): work the table may lack (the coach's
+# advice for the position on screen) is asked for.
+table_socket_opened = Hook("table_socket_opened")
+
+# Events of the features that a table's socket hears (the coach's "advice ready"), with the
+# consumer and the event: games/consumers.py dispatches them here (docs/architecture.md says
+# how a feature adds one).
+table_socket_events = EventHandlers("table_socket_events")

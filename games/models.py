@@ -9,6 +9,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from games import engine
 from games.engine.bots import SITE_LEVELS
 from games.engine.display import seat_name
 
@@ -174,7 +175,9 @@ class Deal(models.Model):
     hands = models.JSONField(help_text="Seat -> the cards as dealt.")
     stock = models.JSONField(help_text="The undealt cards, in order.")
     # Cached from the engine after every action, for lists and queries; the rows are the truth.
-    phase = models.CharField(max_length=8, default="auction")
+    phase = models.CharField(
+        max_length=8, choices=[(p.value, p.value) for p in engine.Phase], default=engine.AUCTION
+    )
     to_act = models.CharField(max_length=2, blank=True)
     pitcher = models.CharField(max_length=2, blank=True)
     bid = models.PositiveSmallIntegerField(null=True, blank=True)
@@ -197,7 +200,7 @@ class Deal(models.Model):
 
     @property
     def is_over(self) -> bool:
-        return self.phase == "over"
+        return self.phase == engine.OVER
 
 
 class Action(models.Model):

@@ -16,7 +16,7 @@ from functools import partial
 from django.db import IntegrityError, InterfaceError, OperationalError, transaction
 from django.utils import timezone
 
-from . import engine, hooks, realtime, refusals, selectors, turns
+from . import engine, events, hooks, refusals, selectors, turns
 from .errors import (  # noqa: F401  (re-exported: the views catch them as services.*)
     Forbidden,
     GameError,
@@ -55,10 +55,10 @@ class Outcome:
 STALL_SECONDS = 5
 
 ACTION_KINDS = {
-    "auction": Action.Kind.BID,
-    "trump": Action.Kind.TRUMP,
-    "discard": Action.Kind.DISCARD,
-    "play": Action.Kind.PLAY,
+    engine.AUCTION: Action.Kind.BID,
+    engine.TRUMP: Action.Kind.TRUMP,
+    engine.DISCARD: Action.Kind.DISCARD,
+    engine.PLAY: Action.Kind.PLAY,
 }
 
 
@@ -311,7 +311,7 @@ def do_act(match_id: int, seat: str, token: str, version: int, actor: Actor) -> 
             # the same step fails here and its whole transaction rolls back.
             raise StaleMove("Another move was recorded first.") from error
         save_state_columns(deal_row, state)
-        if state.phase == "over":
+        if state.phase == engine.OVER:
             _finish_deal(match, deal_row, state)
         match.version += 1
         match.save(update_fields=_MOVE_FIELDS)
@@ -358,7 +358,7 @@ def apply_move(state: engine.Deal, seat: str, token: str) -> str:
     A refusal leaves `state` as it was and is worded from the seat's own observation only: the
     engine's reason may say where a hidden card lies ("E holds it"), so it never reaches a person.
     """
-    if state.phase == "over":
+    if state.phase == engine.OVER:
         raise GameError("This deal is over; start the next one.")
     if state.to_act != seat:
         raise NotYourTurn("It is not your turn.")
@@ -437,13 +437,13 @@ def resume_stalled_turn(match_id: int) -> bool:
     stand-in is due. A duplicate task is harmless: the version check refuses it.
     """
     turn = turns.waiting_on(match_id)
-    if turn is None or (turn.kind == "next_deal" and not turn.automatic):
+    if turn is None or (turn.kind == turns.WaitingFor.NEXT_DEAL and not turn.automatic):
         return False
-    if turn.kind == "person" and not turn.timeout_seconds:
+    if turn.kind == turns.WaitingFor.PERSON and not turn.timeout_seconds:
         return False
     still_since = Match.objects.filter(pk=match_id).values_list("updated_at", flat=True).first()
     still_for = (timezone.now() - still_since).total_seconds()
-    if turn.kind == "person":
+    if turn.kind == turns.WaitingFor.PERSON:
         # A shared table's stand-in (games/tables.py) says whether the turn is overdue.
         return any(hooks.person_turn_stalled(turn, match_id, still_for, STALL_SECONDS))
     if still_for < turn.pace_seconds + STALL_SECONDS:
@@ -487,6 +487,4 @@ def announce_change(match_id: int, version: int, turn: turns.Waiting | None = No
 
 
 def _tell_screens(match_id: int, version: int, turn=None) -> None:
-    realtime.group_send(
-        selectors.table_group(match_id), {"type": "table.changed", "version": version}
-    )
+    events.send(selectors.table_group(match_id), events.TableChanged(version=version))

@@ -16,7 +16,7 @@ from django.db.models import F
 from django.db.models.functions import Greatest
 from django.utils import timezone
 
-from . import engine, hooks, realtime, selectors, signals, turns
+from . import engine, events, hooks, selectors, signals, turns
 from .dispatch import LONGEST_COUNTDOWN
 from .errors import Forbidden, GameError, NotFound, StaleMove
 from .models import BotLevel, ChatMessage, Match, PersonalBlock, Seat, known_bot_level, seat_name
@@ -85,9 +85,8 @@ def _announce_listing(match: Match, started: bool = False) -> None:
 
 def announce_seen(match_id: int, version: int) -> None:
     # `same_version`: the screens change although the version may not (chat, presence, settings).
-    realtime.group_send(
-        selectors.table_group(match_id),
-        {"type": "table.changed", "version": version, "same_version": True},
+    events.send(
+        selectors.table_group(match_id), events.TableChanged(version=version, same_version=True)
     )
 
 
@@ -380,7 +379,7 @@ def do_presence(match_id: int, user, delta: int) -> bool:
 
 def _after_disconnect(match_id: int, user_id: int) -> None:
     turn = turns.waiting_on(match_id)
-    if turn is None or turn.kind != "person" or turn.user_id != user_id:
+    if turn is None or turn.kind != turns.WaitingFor.PERSON or turn.user_id != user_id:
         return
     seat = Seat.objects.filter(match_id=match_id, user_id=user_id).first()
     if seat is not None and seat.connections == 0:
@@ -408,7 +407,7 @@ def _away_grace(turn: turns.Waiting) -> float:
 def wake_stand_in(turn: turns.Waiting, match_id: int, still_for: float = 0.0) -> None:
     """Called when a person's turn starts at a shared table (`still_for` 0), or by the sweeper
     once the table has been still that long: a bot plays the turn if they do not."""
-    if turn.kind == "person" and turn.timeout_seconds:
+    if turn.kind == turns.WaitingFor.PERSON and turn.timeout_seconds:
         _enqueue_stand_in(match_id, turn.version, "idle", turn.timeout_seconds - still_for)
         if not turn.connected:
             _enqueue_stand_in(match_id, turn.version, "away", _away_grace(turn) - still_for)
@@ -440,7 +439,12 @@ def stand_in_due(match_id: int, version: int, reason: str) -> bool:
     if match is None or match.status != Match.Status.PLAYING or match.version != version:
         return False
     turn = turns.waiting_on(match_id)
-    if turn is None or turn.kind != "person" or turn.version != version or not turn.timeout_seconds:
+    if (
+        turn is None
+        or turn.kind != turns.WaitingFor.PERSON
+        or turn.version != version
+        or not turn.timeout_seconds
+    ):
         return False
     # Idle: the timer was started with the turn and the table has not moved since (the version
     # check above). Away: the person has no open connection to the table.

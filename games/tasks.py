@@ -2,6 +2,7 @@
 
 import os
 import socket
+from dataclasses import asdict, dataclass
 
 from asgiref.sync import async_to_sync
 from celery import shared_task
@@ -9,7 +10,7 @@ from celery.signals import worker_ready
 from channels.layers import get_channel_layer
 from django.db import connection
 
-from . import dispatch, searches, services, tables, turns
+from . import dispatch, events, searches, services, tables, turns
 from .dispatch import TRANSIENT
 from .engine import bots
 from .errors import GameError, NotFound, NotPlaying, NotYourTurn, StaleMove
@@ -35,20 +36,30 @@ def _start_sweeper(**_):
     start_watchdog()
 
 
+@dataclass(frozen=True)
+class WorkerReport(events.Event, type="worker.report"):
+    """Where a task ran (report_worker's answer over the channel layer)."""
+
+    pid: int
+    host: str
+    database_vendor: str
+    database_name: str
+
+
 @shared_task
 def report_worker(reply_channel: str | None = None) -> dict:
     """Say where this task ran: the process, the database, and (optionally) answer over the
     channel layer. CI's second run uses it to prove that the worker, PostgreSQL and Redis are real.
     """
-    where = {
-        "pid": os.getpid(),
-        "host": socket.gethostname(),
-        "database_vendor": connection.vendor,
-        "database_name": connection.settings_dict["NAME"],
-    }
+    report = WorkerReport(
+        pid=os.getpid(),
+        host=socket.gethostname(),
+        database_vendor=connection.vendor,
+        database_name=connection.settings_dict["NAME"],
+    )
     if reply_channel:
-        async_to_sync(get_channel_layer().send)(reply_channel, {"type": "worker.report", **where})
-    return where
+        async_to_sync(get_channel_layer().send)(reply_channel, report.message())
+    return asdict(report)
 
 
 # A bot's move: read the seat's observation, decide, and apply it through the one service.
@@ -103,9 +114,9 @@ def stand_in_turn(match_id: int, version: int, reason: str = "idle") -> str:
 
 def wake_turn(match_id: int, turn: turns.Waiting) -> None:
     """Enqueue what plays the waiting turn (`hooks.turn_waiting`)."""
-    if turn.kind == "person":
+    if turn.kind == turns.WaitingFor.PERSON:
         tables.wake_stand_in(turn, match_id)  # a shared table: a bot plays the turn if they do not
-    elif turn.kind == "bot":
+    elif turn.kind == turns.WaitingFor.BOT:
         dispatch.enqueue(
             play_bot_turn,
             match_id,
@@ -114,7 +125,7 @@ def wake_turn(match_id: int, turn: turns.Waiting) -> None:
             turn.bot_level,
             countdown=turn.pace_seconds,
         )
-    elif turn.kind == "next_deal" and turn.automatic:
+    elif turn.kind == turns.WaitingFor.NEXT_DEAL and turn.automatic:
         dispatch.enqueue(start_next_deal, match_id, turn.version, countdown=turn.pace_seconds)
 
 

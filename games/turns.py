@@ -5,6 +5,7 @@ per-process cache), so taking a turn never replays the deal when this process ha
 """
 
 from dataclasses import dataclass
+from enum import StrEnum
 
 from django.conf import settings
 
@@ -12,11 +13,19 @@ from . import engine, selectors
 from .models import Deal, Match
 
 
+class WaitingFor(StrEnum):
+    """What a playing table waits on."""
+
+    BOT = "bot"  # a bot's move
+    PERSON = "person"  # a person's move (at a shared table, a stand-in's after a while)
+    NEXT_DEAL = "next_deal"  # a finished deal's "Next deal"
+
+
 @dataclass(frozen=True)
 class Waiting:
-    """What the table waits on: a bot's move, a person's move, or the next deal."""
+    """What the table waits on, and what it takes to wake it."""
 
-    kind: str  # "bot", "person", "next_deal"
+    kind: WaitingFor
     version: int
     seat: str = ""
     bot_level: str = ""
@@ -54,7 +63,7 @@ def waiting_at(match: Match, deal_row: Deal) -> Waiting:
         thrown_in = bool(deal_row.result and deal_row.result.get("thrown_in"))
         everyone_bot = not match.seats.filter(user__isnull=False).exists()
         return Waiting(
-            "next_deal",
+            WaitingFor.NEXT_DEAL,
             match.version,
             automatic=thrown_in or everyone_bot,
             pace_seconds=settings.BOT_PACE_SECONDS * 3,
@@ -62,14 +71,14 @@ def waiting_at(match: Match, deal_row: Deal) -> Waiting:
     seat = match.seats.get(position=deal_row.to_act)
     if seat.is_bot:
         return Waiting(
-            "bot",
+            WaitingFor.BOT,
             match.version,
             seat=seat.position,
             bot_level=str(seat.bot_level),
             pace_seconds=settings.BOT_PACE_SECONDS,
         )
     return Waiting(
-        "person",
+        WaitingFor.PERSON,
         match.version,
         seat=seat.position,
         user_id=seat.user_id,

@@ -12,13 +12,17 @@ class CoachConfig(AppConfig):
         from games import dispatch, hooks
         from games.replay.marks import register_marks_provider
 
-        from . import services, tasks
+        from . import realtime, services, tasks
         from .selectors import replay_marks
         from .views import panel_html
 
         register_marks_provider(replay_marks)
-        # The core tells the coach of every change; the coach's panel goes with every table.
+        # The core tells the coach of every change; the coach's panel goes with every table,
+        # and its events reach the table's socket through the handlers registered here.
         hooks.after_change.register(services.after_change)
         hooks.table_panels.register(panel_html)
+        hooks.table_socket_opened.register(services.do_prepare)
+        hooks.table_socket_events.register(realtime.CoachReady, realtime.on_coach_ready)
+        hooks.table_socket_events.register(realtime.CoachSwitched, realtime.on_coach_switched)
         dispatch.register_task(tasks.advise_position)
         dispatch.register_task(tasks.review_deal)

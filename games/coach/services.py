@@ -15,14 +15,14 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from games import dispatch, hooks, realtime
+from games import dispatch, hooks
 from games import selectors as game_selectors
 from games.engine.coach import judging
 from games.engine.coach.advice import Option
 from games.errors import GameError, NotFound
 from games.models import Deal, Match, Seat
 
-from . import selectors
+from . import realtime, selectors
 from .models import Advice, ExerciseAttempt, Review, Work
 
 # A request finding a row still pending after this long enqueues its task again (a lost message).
@@ -145,7 +145,9 @@ def do_store_advice(advice: Advice, phase: str, options: list[Option], seconds: 
     advice.status = Work.READY
     advice.computed_at = timezone.now()
     advice.save(update_fields=["phase", "options", "seconds", "status", "computed_at"])
-    transaction.on_commit(partial(_tell_seat, advice.deal.match_id, advice.seat, advice.version))
+    transaction.on_commit(
+        partial(realtime.tell_seat, advice.deal.match_id, advice.seat, advice.version)
+    )
 
 
 def do_store_review(
@@ -167,7 +169,7 @@ def do_store_review(
     version = (
         Match.objects.filter(pk=review.deal.match_id).values_list("version", flat=True).first()
     )
-    transaction.on_commit(partial(_tell_seat, review.deal.match_id, review.seat, version))
+    transaction.on_commit(partial(realtime.tell_seat, review.deal.match_id, review.seat, version))
 
 
 def _tell_statistics(review: Review) -> None:
@@ -197,20 +199,6 @@ def do_save_computed_advice(
         )
         advice.status, advice.computed_at = Work.READY, timezone.now()
         advice.save(update_fields=["phase", "options", "seconds", "status", "computed_at"])
-
-
-def _tell_seat(match_id: int, seat: str, version: int) -> None:
-    # A small event: each consumer renders its own seat's panel, and only its own seat's.
-    realtime.group_send(
-        game_selectors.table_group(match_id),
-        {"type": "coach.ready", "version": version, "seat": seat},
-    )
-
-
-def _tell_seat_switched(match_id: int, seat: str) -> None:
-    realtime.group_send(
-        game_selectors.table_group(match_id), {"type": "coach.switched", "seat": seat}
-    )
 
 
 # --- Exercises --------------------------------------------------------------------------------
@@ -259,4 +247,4 @@ def do_set_coach(user, enabled: bool, at_table: int | None = None) -> None:
     # The panel is redrawn by the socket, not fetched by the page: every panel then reaches the
     # page through the one socket, in order. A fetched "thinking" panel could arrive after the
     # advice the socket had brought, and hide it until the table moved.
-    transaction.on_commit(partial(_tell_seat_switched, at_table, seat.position))
+    transaction.on_commit(partial(realtime.tell_seat_switched, at_table, seat.position))

@@ -5,7 +5,7 @@ import time
 
 from celery import shared_task
 
-from games import searches, turns
+from games import engine, searches, turns
 from games.engine.coach import judging
 from games.engine.coach.advice import Option, advise
 
@@ -98,6 +98,6 @@ def review_deal(review_id: int) -> str:
 
 
 def _moment(obs) -> str:
-    if obs.phase == "play":
+    if obs.phase == engine.PLAY:
         return f"Trick {obs.trick_number + 1}"
-    return {"auction": "Auction", "trump": "Trump", "discard": "Discard"}[obs.phase]
+    return {engine.AUCTION: "Auction", engine.TRUMP: "Trump", engine.DISCARD: "Discard"}[obs.phase]

@@ -8,6 +8,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
+from games import engine
 from games import selectors as game_selectors
 from games.errors import GameError, NotFound
 from games.models import Deal, Match
@@ -101,7 +102,7 @@ def exercise_result(request: HttpRequest, deal_id: int, step: int) -> HttpRespon
     if view.attempt is None:
         return redirect("coach:exercise", deal_id=deal_id, step=step)
     faceup_url = ""
-    if view.phase == "play":
+    if view.phase == engine.PLAY:
         faceup_url = reverse("replay:faceup", args=[view.match_id, view.deal_number, step])
     return render(
         request,

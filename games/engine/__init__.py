@@ -11,7 +11,7 @@ from .deal import Deal
 from .errors import EngineError, IllegalAction, RecordError, RulesError
 from .match import MatchState
 from .observation import Observation
-from .phases import AUCTION, DISCARD, OVER, PHASES, PLAY, TRUMP
+from .phases import AUCTION, DISCARD, OVER, PHASES, PLAY, TRUMP, Phase
 from .records import deal_from_record, deal_to_record, match_from_record, match_record_json
 from .rules import OPTION_NAMES, PRESET_NAMES, Rules
 from .scoring import DealResult, Trick
@@ -30,6 +30,7 @@ __all__ = [
     "OVER",
     "Observation",
     "PHASES",
+    "Phase",
     "PLAY",
     "PRESET_NAMES",
     "RecordError",

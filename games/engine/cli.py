@@ -28,6 +28,7 @@ from typing import Any
 
 from .bench import run_bench
 from .errors import EngineError, RecordError
+from .phases import DISCARD
 from .records import deal_from_record, load_json, match_from_record
 from .rules import Rules
 
@@ -119,7 +120,7 @@ def score_command(args: argparse.Namespace) -> int:
 def legal_command(args: argparse.Namespace) -> int:
     deal = deal_from_record(read_json(args.file))
     seat = deal.to_act
-    if deal.phase == "discard":
+    if deal.phase == DISCARD:
         legal: list[str] = deal.discardable(seat)  # docs/rules.md: the cards it may discard
     else:
         legal = deal.legal_actions()

@@ -12,6 +12,7 @@ import math
 from dataclasses import dataclass
 
 from .cards import sort_cards
+from .phases import OVER
 
 RANK_ORDER = "AKQJT98765432"
 
@@ -105,7 +106,7 @@ def going_out_note(rules, totals) -> str:
 def status_line(phase: str, to_act: str | None, current_trick, names, my_turn: bool) -> str:
     """The line under the player's name: whose turn, or what the player is to do.
     ``names`` gives each seat's name as the viewer reads it."""
-    if phase == "over":
+    if phase == OVER:
         return "The deal is over."
     if not my_turn:
         return f"Waiting for {names[to_act]}."

@@ -1,10 +1,22 @@
-"""The phases of a deal, in order: the words ``Deal.phase`` and ``Observation.phase`` hold.
+"""The phases of a deal, in order: what ``Deal.phase`` and ``Observation.phase`` hold.
 
-Stored in the deal rows and compared across the site; compare with these names, never with the
-bare strings.
+A ``StrEnum``: each phase is also its word ("auction", "play"...), which the deal rows store
+and the records write, so a phase read back from the database or a record compares equal to
+its member. Compare with the members, never with bare strings (a test looks for those).
 """
 
-AUCTION, TRUMP, DISCARD, PLAY, OVER = "auction", "trump", "discard", "play", "over"
-PHASES = (AUCTION, TRUMP, DISCARD, PLAY, OVER)
+from enum import StrEnum
 
-__all__ = ["AUCTION", "DISCARD", "OVER", "PHASES", "PLAY", "TRUMP"]
+
+class Phase(StrEnum):
+    AUCTION = "auction"
+    TRUMP = "trump"
+    DISCARD = "discard"
+    PLAY = "play"
+    OVER = "over"
+
+
+AUCTION, TRUMP, DISCARD, PLAY, OVER = Phase
+PHASES = tuple(Phase)
+
+__all__ = ["AUCTION", "DISCARD", "OVER", "PHASES", "PLAY", "TRUMP", "Phase"]

@@ -85,10 +85,10 @@ class _Relay:
                 log.exception("the lobby relay could not read from the channel layer")
                 await asyncio.sleep(1)
                 continue
-            change = event.get("change")
-            if event.get("type") != "lobby.changed" or (
-                self.latest is not None and change < self.latest
-            ):
+            if event.get("type") != realtime.LobbyChanged.type:
+                continue
+            change = realtime.LobbyChanged.read(event).change
+            if self.latest is not None and change < self.latest:
                 continue  # an older change overtaken by a newer one: its screen would be stale
             self.latest = change
             viewers = list(self.viewers)

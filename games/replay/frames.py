@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 from games import engine
 from games.engine.actions import PITCH, Action
@@ -30,11 +31,21 @@ from games.presenters import CardView, card_view
 
 from .marks import Mark
 
+
+class MoveKind(StrEnum):
+    """What an action of a deal was, as the move list sorts it."""
+
+    CALL = "call"
+    TRUMP = "trump"
+    DISCARD = "discard"
+    PLAY = "play"
+
+
 PHASE_KIND = {
-    engine.AUCTION: "call",
-    engine.TRUMP: "trump",
-    engine.DISCARD: "discard",
-    engine.PLAY: "play",
+    engine.AUCTION: MoveKind.CALL,
+    engine.TRUMP: MoveKind.TRUMP,
+    engine.DISCARD: MoveKind.DISCARD,
+    engine.PLAY: MoveKind.PLAY,
 }
 
 
@@ -50,7 +61,7 @@ class Timeline:
         state = engine.Deal(deal.rules, deal.dealer, deal.dealt_hands, deal.stock)
         self.history: list[tuple[str, str]] = list(deal.history)
         self.states: list[engine.Deal] = [state.copy()]
-        self.kinds: list[str] = []  # what each action was: call, trump, discard or play
+        self.kinds: list[MoveKind] = []  # what each action was
         self.trick_of: list[int] = []  # for each action, the trick it was taken in (1..6)
         self.trick_taken_at: list[int] = []  # step at which each trick was completed
         for step, (seat, token) in enumerate(self.history, start=1):
@@ -219,11 +230,11 @@ def side_name(rules: engine.Rules, side: str, names: Mapping[str, str]) -> str:
 
 def token_label(token: str, kind: str) -> str:
     """An action as the move list writes it."""
-    if kind == "call":
+    if kind == MoveKind.CALL:
         return call_label(token)
-    if kind == "trump":
+    if kind == MoveKind.TRUMP:
         return f"{SUIT_SYMBOLS[token]} trump"
-    if kind == "discard":
+    if kind == MoveKind.DISCARD:
         cards = Action.parse(token).cards
         return " ".join(short_card(c) for c in cards) if cards else "none"
     return short_card(token)
@@ -236,16 +247,16 @@ def _caption(timeline: Timeline, step: int, names: Mapping[str, str]) -> str:
     kind = timeline.kinds[step - 1]
     who = names[seat]
     action = Action.parse(token)
-    if kind == "call":
+    if kind == MoveKind.CALL:
         if action.is_pass:
             text = f"{who} passes"
         elif action.kind == PITCH:
             text = f"{who} pitches {short_card(action.word)}"
         else:
             text = f"{who} bids {call_label(token).lower()}"
-    elif kind == "trump":
+    elif kind == MoveKind.TRUMP:
         text = f"{who} names {SUIT_NAMES[token]} trump"
-    elif kind == "discard":
+    elif kind == MoveKind.DISCARD:
         cards = token_label(token, kind)
         text = f"{who} discards {cards}" if cards != "none" else f"{who} discards nothing"
     else:
@@ -416,7 +427,7 @@ def _moves(timeline: Timeline, names, marks: Mapping[int, Mark], viewer, url_of)
         mark = marks.get(sequence) if seat == viewer else None  # only the viewer's own decisions
         card = None
         action = Action.parse(token)
-        if kind == "play" or action.kind == PITCH:
+        if kind == MoveKind.PLAY or action.kind == PITCH:
             card = card_view(action.word)
         moves.append(
             Move(
@@ -436,7 +447,7 @@ def _moves(timeline: Timeline, names, marks: Mapping[int, Mark], viewer, url_of)
 
 def _groups(timeline: Timeline, moves: list[Move], names) -> list[MoveGroup]:
     """The move list in sections: the auction, trump, discards, then trick by trick."""
-    titles = {"call": "Auction", "trump": "Trump", "discard": "Discards"}
+    titles = {MoveKind.CALL: "Auction", MoveKind.TRUMP: "Trump", MoveKind.DISCARD: "Discards"}
     groups: list[MoveGroup] = []
     by_title: dict[str, list] = {}
     for move, trick_number in zip(moves, timeline.trick_of, strict=True):
@@ -444,7 +455,7 @@ def _groups(timeline: Timeline, moves: list[Move], names) -> list[MoveGroup]:
         if title not in by_title:
             by_title[title] = []
             winner = ""
-            if move.kind == "play" and trick_number <= len(timeline.final.tricks):
+            if move.kind == MoveKind.PLAY and trick_number <= len(timeline.final.tricks):
                 winner = names[timeline.final.tricks[trick_number - 1].winner]
             groups.append(MoveGroup(title, by_title[title], winner))
         by_title[title].append(move)
@@ -453,13 +464,13 @@ def _groups(timeline: Timeline, moves: list[Move], names) -> list[MoveGroup]:
         pitch = next(
             m
             for m in moves
-            if m.kind == "call" and m.card and m.card.code == timeline.winning_pitch
+            if m.kind == MoveKind.CALL and m.card and m.card.code == timeline.winning_pitch
         )
         lead = Move(
             pitch.step,
             pitch.seat,
             pitch.who,
-            "play",
+            MoveKind.PLAY,
             short_card(pitch.card.code),
             pitch.card,
             url=pitch.url,

@@ -17,6 +17,7 @@ from django.urls import reverse
 from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_http_methods, require_POST
 
+from games import engine
 from games import services as game_services
 from games.errors import GameError, NotFound
 from games.models import BotLevel
@@ -207,7 +208,7 @@ def deal_step(request: HttpRequest, match_id: int, number: int, step: int) -> Ht
         share_url="" if public_url else reverse("replay:share", args=[game.pk]),
         review_url=reverse("coach:review", args=[deal_row.pk]),
         faceup_url=reverse("replay:faceup", args=[game.pk, number, step])
-        if frame.phase == "play"
+        if frame.phase == engine.PLAY
         else "",
         practice_url=reverse("replay:practice", args=[game.pk, number, step])
         if step < frame.last
@@ -235,7 +236,10 @@ def faceup(request: HttpRequest, match_id: int, number: int, step: int) -> HttpR
     game, seat = selectors.players_match(match_id, request.user)
     deal_row = selectors.finished_deal(game, number)
     busy = False
-    if request.method == "POST" and selectors.faceup_step_state(deal_row, step).phase == "play":
+    if (
+        request.method == "POST"
+        and selectors.faceup_step_state(deal_row, step).phase == engine.PLAY
+    ):
         try:
             services.do_request_faceup(deal_row, step, request.user)
         except services.AnalysisBusy:

@@ -2,6 +2,7 @@
 
 from games import selectors, services, tasks, turns
 from games.models import Match
+from games.turns import WaitingFor
 
 
 def person_move(match: Match, seat: str) -> str:
@@ -25,9 +26,9 @@ def play_until(
         if match.status != Match.Status.PLAYING or stop(match):
             return match
         turn = turns.waiting_on(match.pk)
-        if turn.kind == "bot":
+        if turn.kind == WaitingFor.BOT:
             tasks.play_bot_turn(match.pk, turn.version)
-        elif turn.kind == "next_deal":
+        elif turn.kind == WaitingFor.NEXT_DEAL:
             services.do_next_deal(match.pk, turn.version)
         else:
             seat = match.seats.get(position=turn.seat)

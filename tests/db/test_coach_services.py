@@ -15,6 +15,7 @@ from games.models import Action
 from games.models import Deal as DealRow
 from games.stats.models import DealSummary
 from games.tasks import play_bot_turn
+from games.turns import WaitingFor
 from setback_site.celery import app
 
 from .play import person_move, play_until
@@ -34,7 +35,7 @@ def at_a_choice(match, seat="S"):
 
     def stop(m):
         turn = turns.waiting_on(m.pk)
-        if turn.kind != "person":
+        if turn.kind != WaitingFor.PERSON:
             return False
         state = selectors.deal_state(selectors.current_deal(m))
         return len(state.observation(seat).legal_actions()) > 1

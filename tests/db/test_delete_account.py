@@ -19,6 +19,7 @@ from games.models import ChatMessage, Match, PersonalBlock
 from games.replay import selectors as replay_selectors
 from games.replay import services as replay_services
 from games.stats import players
+from games.turns import WaitingFor
 
 from .play import play_until
 
@@ -206,12 +207,12 @@ def test_a_shared_match_in_play_goes_on_with_a_stand_in(zelda, bob, password):
 
     def her_turn(m):
         turn = turns.waiting_on(m.pk)
-        return turn is not None and turn.kind == "person" and turn.user_id == zelda.pk
+        return turn is not None and turn.kind == WaitingFor.PERSON and turn.user_id == zelda.pk
 
     play_until(match, stop=her_turn)
     services_delete(zelda, password)
     turn = turns.waiting_on(match.pk)
-    assert turn.kind == "person" and not turn.connected
+    assert turn.kind == WaitingFor.PERSON and not turn.connected
     # Away for good: the stand-in's timer for an absent person plays her seat.
     assert tables.stand_in_due(match.pk, turn.version, "away")
     assert tasks.stand_in_turn(match.pk, turn.version, "away") != "stale"

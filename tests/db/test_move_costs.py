@@ -14,6 +14,7 @@ from games import dispatch, selectors, services, tasks, turns
 from games.consumers import TableConsumer
 from games.engine import deal_to_record
 from games.models import Match
+from games.turns import WaitingFor
 from tests.db.play import play_until
 
 # The ceilings hold on PostgreSQL too (CI's second pass).
@@ -97,7 +98,7 @@ def test_a_move_does_not_replay_the_deal_once_its_state_is_kept(
     )
     for _ in range(3):  # a few moves in a row, each starting from the state the last one kept
         turn = turns.waiting_on(match.pk)
-        if turn is None or turn.kind != "bot":
+        if turn is None or turn.kind != WaitingFor.BOT:
             break
         with django_capture_on_commit_callbacks(execute=True):
             assert tasks.play_bot_turn(match.pk, turn.version) != "stale"

@@ -5,6 +5,7 @@ import pytest
 from games import dispatch, engine, presenters, selectors, services, tasks, turns
 from games.engine import deal_to_record
 from games.models import Action, Deal, Match
+from games.turns import WaitingFor
 
 from .play import play_until
 
@@ -22,7 +23,7 @@ def state_of(match):
 
 
 def wait_for_person(match):
-    return play_until(match, stop=lambda m: turns.waiting_on(m.pk).kind != "bot")
+    return play_until(match, stop=lambda m: turns.waiting_on(m.pk).kind != WaitingFor.BOT)
 
 
 def test_a_new_match_seats_the_player_at_south_against_three_bots(match, user):
@@ -144,7 +145,7 @@ def test_play_again_against_bots_keeps_the_rules_seats_and_levels_once_the_match
     match = services.do_start_match(user, "classic", "medium")
     with pytest.raises(services.GameError, match="not over yet"):
         services.do_rematch(match.pk, user)
-    with pytest.raises(services.Forbidden):
+    with pytest.raises(services.NotFound):  # as for a match that does not exist
         services.do_rematch(match.pk, bob)
     Match.objects.filter(pk=match.pk).update(status=Match.Status.FINISHED)
 
@@ -160,7 +161,7 @@ def test_play_again_against_bots_keeps_the_rules_seats_and_levels_once_the_match
 def test_a_bot_task_naming_a_seat_that_is_not_to_act_changes_nothing(match, user):
     """The wake-up names the bot's seat and level so the task need not read them again; a task
     that names another seat (a forged or mixed-up message) is stale, never a move for it."""
-    match = play_until(match, stop=lambda m: turns.waiting_on(m.pk).kind == "bot")
+    match = play_until(match, stop=lambda m: turns.waiting_on(m.pk).kind == WaitingFor.BOT)
     turn = turns.waiting_on(match.pk)
     before = snapshot(match)
     for seat in ("S", *(s for s in ("N", "E", "W") if s != turn.seat)):
@@ -183,15 +184,15 @@ def test_a_move_wakes_the_next_bot_by_its_seat_and_level(
         assert turn is not None, "the match ended before five bots were woken"
         asked.clear()
         with django_capture_on_commit_callbacks(execute=True):
-            if turn.kind == "bot":
+            if turn.kind == WaitingFor.BOT:
                 tasks.play_bot_turn(match.pk, turn.version, turn.seat, turn.bot_level)
-            elif turn.kind == "person":
+            elif turn.kind == WaitingFor.PERSON:
                 token = state_of(match).legal_actions()[0]
                 services.do_act(match.pk, turn.seat, token, turn.version, services.Actor(user=user))
             else:
                 services.do_next_deal(match.pk, turn.version)
         after = turns.waiting_on(match.pk)
-        if after is not None and after.kind == "bot":
+        if after is not None and after.kind == WaitingFor.BOT:
             assert asked == [(match.pk, after.version, after.seat, after.bot_level)]
             checked += 1
 
@@ -200,9 +201,9 @@ def test_a_page_read_while_a_bot_moves_names_the_version_of_the_position_it_show
     """The table page reads the match (who may look), then renders: a bot that moves in
     between must not leave the page naming the old version beside the new position, or the
     person's move made on it is refused as stale ("The table moved on")."""
-    match = play_until(match, stop=lambda m: turns.waiting_on(m.pk).kind == "bot")
+    match = play_until(match, stop=lambda m: turns.waiting_on(m.pk).kind == WaitingFor.BOT)
     read_by_the_page = Match.objects.get(pk=match.pk)
-    while (turn := turns.waiting_on(match.pk)).kind == "bot":  # the bots move meanwhile
+    while (turn := turns.waiting_on(match.pk)).kind == WaitingFor.BOT:  # the bots move meanwhile
         tasks.play_bot_turn(match.pk, turn.version, turn.seat, turn.bot_level)
     view = presenters.table_view(read_by_the_page, "S")
     assert (view.version, view.step) == (turn.version, selectors.current_deal(match).steps)

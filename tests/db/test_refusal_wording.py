@@ -8,6 +8,7 @@ from django.urls import reverse
 
 from games import engine, refusals, selectors, services, turns
 from games.models import Action
+from games.turns import WaitingFor
 
 from .play import play_until
 from .test_table_views import counts, post_move
@@ -37,7 +38,8 @@ def test_a_discard_with_nothing_chosen_is_refused_in_the_sites_words(logged_in_c
     match = play_until(
         match,
         stop=lambda m: (
-            turns.waiting_on(m.pk).kind != "bot" and selectors.current_deal(m).phase == "discard"
+            turns.waiting_on(m.pk).kind != WaitingFor.BOT
+            and selectors.current_deal(m).phase == "discard"
         ),
     )
     assert selectors.current_deal(match).phase == "discard"
@@ -58,7 +60,7 @@ def test_a_refused_move_without_htmx_returns_to_the_whole_table_with_the_reason(
     logged_in_client, user
 ):
     match = services.do_start_match(user, "house", "easy")
-    match = play_until(match, stop=lambda m: turns.waiting_on(m.pk).kind != "bot")
+    match = play_until(match, stop=lambda m: turns.waiting_on(m.pk).kind != WaitingFor.BOT)
     response = post_move(logged_in_client, match, "pass", version=match.version + 5, htmx=False)
     assert response.status_code == 302 and response["Location"] == reverse("table", args=[match.pk])
     page = logged_in_client.get(response["Location"]).content.decode()

@@ -14,6 +14,7 @@ from django.utils import timezone
 from games import dispatch, realtime, selectors, services, sweeper, tables, turns
 from games.models import Action, Match
 from games.tasks import stand_in_turn
+from games.turns import WaitingFor
 
 from .play import play_until
 
@@ -158,7 +159,7 @@ def test_a_long_turn_timer_is_a_stored_due_time_that_the_sweeper_acts_on(
     tables.do_fill_with_bots(match.pk, user, "easy")
     match = play_until(
         tables.do_start_table(match.pk, user),
-        stop=lambda m: turns.waiting_on(m.pk).kind == "person",
+        stop=lambda m: turns.waiting_on(m.pk).kind == WaitingFor.PERSON,
     )
     turn = turns.waiting_on(match.pk)
     person = user if turn.seat == "S" else bob

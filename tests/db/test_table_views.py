@@ -9,6 +9,7 @@ from django.urls import reverse
 
 from games import presenters, selectors, services, turns
 from games.models import Action, Match
+from games.turns import WaitingFor
 
 from .play import play_until
 
@@ -19,7 +20,7 @@ pytestmark = pytest.mark.django_db
 def match(user):
     match = services.do_start_match(user, "house", "easy")
     # Let the bots bid until it is the player's turn (or the hand is thrown in).
-    return play_until(match, stop=lambda m: turns.waiting_on(m.pk).kind != "bot")
+    return play_until(match, stop=lambda m: turns.waiting_on(m.pk).kind != WaitingFor.BOT)
 
 
 def counts(match):
@@ -193,7 +194,7 @@ def test_with_pitching_allowed_each_card_in_the_auction_sends_its_pitch(logged_i
     """The table's card buttons send `pitch:<card>` in the auction (the engine's spelling)."""
     for _ in range(10):  # until the player has a call to make (a pitch can end the auction first)
         match = services.do_start_match(user, {"preset": "classic", "pitch_to_bid": True}, "easy")
-        match = play_until(match, stop=lambda m: turns.waiting_on(m.pk).kind != "bot")
+        match = play_until(match, stop=lambda m: turns.waiting_on(m.pk).kind != WaitingFor.BOT)
         state = selectors.deal_state(selectors.current_deal(match))
         if state.to_act == "S" and state.phase == "auction":
             break

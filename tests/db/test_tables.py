@@ -6,6 +6,7 @@ from django.template.loader import render_to_string
 
 from games import presenters, selectors, services, tables, tasks, turns
 from games.models import Action, ChatMessage, Match
+from games.turns import WaitingFor
 from tests.hidden import leaks
 
 from .play import play_until
@@ -99,7 +100,8 @@ def test_each_person_sees_only_their_own_hand_and_a_spectator_none(user, bob):
 def test_a_stand_in_bot_plays_the_turn_of_an_absent_person_who_takes_it_back_by_acting(user, bob):
     match = full_table(user, bob)
     match = play_until(
-        match, stop=lambda m: (t := turns.waiting_on(m.pk)).kind == "person" and t.seat == "W"
+        match,
+        stop=lambda m: (t := turns.waiting_on(m.pk)).kind == WaitingFor.PERSON and t.seat == "W",
     )
     turn = turns.waiting_on(match.pk)
     assert turn.timeout_seconds == 30 and not turn.connected
@@ -115,7 +117,8 @@ def test_a_stand_in_bot_plays_the_turn_of_an_absent_person_who_takes_it_back_by_
 def test_a_connected_person_keeps_their_turn_until_the_timeout(user, bob):
     match = full_table(user, bob)
     match = play_until(
-        match, stop=lambda m: (t := turns.waiting_on(m.pk)).kind == "person" and t.seat == "W"
+        match,
+        stop=lambda m: (t := turns.waiting_on(m.pk)).kind == WaitingFor.PERSON and t.seat == "W",
     )
     tables.do_presence(match.pk, bob, +1)
     turn = turns.waiting_on(match.pk)
@@ -126,7 +129,7 @@ def test_a_connected_person_keeps_their_turn_until_the_timeout(user, bob):
 
 def test_a_solo_match_against_bots_has_no_stand_in(user):
     match = services.do_start_match(user, "house", "easy")
-    match = play_until(match, stop=lambda m: turns.waiting_on(m.pk).kind == "person")
+    match = play_until(match, stop=lambda m: turns.waiting_on(m.pk).kind == WaitingFor.PERSON)
     if match.status == Match.Status.PLAYING:
         turn = turns.waiting_on(match.pk)
         assert turn.timeout_seconds == 0

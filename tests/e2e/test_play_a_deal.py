@@ -12,6 +12,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from games import services, tasks, turns
 from games.models import Match
+from games.turns import WaitingFor
 from tests.db.play import play_until
 from tests.hidden import leaks
 
@@ -132,7 +133,7 @@ def test_play_again_from_the_end_screen_that_arrives_while_watching(
 
     def a_bot_plays_the_last_card(m):
         turn = turns.waiting_on(m.pk)
-        if turn.kind != "bot":
+        if turn.kind != WaitingFor.BOT:
             return False
         trial = transaction.savepoint()
         tasks.play_bot_turn(m.pk, turn.version)

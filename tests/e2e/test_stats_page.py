@@ -10,6 +10,7 @@ from playwright.sync_api import Page, expect
 from games import selectors, services, turns
 from games.stats import services as stats_services
 from games.stats.models import DealSummary
+from games.turns import WaitingFor
 
 
 def play_a_few_matches(user):
@@ -49,7 +50,7 @@ def _play_to_the_end(match, user, seconds=120):
         if turn is None:
             return
         try:
-            if turn.kind == "person":
+            if turn.kind == WaitingFor.PERSON:
                 match.refresh_from_db()
                 services.do_act(
                     match.pk,
@@ -58,7 +59,7 @@ def _play_to_the_end(match, user, seconds=120):
                     turn.version,
                     services.Actor(user=user),
                 )
-            elif turn.kind == "next_deal" and not turn.automatic:
+            elif turn.kind == WaitingFor.NEXT_DEAL and not turn.automatic:
                 services.do_next_deal(match.pk, turn.version)
             else:
                 time.sleep(0.02)

@@ -26,6 +26,7 @@ from websockets.sync.client import connect
 from accounts.models import User
 from games import engine, selectors, services, turns
 from games.models import Action, Deal, Match, Seat
+from games.turns import WaitingFor
 
 RULES = "classic"  # to 21: matches last long enough to see every fault
 
@@ -103,9 +104,9 @@ class Person(threading.Thread):
         turn = turns.waiting_on(self.match_id)
         if turn is None:
             return None
-        if turn.kind == "next_deal" and not turn.automatic:
+        if turn.kind == WaitingFor.NEXT_DEAL and not turn.automatic:
             return "next", {"version": turn.version}, "next", turn.version
-        if turn.kind != "person":
+        if turn.kind != WaitingFor.PERSON:
             return None
         state = selectors.deal_state(selectors.current_deal(match))
         token = random.choice(state.legal_actions())

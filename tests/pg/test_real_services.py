@@ -7,7 +7,7 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import connection
 
-from games.tasks import report_worker
+from games.tasks import WorkerReport, report_worker
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
 
@@ -25,5 +25,5 @@ def test_postgres_redis_and_a_separate_worker_are_in_use(celery_worker_process):
     assert where["database_name"] == connection.settings_dict["NAME"]
 
     # The worker's message crossed processes through Redis to this process's channel.
-    message = async_to_sync(layer.receive)(reply_channel)
-    assert message["pid"] == where["pid"]
+    message = WorkerReport.read(async_to_sync(layer.receive)(reply_channel))
+    assert message.pid == where["pid"]

@@ -9,6 +9,7 @@ from django.test import Client
 
 from games import selectors, tables, tasks, turns
 from games.models import Action, Deal, Match
+from games.turns import WaitingFor
 
 from .concurrency import in_parallel
 
@@ -40,7 +41,7 @@ def bobs_turn(user, bob):
     )  # West, on the dealer's left, bids first
     match = tables.do_start_table(match.pk, user)
     turn = turns.waiting_on(match.pk)
-    assert (turn.kind, turn.seat) == ("person", "W")
+    assert (turn.kind, turn.seat) == (WaitingFor.PERSON, "W")
     yield match, turn
     wait_until_quiet(match)
 

@@ -12,6 +12,7 @@ from django.db import connection
 from games import services, turns
 from games.models import Match
 from games.tasks import play_bot_turn
+from games.turns import WaitingFor
 from setback_site.celery import app
 from tests.conftest import database_url
 
@@ -68,7 +69,7 @@ def test_a_bot_turn_survives_its_worker_being_killed(user, monkeypatch):
         quiet.setattr(services, "announce_after_commit", lambda match, deal_row=None: None)
         for _ in range(50):
             match = services.do_start_match(user, "house", "easy")
-            if turns.waiting_on(match.pk).kind == "bot":
+            if turns.waiting_on(match.pk).kind == WaitingFor.BOT:
                 break
     doomed_name = f"doomed{os.getpid()}@localhost"
     doomed = start_worker(prefix, doomed_name)

@@ -25,6 +25,7 @@ from games.engine.observation import Observation
 from games.models import Action, BotLevel
 from games.replay import services as replay_services
 from games.replay import tasks as replay_tasks
+from games.turns import WaitingFor
 from tests.db.play import person_move, play_until
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -111,7 +112,7 @@ def _loads_without_django(call: bytes) -> subprocess.CompletedProcess:
 
 def _alice_has_a_choice(match) -> bool:
     turn = turns.waiting_on(match.pk)
-    if turn.kind != "person" or turn.seat != "S":
+    if turn.kind != WaitingFor.PERSON or turn.seat != "S":
         return False
     state = selectors.current_state(selectors.current_deal(match))
     return len(state.legal_actions()) > 1
@@ -127,7 +128,8 @@ def _every_kind_of_search(user, bob) -> None:
     tables.do_fill_with_bots(match.pk, user, "easy")
     match = tables.do_start_table(match.pk, user)
     match = play_until(
-        match, stop=lambda m: (t := turns.waiting_on(m.pk)).kind == "person" and t.seat == "W"
+        match,
+        stop=lambda m: (t := turns.waiting_on(m.pk)).kind == WaitingFor.PERSON and t.seat == "W",
     )
     turn = turns.waiting_on(match.pk)
     assert tasks.stand_in_turn(match.pk, turn.version, "away") != "stale"  # bob is away
@@ -194,7 +196,7 @@ def test_after_a_search_process_is_killed_the_table_moves_on_within_seconds(sear
     while not Action.objects.filter(deal__match=match, user__isnull=True).exists():
         assert time.monotonic() - started < 5, "no bot moved: the search processes stayed broken"
         turn = turns.waiting_on(match.pk)
-        if turn is not None and turn.kind == "person":
+        if turn is not None and turn.kind == WaitingFor.PERSON:
             person = services.Actor(user=user)
             services.do_act(
                 match.pk, turn.seat, person_move(match, turn.seat), turn.version, person

@@ -15,7 +15,9 @@ from django.urls import reverse
 from games import dispatch, selectors, turns
 from games.coach import tasks as coach_tasks
 from games.coach.models import Advice, Work
+from games.coach.realtime import CoachReady
 from games.models import Action, Match
+from games.turns import WaitingFor
 from tests.hidden import leaks
 
 from .test_table_socket import connect, person_turn_move, start, until
@@ -43,7 +45,7 @@ def single_choice_turn(match):
     """If the person must act with only one legal move, the move is made; returns whether it was."""
     match.refresh_from_db()
     turn = turns.waiting_on(match.pk)
-    if turn is None or turn.kind != "person":
+    if turn is None or turn.kind != WaitingFor.PERSON:
         return False
     state = selectors.deal_state(selectors.current_deal(match))
     return len(state.observation(turn.seat).legal_actions()) == 1
@@ -94,11 +96,11 @@ async def test_a_coach_event_for_another_seat_or_an_old_moment_sends_nothing():
     version = await database_sync_to_async(lambda: Match.objects.get(pk=match.pk).version)()
     layer = get_channel_layer()
     group = selectors.table_group(match.pk)
-    await layer.group_send(group, {"type": "coach.ready", "version": version, "seat": "N"})
+    await layer.group_send(group, CoachReady(version=version, seat="N").message())
     assert await socket.receive_nothing(timeout=0.5)
-    await layer.group_send(group, {"type": "coach.ready", "version": version - 1, "seat": "S"})
+    await layer.group_send(group, CoachReady(version=version - 1, seat="S").message())
     assert await socket.receive_nothing(timeout=0.5)
-    await layer.group_send(group, {"type": "coach.ready", "version": version, "seat": "S"})
+    await layer.group_send(group, CoachReady(version=version, seat="S").message())
     assert not await socket.receive_nothing(timeout=5)
     html = await socket.receive_from(timeout=30)
     assert html.lstrip().startswith('<section id="coach-panel"') and 'id="table"' not in html

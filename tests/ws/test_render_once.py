@@ -8,6 +8,8 @@ from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 
 from games import selectors, turns
+from games.events import TableChanged
+from games.turns import WaitingFor
 
 from .test_table_socket import connect, drain, start
 
@@ -27,7 +29,9 @@ async def settled(match, socket):
     for _ in range(100):
         seen += await drain(socket, 0.2)
         turn = await database_sync_to_async(turns.waiting_on)(match.pk)
-        if turn.kind == "person" or (turn.kind == "next_deal" and not turn.automatic):
+        if turn.kind == WaitingFor.PERSON or (
+            turn.kind == WaitingFor.NEXT_DEAL and not turn.automatic
+        ):
             seen += await drain(socket, 0.3)
             versions = [int(VERSION.search(html).group(1)) for html in seen if VERSION.search(html)]
             assert versions[-1] == turn.version
@@ -42,13 +46,11 @@ async def test_an_event_for_the_version_on_screen_renders_nothing_but_a_same_ver
     layer = get_channel_layer()
     group = selectors.table_group(match.pk)
 
-    await layer.group_send(group, {"type": "table.changed", "version": version})
-    await layer.group_send(group, {"type": "table.changed", "version": version - 1})
+    await layer.group_send(group, TableChanged(version=version).message())
+    await layer.group_send(group, TableChanged(version=version - 1).message())
     assert await socket.receive_nothing(timeout=0.5)  # already on screen, or older: no render
 
-    await layer.group_send(
-        group, {"type": "table.changed", "version": version, "same_version": True}
-    )
+    await layer.group_send(group, TableChanged(version=version, same_version=True).message())
     html = await socket.receive_from(timeout=10)
     assert int(VERSION.search(html).group(1)) == version
     assert await socket.receive_nothing(timeout=0.3)

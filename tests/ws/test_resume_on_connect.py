@@ -10,6 +10,7 @@ from django.utils import timezone
 
 from games import dispatch, services, turns
 from games.models import Match
+from games.turns import WaitingFor
 
 from .test_table_socket import connect, start, until
 
@@ -26,7 +27,7 @@ async def a_lost_bot_turn(monkeypatch):
         quiet.setattr(services, "announce_after_commit", lambda match, deal_row=None: None)
         for n in range(50):
             match, client, cookie = await start(username=f"alice{n}")
-            if (await database_sync_to_async(turns.waiting_on)(match.pk)).kind == "bot":
+            if (await database_sync_to_async(turns.waiting_on)(match.pk)).kind == WaitingFor.BOT:
                 return match, client, cookie
     raise AssertionError("no match with a bot first")
 

@@ -11,6 +11,7 @@ from django.test import Client
 
 from games import tables, turns
 from games.models import Action, Match
+from games.turns import WaitingFor
 from setback_site.asgi import application
 from tests.db.play import play_until
 from tests.hidden import leaks
@@ -163,7 +164,8 @@ async def test_closing_the_tab_on_ones_turn_lets_a_stand_in_bot_play_it(monkeypa
     # Bots (and alice's turns, played here) until it is bob's turn.
 
     await database_sync_to_async(play_until)(
-        match, stop=lambda m: (t := turns.waiting_on(m.pk)).kind == "person" and t.seat == "W"
+        match,
+        stop=lambda m: (t := turns.waiting_on(m.pk)).kind == WaitingFor.PERSON and t.seat == "W",
     )
     turn = await waiting()
     await asyncio.sleep(0.8)

@@ -14,6 +14,7 @@ from django.test import Client
 from games import dispatch, selectors, services, turns
 from games.engine import bots
 from games.models import Match
+from games.turns import WaitingFor
 from setback_site.asgi import application
 from tests.hidden import TABLE_MOMENT, leaks
 
@@ -89,7 +90,7 @@ def person_turn_move(client, match):
     turn = turns.waiting_on(match.pk)
     if turn is None:
         return None
-    if turn.kind == "person":
+    if turn.kind == WaitingFor.PERSON:
         state = selectors.deal_state(selectors.current_deal(match))
         token = state.observation(turn.seat).legal_actions()[0]
         if token.startswith("discard:"):
@@ -109,7 +110,7 @@ def person_turn_move(client, match):
                 HTTP_HX_REQUEST="true",
             )
         return response.content.decode()
-    if turn.kind == "next_deal" and not turn.automatic:
+    if turn.kind == WaitingFor.NEXT_DEAL and not turn.automatic:
         response = client.post(
             f"/matches/{match.pk}/next/", {"version": turn.version}, HTTP_HX_REQUEST="true"
         )
@@ -173,7 +174,7 @@ async def test_a_page_still_loads_while_an_in_process_bot_task_is_thinking(
     for _ in range(50):
         match, client, cookie = await start(username=f"p{_}")
         turn = await database_sync_to_async(turns.waiting_on)(match.pk)
-        if turn.kind == "bot":
+        if turn.kind == WaitingFor.BOT:
             break
     assert await asyncio.to_thread(thinking.wait, 10), "the bot task did not start"
     home = HttpCommunicator(application, "GET", "/", headers=cookie + [(b"host", b"127.0.0.1")])

@@ -86,7 +86,7 @@ def _play_match(match_id: int) -> list[float]:
         turn = turns.waiting_on(match_id)
         if turn is None:
             return times
-        if turn.kind == "next_deal":
+        if turn.kind == turns.WaitingFor.NEXT_DEAL:
             services.do_next_deal(match_id, turn.version)
             continue
         match = Match.objects.get(pk=match_id)

@@ -30,6 +30,8 @@ from urllib.parse import urlsplit
 
 from django.core.management.base import BaseCommand, CommandError
 
+from games.engine.phases import OVER
+
 TABLE_RE = re.compile(
     r'<div id="table" class="table( table-my-turn)?" data-version="(\d+)" '
     r'data-deal="(\d+)" data-step="(\d+)" data-phase="(\w+)"'
@@ -289,10 +291,10 @@ class Table:
                     if screen.my_turn:
                         await self.move(screen)
                         continue
-                    if screen.phase == "over" and NEXT_DEAL in screen.html:
+                    if screen.phase == OVER and NEXT_DEAL in screen.html:
                         await self.next_deal(screen)
                         continue
-                    if screen.phase == "over" and (again := PLAY_AGAIN_RE.search(screen.html)):
+                    if screen.phase == OVER and (again := PLAY_AGAIN_RE.search(screen.html)):
                         await self.play_again(again.group(1))
                         continue
                 self.changed.clear()

@@ -9,6 +9,7 @@ from games import services, tables, tasks, turns
 from games.models import Match
 from games.stats.models import DealSummary, MatchRecord
 from games.stats.selectors import Filters, player_stats
+from games.turns import WaitingFor
 
 from ..play import person_move, play_until
 
@@ -30,7 +31,7 @@ def stand_in_for(seat):
 
     def stop(match):
         turn = turns.waiting_on(match.pk)
-        if turn and turn.kind == "person" and turn.seat == seat:
+        if turn and turn.kind == WaitingFor.PERSON and turn.seat == seat:
             tasks.stand_in_turn(match.pk, turn.version, "away")
             match.refresh_from_db()
             return match.status != Match.Status.PLAYING  # the stand-in's move may end the match

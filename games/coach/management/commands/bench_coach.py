@@ -12,6 +12,7 @@ import time
 
 from django.core.management.base import BaseCommand
 
+from games import engine
 from games.engine import Deal, Rules
 from games.engine.bots import choose
 from games.engine.bots.bench import percentile
@@ -45,7 +46,7 @@ class Command(BaseCommand):
             while not deal.is_over:
                 obs = deal.observation(deal.to_act, match_totals=totals)
                 if deal.to_act == coached and len(obs.legal_actions()) > 1:
-                    kind = "card" if deal.phase == "play" else "bid"
+                    kind = "card" if deal.phase == engine.PLAY else "bid"
                     wall, cpu = time.perf_counter(), time.process_time()
                     action = advise(obs, seed=rng.randrange(1 << 30))[0].action
                     walls[kind].append(time.perf_counter() - wall)

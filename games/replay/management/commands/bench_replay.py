@@ -77,9 +77,9 @@ def play_out(match: Match) -> Match:
         turn = turns.waiting_on(match.pk)
         if turn is None:
             return match
-        if turn.kind == "bot":
+        if turn.kind == turns.WaitingFor.BOT:
             tasks.play_bot_turn(match.pk, turn.version)
-        elif turn.kind == "next_deal":
+        elif turn.kind == turns.WaitingFor.NEXT_DEAL:
             services.do_next_deal(match.pk, turn.version)
         else:
             state = selectors.deal_state(selectors.current_deal(match))
