@@ -27,13 +27,13 @@ from django.db.models.functions import Cast
 from django.urls import reverse
 from django.utils import timezone
 
-from games import tables
 from games.coach.models import ExerciseAttempt
 from games.errors import GameError
 from games.lobby.models import PairingTicket
 from games.models import ChatMessage, Match, PersonalBlock, Seat
 from games.replay.models import ImportedDeal
 from games.stats.models import Rating
+from games.tables import services as tables
 
 from . import mail
 from .models import FORMER_PLAYER, LoginSession, User

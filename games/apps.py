@@ -8,7 +8,8 @@ class GamesConfig(AppConfig):
     def ready(self):
         # The core (services, tables, dispatch) wakes turns and sweeps through these hooks: it
         # does not import the task layer that enqueues the work.
-        from . import hooks, sweeper, tables, tasks
+        from . import hooks, sweeper, tasks
+        from .tables import services as tables
 
         hooks.after_change.register(tasks.wake_if_waiting)
         hooks.turn_waiting.register(tasks.wake_turn)

@@ -10,9 +10,10 @@ from django.template.loader import render_to_string
 
 from accounts.sockets import LOGGED_OUT, SessionCheck, session_still_valid, user_group
 
-from . import dispatch, events, hooks, invites, presenters, realtime, selectors, services, tables
+from . import dispatch, events, hooks, invites, presenters, realtime, selectors, services
 from .events import TableChanged
 from .models import Match
+from .tables import services as tables
 
 # Close codes in the 4000 range are ours; the browser sees them in the close event. A table
 # that does not exist and a shared table this user was not invited to are refused alike.

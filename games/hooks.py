@@ -74,7 +74,7 @@ after_match = Hook("after_match")
 turn_waiting = Hook("turn_waiting")
 
 # A person's turn at a shared table has been still for a while, with (turn, match_id, still_for,
-# grace); a function returns True if it woke the turn (games/tables.py: the stand-in).
+# grace); a function returns True if it woke the turn (games/tables/services.py: the stand-in).
 person_turn_stalled = Hook("person_turn_stalled")
 
 # A stand-in bot should play a person's turn after `countdown` seconds, with (match_id, version,

@@ -444,7 +444,7 @@ def resume_stalled_turn(match_id: int) -> bool:
     still_since = Match.objects.filter(pk=match_id).values_list("updated_at", flat=True).first()
     still_for = (timezone.now() - still_since).total_seconds()
     if turn.kind == turns.WaitingFor.PERSON:
-        # A shared table's stand-in (games/tables.py) says whether the turn is overdue.
+        # A shared table's stand-in (games/tables/services.py) says whether the turn is overdue.
         return any(hooks.person_turn_stalled(turn, match_id, still_for, STALL_SECONDS))
     if still_for < turn.pace_seconds + STALL_SECONDS:
         return False

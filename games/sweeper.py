@@ -25,7 +25,7 @@ from django.utils import timezone
 from . import services, signals
 from .dispatch import TRANSIENT
 from .models import Match
-from .tables import MAX_TIMEOUT
+from .tables.services import MAX_TIMEOUT
 
 log = logging.getLogger(__name__)
 

@@ -10,7 +10,7 @@ class CoachConfig(AppConfig):
     def ready(self):
         # The replay shows the coach's marks on a player's own decisions, read from stored reviews.
         from games import dispatch, hooks
-        from games.replay.marks import register_marks_provider
+        from games.marks import register_marks_provider
 
         from . import realtime, services, tasks
         from .selectors import replay_marks

@@ -20,8 +20,8 @@ from games.engine.coach import reasons
 from games.engine.coach.advice import Option
 from games.engine.display import in_hand_order
 from games.engine.wording import SUIT_NAMES, SUIT_SYMBOLS, call_label
+from games.marks import Mark
 from games.models import Action, Deal, Match, Seat, seat_name
-from games.replay.marks import Mark
 
 from .models import Advice, ExerciseAttempt, Review, Work
 
@@ -360,7 +360,7 @@ def decision_marks(deal_row: Deal, seat: str) -> list[DecisionMark]:
 
 
 def replay_marks(deal_row: Deal, seat: str) -> list:
-    """The marks the replay shows (games.replay.marks): the judged decisions that lost points."""
+    """The marks the replay shows (games.marks): the judged decisions that lost points."""
     return [
         Mark(
             sequence=decision.step,

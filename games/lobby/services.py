@@ -14,10 +14,11 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from games import engine, tables
+from games import engine
 from games.dispatch import LONGEST_COUNTDOWN, enqueue, registered_task
 from games.errors import GameError, NotFound
 from games.models import Match, known_bot_level
+from games.tables import services as tables
 
 from . import realtime, selectors
 from .models import PairingQueue, PairingTicket

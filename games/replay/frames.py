@@ -26,10 +26,9 @@ from games.engine.actions import PITCH, Action
 from games.engine.cards import game_points
 from games.engine.display import screen_places
 from games.engine.wording import POINT_NAMES, SUIT_NAMES, SUIT_SYMBOLS, call_label, short_card
+from games.marks import Mark
 from games.models import seat_name
 from games.presenters import CardView, card_view
-
-from .marks import Mark
 
 
 class MoveKind(StrEnum):

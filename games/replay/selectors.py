@@ -27,10 +27,10 @@ from games import engine, presenters
 from games import selectors as game_selectors
 from games.engine import deal_to_record, wording
 from games.errors import Forbidden, NotFound
+from games.marks import stored_marks
 from games.models import Action, Deal, Match, Seat, seat_name
 
 from .frames import Frame, SideLine, Timeline, build_frame, side_name
-from .marks import stored_marks
 from .models import FaceUpAnalysis, ImportedDeal
 
 HISTORY_PAGE_SIZE = 20

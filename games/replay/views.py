@@ -173,7 +173,9 @@ def stop_sharing(request: HttpRequest, match_id: int) -> HttpResponse:
 
 
 @login_required
+@refusals_as_pages
 def deal(request: HttpRequest, match_id: int, number: int) -> HttpResponse:
+    selectors.players_match(match_id, request.user)  # a stranger learns nothing, not even a step
     return redirect("replay:deal_step", match_id=match_id, number=number, step=0)
 
 

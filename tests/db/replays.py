@@ -3,8 +3,8 @@
 import random
 
 from games import selectors, services
+from games.management.commands.bench_replay import write_history
 from games.models import Deal, Match
-from games.replay.management.commands.bench_replay import write_history
 
 from .play import play_until
 

@@ -10,12 +10,13 @@ from django.test import Client
 from django.urls import reverse
 
 from accounts.models import LoginSession
-from games import selectors, services, tables
+from games import selectors, services
 from games.engine import RecordError, deal_from_record, match_from_record
 from games.models import Match
 from games.replay import selectors as replay_selectors
 from games.replay import services as replay_services
 from games.stats.models import DealSummary
+from games.tables import services as tables
 from tests.hidden import hidden_cards
 
 from .replays import finish_match, into_a_new_deal, play_deals

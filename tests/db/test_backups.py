@@ -17,11 +17,12 @@ from django.test import Client
 from django.urls import reverse
 
 from accounts.models import User
-from games import selectors, services, tables
+from games import selectors, services
 from games.dispatch import cancel_delayed_tasks, wait_for_in_process_tasks
 from games.engine import bots
 from games.errors import GameError
 from games.models import Action, Deal, Match
+from games.tables import services as tables
 from setback_site import backups
 
 from .play import play_until

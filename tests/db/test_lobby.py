@@ -8,11 +8,12 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from games import presenters, services, signals, tables
+from games import presenters, services, signals
 from games.lobby import selectors as lobby_selectors
 from games.lobby import services as lobby
 from games.lobby.models import PairingTicket
 from games.models import ChatMessage, Match
+from games.tables import services as tables
 
 pytestmark = pytest.mark.django_db
 

@@ -5,9 +5,9 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from games.replay import marks as replay_marks
+from games import marks as replay_marks
+from games.marks import Mark
 from games.replay import services as replay_services
-from games.replay.marks import Mark
 
 from .replays import play_deals, played_deals
 

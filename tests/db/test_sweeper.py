@@ -11,8 +11,9 @@ from django.db import OperationalError, connections
 from django.urls import reverse
 from django.utils import timezone
 
-from games import dispatch, realtime, selectors, services, sweeper, tables, turns
+from games import dispatch, realtime, selectors, services, sweeper, turns
 from games.models import Action, Match
+from games.tables import services as tables
 from games.tasks import stand_in_turn
 from games.turns import WaitingFor
 

@@ -5,8 +5,9 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from games import engine, tables
+from games import engine
 from games.models import ChatMessage, Match
+from games.tables import services as tables
 from tests.hidden import leaks
 
 pytestmark = pytest.mark.django_db

@@ -4,8 +4,10 @@ and the stand-in bot that plays an absent person's turn."""
 import pytest
 from django.template.loader import render_to_string
 
-from games import presenters, selectors, services, tables, tasks, turns
+from games import presenters, selectors, services, tasks, turns
+from games.errors import GameError
 from games.models import Action, ChatMessage, Match
+from games.tables import services as tables
 from games.turns import WaitingFor
 from tests.hidden import leaks
 
@@ -206,3 +208,12 @@ def test_chat_is_for_players_limited_in_length_and_rate(table, bob, make_user):
 def test_bad_timeouts_are_refused(user):
     with pytest.raises(services.GameError, match="between 5 and 600"):
         tables.do_create_table(user, "house", turn_timeout_seconds=2)
+
+
+def test_a_match_against_bots_cannot_be_left_to_play_itself(user):
+    """Found by the access matrix (issue 29): "leave" on a match against bots put a bot in the
+    person's seat, and the bots played on by themselves, for nobody."""
+    match = services.do_start_match(user, "house", "easy")
+    with pytest.raises(GameError, match="Only a table with people can be left"):
+        tables.do_leave(match.pk, user)
+    assert match.seats.get(user=user)

@@ -13,9 +13,10 @@ import zipfile
 from django.contrib.auth import get_user_model
 from playwright.sync_api import Page, expect
 
-from games import selectors, tables
+from games import selectors
 from games.engine import bots, match_from_record
 from games.models import Match
+from games.tables import services as tables
 from tests.db.play import play_until
 from tests.e2e.conftest import SCREENSHOTS
 from tests.e2e.test_replay import log_in, off_the_event_loop

@@ -7,8 +7,9 @@ import time
 import pytest
 from django.test import Client
 
-from games import selectors, tables, tasks, turns
+from games import selectors, tasks, turns
 from games.models import Action, Deal, Match
+from games.tables import services as tables
 from games.turns import WaitingFor
 
 from .concurrency import in_parallel

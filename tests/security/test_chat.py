@@ -3,8 +3,9 @@
 import pytest
 from django.urls import reverse
 
-from games import services, tables
+from games import services
 from games.models import ChatMessage, Match
+from games.tables import services as tables
 
 from .helpers import browser_for, person
 

@@ -14,10 +14,11 @@ import pytest
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 
-from games import engine, services, tables
+from games import engine, services
 from games.engine import deal_to_record
 from games.models import Match
 from games.replay import services as replay_services
+from games.tables import services as tables
 
 pytestmark = pytest.mark.django_db
 

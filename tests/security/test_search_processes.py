@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from games import dispatch, engine, searches, selectors, services, tables, tasks, turns
+from games import dispatch, engine, searches, selectors, services, tasks, turns
 from games.coach import services as coach_services
 from games.coach import tasks as coach_tasks
 from games.engine.bots import choose
@@ -25,6 +25,7 @@ from games.engine.observation import Observation
 from games.models import Action, BotLevel
 from games.replay import services as replay_services
 from games.replay import tasks as replay_tasks
+from games.tables import services as tables
 from games.turns import WaitingFor
 from tests.db.play import person_move, play_until
 

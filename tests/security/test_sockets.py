@@ -15,8 +15,9 @@ from django.test import Client
 
 from accounts.mail import wait_until_sent
 from accounts.sockets import LOGGED_OUT
-from games import services, tables
-from games.tables import announce_seen
+from games import services
+from games.tables import services as tables
+from games.tables.services import announce_seen
 from setback_site.asgi import application
 
 from .helpers import PASSWORD, person

@@ -6,8 +6,8 @@ import pytest
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 
-from games import tables
 from games.lobby import services as lobby
+from games.tables import services as tables
 from setback_site.asgi import application
 
 from .test_shared_table import ORIGIN, person

@@ -9,8 +9,9 @@ from channels.testing import WebsocketCommunicator
 from django.contrib.auth import get_user_model
 from django.test import Client
 
-from games import tables, turns
+from games import turns
 from games.models import Action, Match
+from games.tables import services as tables
 from games.turns import WaitingFor
 from setback_site.asgi import application
 from tests.db.play import play_until

@@ -44,7 +44,9 @@ NOT_FOR_THE_SERVER = {
     "DB_POOL",
     "SECRET_KEY",
 }
-SERVER_FAULTS = re.compile(r"Traceback|Internal Server Error|task \S+ failed")
+# A traceback, Django's report of a 500, a failed task, or Daphne's access line of an answer
+# of 500 or more (`127.0.0.1:5555 - - [date] "GET /x/" 502 123`).
+SERVER_FAULTS = re.compile(r'Traceback|Internal Server Error|task \S+ failed|" 5\d\d \d+$')
 
 
 def _free_port() -> int:

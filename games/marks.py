@@ -7,7 +7,7 @@ in one finished deal::
     # games/coach/apps.py
     class CoachConfig(AppConfig):
         def ready(self):
-            from games.replay.marks import Mark, register_marks_provider
+            from games.marks import Mark, register_marks_provider
             from .selectors import stored_marks   # (deal: games.Deal, seat: str) -> list[Mark]
             register_marks_provider(stored_marks)
 

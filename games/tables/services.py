@@ -16,11 +16,19 @@ from django.db.models import F
 from django.db.models.functions import Greatest
 from django.utils import timezone
 
-from . import engine, events, hooks, selectors, signals, turns
-from .dispatch import LONGEST_COUNTDOWN
-from .errors import Forbidden, GameError, NotFound, StaleMove
-from .models import BotLevel, ChatMessage, Match, PersonalBlock, Seat, known_bot_level, seat_name
-from .services import (
+from games import engine, events, hooks, selectors, signals, turns
+from games.dispatch import LONGEST_COUNTDOWN
+from games.errors import Forbidden, GameError, NotFound, StaleMove
+from games.models import (
+    BotLevel,
+    ChatMessage,
+    Match,
+    PersonalBlock,
+    Seat,
+    known_bot_level,
+    seat_name,
+)
+from games.services import (
     announce_after_commit,
     begin_match,
     create_deal,
@@ -329,6 +337,9 @@ def do_leave(match_id: int, user, hand_over: bool = False) -> Match | None:
         seat = match.seats.filter(user=user).first()
         if seat is None:
             raise GameError("You are not sitting at this table.")
+        if match.invite_code is None:
+            # Left, a match against bots would play on by itself, bots against bots, for nobody.
+            raise GameError("Only a table with people can be left; this match waits for you.")
         if match.status == Match.Status.FINISHED:
             raise GameError("This match is over.")
         if match.status == Match.Status.FORMING:

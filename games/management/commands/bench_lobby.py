@@ -28,8 +28,8 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 from django.test import Client
 
-from games import tables
 from games.models import Match
+from games.tables import services as tables
 
 BENCH_PREFIX = "bench-lobby-"
 WAIT_FOR_DELIVERY = 10.0  # seconds; a screen that hears nothing by then counts as missed

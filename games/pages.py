@@ -1,0 +1,156 @@
+"""What the core's pages share with the features' views: the home page's context, who may see
+a match, and a post at a table: how it is checked (`table_post`) and how it is answered, done
+or refused. The table's own views (games/views.py) and the shared tables' (games/tables/views.py)
+use the same pieces, so every post at a table is checked and answered alike."""
+
+from functools import wraps
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from . import invites, presenters, selectors, services
+from .forms import NewMatchForm, NewTableForm
+from .models import Match, Seat
+
+
+def home_context(request: HttpRequest, **extra) -> dict:
+    context = {}
+    if request.user.is_authenticated:
+        context["form"] = NewMatchForm()
+        context["table_form"] = NewTableForm()
+        context["unfinished"] = [
+            (match, presenters.score_lines(match, request.user))
+            for match in Match.objects.filter(
+                seats__user=request.user, status=Match.Status.PLAYING
+            ).order_by("-updated_at")[:20]
+        ]
+        context["forming"] = Match.objects.filter(
+            seats__user=request.user, status=Match.Status.FORMING
+        ).order_by("-updated_at")[:20]
+    context.update(extra)
+    return context
+
+
+def visible_match_or_404(request: HttpRequest, match_id: int) -> tuple[Match, Seat | None]:
+    """The match and the user's seat at it (None if they have none), unless there is no such
+    match or this user must not know of it: a shared table they did not come to through its
+    invite (or the lobby), or a match against bots that is not theirs. Either way the answer is
+    the one a number with no match gets, so matches cannot be counted."""
+    match = get_object_or_404(Match, pk=match_id)
+    seat = selectors.viewer_seat(match, request.user)
+    if seat is None and (
+        match.invite_code is None
+        or selectors.hidden_from(match, request.user, invites.invited(request.session))
+    ):
+        raise Http404("There is no such table.")
+    return match, seat
+
+
+def table_fragment(request, match_id: int, seat: str, error: str = "", status: int = 200):
+    match = Match.objects.get(pk=match_id)
+    if match.status == Match.Status.FORMING:
+        # Nothing is dealt at a forming table: no table to show, only why the request failed.
+        return render(request, "games/refused.html", {"message": error}, status=status)
+    view = presenters.table_view(match, seat)
+    return render(request, "games/_table.html", {"view": view, "error": error}, status=status)
+
+
+def after_table_post(request: HttpRequest, match_id: int, error: services.GameError | None = None):
+    """Back to the table page; an htmx request gets the refreshed fragment (with the error)."""
+    if error is not None and not request.htmx:
+        messages.error(request, str(error))
+    if request.htmx:
+        match = get_object_or_404(Match, pk=match_id)  # read again: the post changed it
+        invited = invites.invited(request.session)
+        position, _ = selectors.viewer_role(match, request.user, invited)
+        status = error.status if error else 200
+        if match.status == Match.Status.FORMING:
+            view = presenters.forming_view(match, request.user, invited)
+            return render(
+                request,
+                "games/_forming.html",
+                {
+                    "view": view,
+                    "error": str(error or ""),
+                    "origin": request.build_absolute_uri("/")[:-1],
+                },
+                status=status,
+            )
+        view = presenters.table_view(match, position)
+        return render(
+            request, "games/_table.html", {"view": view, "error": str(error or "")}, status=status
+        )
+    return redirect("table", match_id=match_id)
+
+
+def move_refused(request, match: Match, seat, error: services.GameError) -> HttpResponse:
+    """A refused move: htmx swaps the table back in with the reason on it; a plain form post
+    (no script yet) goes back to the whole table page, with the reason as a message."""
+    if not request.htmx:
+        messages.error(request, str(error))
+        return redirect("table", match_id=match.pk)
+    return table_fragment(request, match.pk, seat.position, str(error), error.status)
+
+
+def table_post_refused(request, match: Match, seat, error: services.GameError) -> HttpResponse:
+    """A refused change of a shared table: the table (forming or dealt) with the reason on it."""
+    return after_table_post(request, match.pk, error)
+
+
+def back_with_message(request, match: Match, seat, error: services.GameError) -> HttpResponse:
+    """A refused form of the table page (no htmx): the page again, with the reason as a message."""
+    messages.error(request, str(error))
+    return redirect("table", match_id=match.pk)
+
+
+def rematch_refused(request, match: Match, seat, error: services.GameError) -> HttpResponse:
+    if not request.htmx:
+        return refused_page(request, error)
+    if match.invite_code is not None:
+        return after_table_post(request, match.pk, error)
+    return table_fragment(request, match.pk, seat.position, str(error), error.status)
+
+
+def refused_page(request, error: services.GameError) -> HttpResponse:
+    return render(request, "games/refused.html", {"message": str(error)}, status=error.status)
+
+
+def table_post(*, refused, seated: bool = False):
+    """The views' shared pattern for a post at one table.
+
+    The user is logged in and posts; the match exists and is not a shared table hidden from
+    them (404); with `seated`, they hold a seat at it (403, in plain words, for anyone else).
+    The view is called with the request, the match and the seat (None unless `seated`) and
+    answers only success: a refusal it raises (`GameError`) is answered by `refused`, a
+    `NotFound` by 404.
+    """
+
+    def decorate(view):
+        @wraps(view)
+        def answer(request: HttpRequest, match_id: int) -> HttpResponse:
+            match, seat = visible_match_or_404(request, match_id)
+            if not seated:
+                seat = None
+            elif seat is None:
+                return HttpResponse("You are not playing at this table.", status=403)
+            try:
+                return view(request, match, seat)
+            except services.NotFound:
+                raise Http404 from None
+            except services.GameError as error:
+                return refused(request, match, seat, error)
+
+        return login_required(require_POST(answer))
+
+    return decorate
+
+
+def posted_version(request: HttpRequest, what: str) -> int:
+    """The table version the posting screen showed (a stale screen's post is refused)."""
+    try:
+        return int(request.POST.get("version"))
+    except (TypeError, ValueError):
+        raise services.GameError(f"The {what} was incomplete; please try again.") from None
