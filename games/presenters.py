@@ -17,7 +17,16 @@ from .engine.display import (
     screen_places,
     status_line,
 )
-from .engine.wording import POINT_NAMES, SUIT_NAMES, SUIT_SYMBOLS, call_label, card_name, rank_label
+from .engine.wording import (
+    POINT_NAMES,
+    SUIT_NAMES,
+    SUIT_SYMBOLS,
+    bid_label,
+    call_label,
+    card_name,
+    rank_label,
+    trick_taken,
+)
 from .models import DEFAULT_BOT_LEVEL, BotLevel, Deal, Match, PersonalBlock, seat_name
 
 
@@ -273,10 +282,8 @@ def table_view(
             )
             for s, c in trick.cards
         ]
-        last_trick_winner = (
-            "You take the trick"
-            if trick.winner == observer
-            else f"{seats[trick.winner].display_name} takes the trick"
+        last_trick_winner = trick_taken(
+            "You" if trick.winner == observer else seats[trick.winner].display_name
         )
     taken = {}
     for trick in state.tricks:
@@ -321,7 +328,7 @@ def table_view(
             if state.pitcher
             else None
         ),
-        bid_label=("Smudge" if state.bid == 5 else str(state.bid)) if state.bid else "",
+        bid_label=bid_label(state.bid),
         totals=totals,
         target=rules.target,
         last_trick=last_trick,
@@ -410,7 +417,7 @@ def _result_view(
     return {
         "thrown_in": False,
         "pitcher": "You" if result["pitcher"] == me else seats[result["pitcher"]].display_name,
-        "bid": "Smudge" if result["bid"] == 5 else result["bid"],
+        "bid": bid_label(result["bid"]),
         "made": result["made"],
         "points": [
             (

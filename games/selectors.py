@@ -32,28 +32,41 @@ def current_deal(match: Match) -> Deal:
     return match.deals.order_by("-number").first()
 
 
-def match_and_current_deal(match_id: int) -> tuple[Match, Deal | None]:
-    """A match and its current deal in one query (a second only while nothing is dealt): a
-    screen is rendered at every move, and each query costs about a millisecond of the web
-    process's CPU. Raises Match.DoesNotExist like `Match.objects.get`."""
-    deal_row = (
+def current_deal_with_match(match_id: int) -> Deal | None:
+    """A match's current deal, its match read with it in the same query (None while nothing is
+    dealt): a screen is rendered at every move, and each query costs about a millisecond of the
+    web process's CPU."""
+    return (
         Deal.objects.select_related("match").filter(match_id=match_id).order_by("-number").first()
     )
+
+
+def match_and_current_deal(match_id: int) -> tuple[Match, Deal | None]:
+    """A match and its current deal in one query (a second only while nothing is dealt). Raises
+    Match.DoesNotExist like `Match.objects.get`."""
+    deal_row = current_deal_with_match(match_id)
     if deal_row is None:
         return Match.objects.get(pk=match_id), None
     return deal_row.match, deal_row
 
 
-def deal_state(deal_row: Deal, upto: int | None = None) -> engine.Deal:
-    """The engine's state of a deal, rebuilt from its dealt cards and its action rows."""
-    rules = rules_of(deal_row.match)
-    state = engine.Deal(rules, deal_row.dealer, deal_row.hands, deal_row.stock)
-    tokens = deal_row.actions.order_by("sequence").values_list("token", flat=True)
-    if upto is not None:
-        tokens = tokens[:upto]
+def deal_from_rows(deal_row: Deal, tokens, rules: engine.Rules | None = None) -> engine.Deal:
+    """The one rebuild of the engine's `Deal` from a deal row's dealt cards and the tokens of its
+    actions, in order (`rules`: the match's, when the caller has them)."""
+    state = engine.Deal(
+        rules or rules_of(deal_row.match), deal_row.dealer, deal_row.hands, deal_row.stock
+    )
     for token in tokens:
         state.apply(token)
     return state
+
+
+def deal_state(deal_row: Deal, upto: int | None = None) -> engine.Deal:
+    """The engine's state of a deal, rebuilt from its dealt cards and its action rows."""
+    tokens = deal_row.actions.order_by("sequence").values_list("token", flat=True)
+    if upto is not None:
+        tokens = tokens[:upto]
+    return deal_from_rows(deal_row, tokens)
 
 
 def deal_states(match: Match, deal_rows: list[Deal]) -> list[engine.Deal]:
@@ -64,13 +77,7 @@ def deal_states(match: Match, deal_rows: list[Deal]) -> list[engine.Deal]:
     rows = Action.objects.filter(deal__in=list(tokens)).order_by("deal_id", "sequence")
     for deal_id, token in rows.values_list("deal_id", "token"):
         tokens[deal_id].append(token)
-    states = []
-    for row in deal_rows:
-        state = engine.Deal(rules, row.dealer, row.hands, row.stock)
-        for token in tokens[row.pk]:
-            state.apply(token)
-        states.append(state)
-    return states
+    return [deal_from_rows(row, tokens[row.pk], rules) for row in deal_rows]
 
 
 # The engine states of recent deals, by (deal id, when dealt, steps). Actions are only ever

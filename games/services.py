@@ -167,10 +167,8 @@ def do_start_practice(user, match_id: int, number: int, step: int, bot_level: st
             hands=deal_row.hands,
             stock=deal_row.stock,
         )
-        state = engine.Deal(rules, deal_row.dealer, deal_row.hands, deal_row.stock)
-        for action in actions[:step]:
-            state.apply(action.token, action.seat)
-            Action.objects.create(
+        Action.objects.bulk_create(
+            Action(
                 deal=practice,
                 sequence=action.sequence,
                 seat=action.seat,
@@ -179,6 +177,9 @@ def do_start_practice(user, match_id: int, number: int, step: int, bot_level: st
                 user=action.user if action.user_id == user.pk else None,
                 bot_level=action.bot_level if action.user_id != user.pk else "",
             )
+            for action in actions[:step]
+        )
+        state = selectors.deal_from_rows(deal_row, [a.token for a in actions[:step]], rules)
         save_state_columns(practice, state)
         announce_after_commit(match)
     return match
@@ -242,7 +243,7 @@ def store_offline_deal(match: Match, state: engine.Deal, person: str) -> Deal:
 
 def _phases_of(state: engine.Deal) -> list[str]:
     """The phase each action of a finished deal was taken in, replayed from its dealt cards."""
-    replay = engine.Deal(state.rules, state.dealer, state.dealt_hands, state.stock)
+    replay = state.as_dealt()
     phases = []
     for seat, token in state.history:
         phases.append(replay.phase)

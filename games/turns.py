@@ -39,9 +39,7 @@ class Waiting:
 
 def _playing_deal(match_id: int) -> Deal | None:
     """The current deal of a match being played, with its match, in one query."""
-    deal_row = (
-        Deal.objects.select_related("match").filter(match_id=match_id).order_by("-number").first()
-    )
+    deal_row = selectors.current_deal_with_match(match_id)
     if deal_row is None or deal_row.match.status != Match.Status.PLAYING:
         return None
     return deal_row

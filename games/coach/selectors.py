@@ -19,7 +19,7 @@ from games.engine.coach import panel as panel_figures
 from games.engine.coach import reasons
 from games.engine.coach.advice import Option
 from games.engine.display import in_hand_order
-from games.engine.wording import SUIT_NAMES, SUIT_SYMBOLS, call_label
+from games.engine.wording import SUIT_NAMES, SUIT_SYMBOLS, bid_label, call_label
 from games.marks import Mark
 from games.models import Action, Deal, Match, Seat, seat_name
 
@@ -572,9 +572,7 @@ def exercise_view(user, deal_row: Deal, step: int, answered: bool) -> Exercise |
         auction=[(who(s), call_label(t)) for s, t in obs.calls],
         trump_symbol=SUIT_SYMBOLS.get(obs.trump or "", ""),
         trump_red=(obs.trump or "") in "HD" and bool(obs.trump),
-        contract=f"{who(obs.pitcher)} bid {'Smudge' if obs.bid == 5 else obs.bid}"
-        if obs.pitcher
-        else "",
+        contract=f"{who(obs.pitcher)} bid {bid_label(obs.bid)}" if obs.pitcher else "",
         trick=[(who(s), presenters.card_view(c)) for s, c in obs.current_trick],
         tricks_taken=[
             (presenters.side_label(rules, side, seats, seat), n) for side, n in taken.items()

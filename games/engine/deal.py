@@ -76,6 +76,11 @@ class Deal:
             hands[seat] = deck[i * size : (i + 1) * size]
         return cls(rules, dealer, hands, deck[len(rules.seats) * size :])
 
+    def as_dealt(self) -> Deal:
+        """A fresh deal of the same cards, as dealt, before any action: replay ``history`` on it
+        to see any earlier moment."""
+        return Deal(self.rules, self.dealer, self.dealt_hands, self.stock)
+
     def copy(self) -> Deal:
         other = Deal.__new__(Deal)
         other.__dict__.update(self.__dict__)

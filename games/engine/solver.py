@@ -433,7 +433,7 @@ class StepAnalysis:
 
 def deal_at(final: Deal, step: int) -> Deal:
     """The deal ``final`` as it stood after its first ``step`` actions."""
-    state = Deal(final.rules, final.dealer, final.dealt_hands, final.stock)
+    state = final.as_dealt()
     for seat, token in final.history[:step]:
         state.apply(token, seat)
     return state

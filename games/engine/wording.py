@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from .actions import PASS, PITCH, Action
 from .cards import SUIT_NAMES, SUIT_SYMBOLS, suit_of
+from .rules import SMUDGE
 from .scoring import POINT_NAMES
 
 RANK_NAMES = {
@@ -53,6 +54,18 @@ def short_card(card: str) -> str:
     return f"{rank_label(card[0])}{SUIT_SYMBOLS[suit_of(card)]}"
 
 
+def bid_label(bid: int | None) -> str:
+    """A contract's bid as every page writes it: "3", "Smudge" (a bid of five); "" for none."""
+    if not bid:
+        return ""
+    return "Smudge" if bid == SMUDGE else str(bid)
+
+
+def trick_taken(who: str) -> str:
+    """ "You take the trick", "East takes the trick" (`who` as the viewer reads the seat)."""
+    return f"{who} take the trick" if who == "You" else f"{who} takes the trick"
+
+
 def call_label(token: str) -> str:
     """An auction call as the table shows it: "Pass", "3", "Smudge", "Pitch K♠"."""
     action = Action.parse(token)
@@ -68,9 +81,11 @@ __all__ = [
     "RANK_NAMES",
     "SUIT_NAMES",
     "SUIT_SYMBOLS",
+    "bid_label",
     "call_label",
     "card_name",
     "card_words",
     "rank_label",
     "short_card",
+    "trick_taken",
 ]

@@ -100,13 +100,20 @@ class _Relay:
 _relay = _Relay()
 
 
+async def _logged_in(consumer) -> bool:
+    """Refuse a socket without a login; else note the server's loop (games/realtime.py)."""
+    if not consumer.scope["user"].is_authenticated:
+        await consumer.close(code=UNAUTHENTICATED)
+        return False
+    game_realtime.remember_server_loop()
+    return True
+
+
 class LobbyConsumer(AsyncWebsocketConsumer):
     async def connect(self):
-        user = self.scope["user"]
-        if not user.is_authenticated:
-            await self.close(code=UNAUTHENTICATED)
+        if not await _logged_in(self):
             return
-        game_realtime.remember_server_loop()
+        user = self.scope["user"]
         await self.accept()  # the handshake first: the reads below may wait on a busy server
         self.hidden_hosts = await database_sync_to_async(selectors.hosts_blocking)(user)
         await _relay.join(self, self.channel_layer)
@@ -123,11 +130,9 @@ class PairingConsumer(AsyncWebsocketConsumer):
     """One person's pairing request: how many wait, and the table once they are seated."""
 
     async def connect(self):
-        user = self.scope["user"]
-        if not user.is_authenticated:
-            await self.close(code=UNAUTHENTICATED)
+        if not await _logged_in(self):
             return
-        game_realtime.remember_server_loop()
+        user = self.scope["user"]
         self.user = user
         self.group = realtime.pairing_group(user.pk)
         await self.channel_layer.group_add(self.group, self.channel_name)

@@ -43,7 +43,15 @@ from games.engine.display import (
 from games.engine.offline import OfflineMatch, bot_seed
 from games.engine.rules import spec_from_choices
 from games.engine.scoring import POINT_NAMES
-from games.engine.wording import SUIT_NAMES, SUIT_SYMBOLS, call_label, card_name, rank_label
+from games.engine.wording import (
+    SUIT_NAMES,
+    SUIT_SYMBOLS,
+    bid_label,
+    call_label,
+    card_name,
+    rank_label,
+    trick_taken,
+)
 
 _match: OfflineMatch | None = None
 
@@ -151,9 +159,7 @@ def table_view(match: OfflineMatch) -> dict[str, Any]:  # noqa: C901 - one field
             }
             for s, c in trick.cards
         ]
-        last_trick_winner = (
-            "You take the trick" if trick.winner == me else f"{names[trick.winner]} takes the trick"
-        )
+        last_trick_winner = trick_taken("You" if trick.winner == me else names[trick.winner])
     taken: dict[str, int] = {}
     for trick in deal.tricks:
         taken[rules.side_of(trick.winner)] = taken.get(rules.side_of(trick.winner), 0) + 1
@@ -178,7 +184,7 @@ def table_view(match: OfflineMatch) -> dict[str, Any]:  # noqa: C901 - one field
         "trump_symbol": SUIT_SYMBOLS.get(deal.trump or "", ""),
         "trump_red": (deal.trump or "") in ("H", "D"),
         "pitcher": names[deal.pitcher] if deal.pitcher else None,
-        "bid_label": ("Smudge" if deal.bid == 5 else str(deal.bid)) if deal.bid else "",
+        "bid_label": bid_label(deal.bid),
         "going_out_note": "" if match.over else going_out_note(rules, totals),
         "seats": seats,
         "me_seat": next(s for s in seats if s["is_me"]),
@@ -215,7 +221,7 @@ def _result_view(match: OfflineMatch, names: dict) -> dict[str, Any]:
     return {
         "thrown_in": False,
         "pitcher": names[result.pitcher],
-        "bid": "Smudge" if result.bid == 5 else str(result.bid),
+        "bid": bid_label(result.bid),
         "made": result.made,
         "points": [
             [

@@ -25,7 +25,15 @@ from games import engine
 from games.engine.actions import PITCH, Action
 from games.engine.cards import game_points
 from games.engine.display import screen_places
-from games.engine.wording import POINT_NAMES, SUIT_NAMES, SUIT_SYMBOLS, call_label, short_card
+from games.engine.wording import (
+    POINT_NAMES,
+    SUIT_NAMES,
+    SUIT_SYMBOLS,
+    bid_label,
+    call_label,
+    short_card,
+    trick_taken,
+)
 from games.marks import Mark
 from games.models import seat_name
 from games.presenters import CardView, card_view
@@ -57,7 +65,7 @@ class Timeline:
 
     def __init__(self, deal: engine.Deal):
         self.rules = deal.rules
-        state = engine.Deal(deal.rules, deal.dealer, deal.dealt_hands, deal.stock)
+        state = deal.as_dealt()
         self.history: list[tuple[str, str]] = list(deal.history)
         self.states: list[engine.Deal] = [state.copy()]
         self.kinds: list[MoveKind] = []  # what each action was
@@ -262,7 +270,7 @@ def _caption(timeline: Timeline, step: int, names: Mapping[str, str]) -> str:
         text = f"{who} plays {short_card(token)}"
     state = timeline.states[step]
     if step in timeline.trick_taken_at:
-        text += f"; {names[state.tricks[-1].winner]} takes the trick"
+        text += "; " + trick_taken(names[state.tricks[-1].winner])
     return text + "."
 
 
@@ -386,7 +394,7 @@ def build_frame(
         trump=state.trump or "",
         trump_symbol=SUIT_SYMBOLS.get(state.trump or "", ""),
         pitcher=names[state.pitcher] if state.pitcher else "",
-        bid_label=("Smudge" if state.bid == 5 else str(state.bid)) if state.bid else "",
+        bid_label=bid_label(state.bid),
         tricks_taken=[SideLine(sides[s], taken[s], s == my_side) for s in rules.sides],
         game_points=[SideLine(sides[s], captured[s], s == my_side) for s in rules.sides],
         points=points,

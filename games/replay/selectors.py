@@ -257,7 +257,7 @@ def deal_lines(
                 dealer=names[dealer],
                 outcome="made" if result["made"] else "set",
                 pitcher=names[result["pitcher"]],
-                bid="Smudge" if bid == 5 else str(bid),
+                bid=wording.bid_label(bid),
                 trump=result["trump"],
                 points=tuple(
                     (
@@ -601,7 +601,7 @@ def faceup_panel(
         status="ready",
         who=names[row.seat],
         pitcher_side=short_side(rules, rules.side_of(state.pitcher), names),
-        bid_label="Smudge" if state.bid == 5 else str(state.bid),
+        bid_label=wording.bid_label(state.bid),
         choices=choices,
         actual_best=chosen.best if chosen else None,
         seconds=row.seconds,

@@ -13,11 +13,11 @@ from django.db.models.functions import TruncDate
 from django.utils import timezone
 
 from games.engine import PRESET_NAMES
+from games.engine.wording import bid_label
 from games.models import BotLevel, Match, Seat, preset_name
 
 from .models import DealSummary, MatchRecord, Opponents, Rating, shown_rating
 
-BID_LABELS = {5: "Smudge"}
 POINT_KINDS = (("high", "High"), ("low", "Low"), ("jack", "Jack"), ("game", "Game"))
 LEVEL_ORDER = {level: n for n, level in enumerate(BotLevel.values)}
 # The most points a history chart draws; longer histories keep every n-th match and the last.
@@ -77,7 +77,7 @@ class BidLine:
 
     @property
     def label(self) -> str:
-        return BID_LABELS.get(self.bid, str(self.bid))
+        return bid_label(self.bid)
 
     @property
     def made_rate(self) -> float:
