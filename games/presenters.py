@@ -173,161 +173,66 @@ def side_label(
     return " & ".join(names) if names else side
 
 
+@dataclass(frozen=True)
+class _Seen:
+    """One read of a table for one viewer, shared by the steps that build its view."""
+
+    match: Match
+    deal_row: Deal
+    rules: engine.Rules
+    state: engine.Deal
+    seats: dict  # position -> Seat
+    observer: str | None  # the viewer's seat, or None for a spectator
+    observation: object | None
+    places: dict
+    my_turn: bool
+    legal: frozenset
+
+    @property
+    def over(self) -> bool:
+        return self.state.phase == engine.OVER
+
+    def name(self, position: str) -> str:
+        """A seat as the viewer reads it: "You", or the seat's name."""
+        return "You" if position == self.observer else self.seats[position].display_name
+
+    def side(self, side: str) -> str:
+        return side_label(self.rules, side, self.seats, self.observer)
+
+
 def table_view(
     match: Match, me: str | None, *, seats: list | None = None, deal_row: Deal | None = None
 ) -> TableView:
     """The table as the seat `me` may see it (None: a spectator, who sees only public cards).
     `seats` and `deal_row` save reading them again when the caller already has them; a
     `deal_row` must come with its `match` from one read (`selectors.match_and_current_deal`)."""
-    if deal_row is None:
-        # The match again, with its deal in the same query: a version read before the deal
-        # (a bot may move in between) would name a moment before the position shown, and the
-        # person's move made on it would be refused as stale.
-        match, deal_row = selectors.match_and_current_deal(match.pk)
-    rules = selectors.rules_of(match)
-    state = selectors.current_state(deal_row)
-    seats = {
-        seat.position: seat for seat in (seats if seats is not None else selectors.seats_of(match))
-    }
-    over = state.phase == engine.OVER
-    observer = me if me in seats else None
-    observation = state.observation(observer) if observer else None
-    places = screen_places(rules.seats, observer)
-
-    legal = set()
-    my_turn = (
-        observer is not None and state.to_act == observer and match.status == Match.Status.PLAYING
-    )
-    if my_turn:
-        legal = set(observation.legal_actions())
-
-    hand = []
-    if observer:
-        playable = legal if state.phase == engine.PLAY else set()
-        hand = [
-            card_view(code, code in playable)
-            for code in in_hand_order(observation.hand, state.trump)
-        ]
-
-    calls = {seat: token for seat, token in state.calls}
-    current = dict(state.current_trick)
-    seat_views = []
-    for position in rules.seats:
-        seat = seats[position]
-        seat_views.append(
-            SeatView(
-                position=position,
-                name=seat.display_name,
-                is_bot=seat.is_bot,
-                is_me=position == observer,
-                side=rules.side_of(position),
-                card_count=len(state.hand(position)),
-                is_dealer=position == state.dealer,
-                is_turn=position == state.to_act and not over,
-                is_pitcher=position == state.pitcher,
-                place=places[position].name,
-                x=places[position].x,
-                y=places[position].y,
-                trick_x=places[position].trick_x,
-                trick_y=places[position].trick_y,
-                # The viewer is here: they are looking at this page.
-                connected=seat.is_bot or seat.connections > 0 or position == observer,
-                is_person=bool(seat.user_id),
-                bot_level=seat.get_bot_level_display().lower() if seat.is_bot else "",
-                call=call_label(calls[position]) if position in calls else "",
-                trick_card=card_view(current[position]) if position in current else None,
-                # Played-out deals show every hand; a thrown-in one was never played, so never shown.
-                revealed=(
-                    [card_view(c) for c in in_hand_order(state.dealt_hands[position], state.trump)]
-                    if over and not state.thrown_in
-                    else []
-                ),
-            )
-        )
-
-    bids, discard_choices = [], []
-    if my_turn and state.phase == engine.AUCTION:
-        bids = [
-            ActionButton(token, call_label(token))
-            for token in observation.legal_actions()
-            if Action.parse(token).kind != PITCH
-        ]
-        if any(Action.parse(t).kind == PITCH for t in legal):
-            hand = [
-                card_view(c.code, pitch_token(c.code) in legal, action=pitch_token(c.code))
-                for c in hand
-            ]
-    elif my_turn and state.phase == engine.TRUMP:
-        bids = [
-            ActionButton(token, f"{SUIT_SYMBOLS[token]} {SUIT_NAMES[token].title()}")
-            for token in observation.legal_actions()
-        ]
-    elif my_turn and state.phase == engine.DISCARD:
-        discardable = set(state.discardable(observer))
-        discard_choices = [
-            card_view(code, code in discardable)
-            for code in in_hand_order(observation.hand, state.trump)
-        ]
-
-    last_trick, last_trick_winner = [], ""
-    if state.tricks:
-        trick = state.tricks[-1]
-        last_trick = [
-            TrickCard(
-                card_view(c),
-                "You" if s == observer else seats[s].display_name,
-                s == trick.winner,
-                places[s].trick_x,
-                places[s].trick_y,
-            )
-            for s, c in trick.cards
-        ]
-        last_trick_winner = trick_taken(
-            "You" if trick.winner == observer else seats[trick.winner].display_name
-        )
-    taken = {}
-    for trick in state.tricks:
-        side = rules.side_of(trick.winner)
-        taken[side] = taken.get(side, 0) + 1
-    tricks_taken = [(side_label(rules, side, seats, observer), n) for side, n in taken.items()]
-    discard_label = "Discard the chosen cards"
-    if rules.six_players:
-        discard_label = "Discard two cards"
-
-    my_side = rules.side_of(observer) if observer else None
-    totals = [
-        (side_label(rules, side, seats, observer), match.totals.get(side, 0), side == my_side)
-        for side in rules.sides
-    ]
-    result = deal_row.result if over else None
-    status = _status_line(state, observer, seats, my_turn)
-    winner_label = side_label(rules, match.winner, seats, observer) if match.winner else ""
+    seen = _seen(match, me, seats, deal_row)
+    match, state, rules, observer = seen.match, seen.state, seen.rules, seen.observer
+    seat_views = _seat_views(seen)
+    hand, bids, discard_choices = _hand_and_choices(seen)
+    last_trick, last_trick_winner = _last_trick(seen)
+    totals = _totals(seen)
+    result = seen.deal_row.result if seen.over else None
+    winner_label, winner_verb = _winner(seen)
     return TableView(
         match_id=match.pk,
         version=match.version,
         rules_text=rules.describe(),
         me=observer,
         me_seat=next((s for s in seat_views if s.is_me), None),
-        deal_number=deal_row.number,
+        deal_number=seen.deal_row.number,
         step=state.version,
         phase=state.phase,
         seats=seat_views,
         hand=hand,
         bids=bids,
         discard_choices=discard_choices,
-        discard_label=discard_label,
+        discard_label="Discard two cards" if rules.six_players else "Discard the chosen cards",
         discard_exact=2 if rules.six_players else None,
-        auction=[
-            ("You" if s == observer else seats[s].display_name, call_label(t))
-            for s, t in state.calls
-        ],
+        auction=[(seen.name(s), call_label(t)) for s, t in state.calls],
         trump=state.trump,
         trump_symbol=SUIT_SYMBOLS.get(state.trump or "", ""),
-        pitcher=(
-            ("You" if state.pitcher == observer else seats[state.pitcher].display_name)
-            if state.pitcher
-            else None
-        ),
+        pitcher=seen.name(state.pitcher) if state.pitcher else None,
         bid_label=bid_label(state.bid),
         totals=totals,
         target=rules.target,
@@ -336,22 +241,170 @@ def table_view(
         tricks_done=len(state.tricks),
         tricks_per_deal=rules.tricks_per_deal,
         trick_just_done=bool(state.tricks) and not state.current_trick,
-        tricks_taken=tricks_taken,
+        tricks_taken=_tricks_taken(seen),
         to_act=state.to_act,
-        my_turn=my_turn,
-        result=_result_view(rules, result, seats, observer, state) if result else None,
+        my_turn=seen.my_turn,
+        result=_result_view(rules, result, seen.seats, observer, state) if result else None,
         match_over=match.status == Match.Status.FINISHED,
         winner_label=winner_label,
-        winner_verb="win" if " & " in winner_label or winner_label == "You" else "wins",
+        winner_verb=winner_verb,
         thrown_in=bool(result and result.get("thrown_in")),
-        status=status,
+        status=_status_line(state, observer, seen.seats, seen.my_turn),
         going_out_note=_going_out_note(rules, match, totals),
         shared=match.invite_code is not None,
         spectator=observer is None,
-        rematch_id=(rematch.pk if (rematch := selectors.rematch_of(match)) else None),
+        rematch_id=getattr(selectors.rematch_of(match), "pk", None),
         invite_code=match.invite_code or "",
-        practice=_practice_note(match, rules, seats, observer, over),
+        practice=_practice_note(match, rules, seen.seats, observer, seen.over),
     )
+
+
+def _seen(match: Match, me: str | None, seats: list | None, deal_row: Deal | None) -> _Seen:
+    if deal_row is None:
+        # The match again, with its deal in the same query: a version read before the deal
+        # (a bot may move in between) would name a moment before the position shown, and the
+        # person's move made on it would be refused as stale.
+        match, deal_row = selectors.match_and_current_deal(match.pk)
+    rules = selectors.rules_of(match)
+    state = selectors.current_state(deal_row)
+    by_position = {
+        seat.position: seat for seat in (seats if seats is not None else selectors.seats_of(match))
+    }
+    observer = me if me in by_position else None
+    observation = state.observation(observer) if observer else None
+    my_turn = (
+        observer is not None and state.to_act == observer and match.status == Match.Status.PLAYING
+    )
+    return _Seen(
+        match=match,
+        deal_row=deal_row,
+        rules=rules,
+        state=state,
+        seats=by_position,
+        observer=observer,
+        observation=observation,
+        places=screen_places(rules.seats, observer),
+        my_turn=my_turn,
+        legal=frozenset(observation.legal_actions()) if my_turn else frozenset(),
+    )
+
+
+def _seat_views(seen: _Seen) -> list[SeatView]:
+    state = seen.state
+    calls = {seat: token for seat, token in state.calls}
+    current = dict(state.current_trick)
+    # Played-out deals show every hand; a thrown-in one was never played, so never shown.
+    reveal = seen.over and not state.thrown_in
+    views = []
+    for position in seen.rules.seats:
+        seat, place = seen.seats[position], seen.places[position]
+        views.append(
+            SeatView(
+                position=position,
+                name=seat.display_name,
+                is_bot=seat.is_bot,
+                is_me=position == seen.observer,
+                side=seen.rules.side_of(position),
+                card_count=len(state.hand(position)),
+                is_dealer=position == state.dealer,
+                is_turn=position == state.to_act and not seen.over,
+                is_pitcher=position == state.pitcher,
+                place=place.name,
+                x=place.x,
+                y=place.y,
+                trick_x=place.trick_x,
+                trick_y=place.trick_y,
+                # The viewer is here: they are looking at this page.
+                connected=seat.is_bot or seat.connections > 0 or position == seen.observer,
+                is_person=bool(seat.user_id),
+                bot_level=seat.get_bot_level_display().lower() if seat.is_bot else "",
+                call=call_label(calls[position]) if position in calls else "",
+                trick_card=card_view(current[position]) if position in current else None,
+                revealed=[
+                    card_view(c) for c in in_hand_order(state.dealt_hands[position], state.trump)
+                ]
+                if reveal
+                else [],
+            )
+        )
+    return views
+
+
+def _hand_and_choices(seen: _Seen) -> tuple[list, list, list]:
+    """The viewer's hand (its playable cards marked), the calls or suits they may choose, and
+    the cards they may discard: what their turn offers, in its phase."""
+    if not seen.observer:
+        return [], [], []
+    state, legal = seen.state, seen.legal
+    playable = legal if state.phase == engine.PLAY else set()
+    in_order = in_hand_order(seen.observation.hand, state.trump)
+    hand = [card_view(code, code in playable) for code in in_order]
+    if not seen.my_turn:
+        return hand, [], []
+    if state.phase == engine.AUCTION:
+        bids = [
+            ActionButton(token, call_label(token))
+            for token in seen.observation.legal_actions()
+            if Action.parse(token).kind != PITCH
+        ]
+        if any(Action.parse(t).kind == PITCH for t in legal):
+            hand = [
+                card_view(c.code, pitch_token(c.code) in legal, action=pitch_token(c.code))
+                for c in hand
+            ]
+        return hand, bids, []
+    if state.phase == engine.TRUMP:
+        suits = [
+            ActionButton(token, f"{SUIT_SYMBOLS[token]} {SUIT_NAMES[token].title()}")
+            for token in seen.observation.legal_actions()
+        ]
+        return hand, suits, []
+    if state.phase == engine.DISCARD:
+        discardable = set(state.discardable(seen.observer))
+        return hand, [], [card_view(code, code in discardable) for code in in_order]
+    return hand, [], []
+
+
+def _last_trick(seen: _Seen) -> tuple[list, str]:
+    """The last completed trick, each card where it lay on the felt, and who took it."""
+    if not seen.state.tricks:
+        return [], ""
+    trick = seen.state.tricks[-1]
+    cards = [
+        TrickCard(
+            card_view(c),
+            seen.name(s),
+            s == trick.winner,
+            seen.places[s].trick_x,
+            seen.places[s].trick_y,
+        )
+        for s, c in trick.cards
+    ]
+    return cards, trick_taken(seen.name(trick.winner))
+
+
+def _tricks_taken(seen: _Seen) -> list:
+    taken: dict[str, int] = {}
+    for trick in seen.state.tricks:
+        side = seen.rules.side_of(trick.winner)
+        taken[side] = taken.get(side, 0) + 1
+    return [(seen.side(side), n) for side, n in taken.items()]
+
+
+def _winner(seen: _Seen) -> tuple[str, str]:
+    """Who won the match, as the viewer reads it, and its verb ("You win", "East wins")."""
+    if not seen.match.winner:
+        return "", "wins"
+    label = seen.side(seen.match.winner)
+    return label, "win" if " & " in label or label == "You" else "wins"
+
+
+def _totals(seen: _Seen) -> list:
+    my_side = seen.rules.side_of(seen.observer) if seen.observer else None
+    return [
+        (seen.side(side), seen.match.totals.get(side, 0), side == my_side)
+        for side in seen.rules.sides
+    ]
 
 
 def _practice_note(
@@ -474,6 +527,27 @@ class FormingView:
     default_bot_level: str = DEFAULT_BOT_LEVEL
 
 
+def _forming_seat(rules: engine.Rules, position: str, seat, me: str | None) -> FormingSeat:
+    side = rules.side_of(position)
+    members = [seat_name(p) for p in rules.seats if rules.side_of(p) == side]
+    if seat.user_id:
+        player = seat.user.shown_name
+    else:
+        player = f"Bot ({seat.get_bot_level_display().lower()})" if seat.bot_level else ""
+    return FormingSeat(
+        position=position,
+        name=seat_name(position),
+        side=side,
+        side_label=" & ".join(members),
+        player=player,
+        is_empty=seat.is_empty,
+        is_bot=seat.is_bot,
+        bot_level=seat.bot_level,
+        is_me=position == me,
+        connected=seat.is_bot or seat.connections > 0 or position == me,
+    )
+
+
 def forming_view(match: Match, user, invited=frozenset()) -> FormingView:
     """A table waiting for players, as `user` sees it: seats by partnership, who sits where."""
     rules = selectors.rules_of(match)
@@ -481,25 +555,8 @@ def forming_view(match: Match, user, invited=frozenset()) -> FormingView:
     me = next((p for p, s in seats.items() if user.is_authenticated and s.user_id == user.pk), None)
     by_side: dict[str, list] = {}
     for position in rules.seats:
-        seat = seats[position]
-        side = rules.side_of(position)
-        members = [seat_name(p) for p in rules.seats if rules.side_of(p) == side]
-        by_side.setdefault(side, []).append(
-            FormingSeat(
-                position=position,
-                name=seat_name(position),
-                side=side,
-                side_label=" & ".join(members),
-                player=seat.user.shown_name
-                if seat.user_id
-                else (f"Bot ({seat.get_bot_level_display().lower()})" if seat.bot_level else ""),
-                is_empty=seat.is_empty,
-                is_bot=seat.is_bot,
-                bot_level=seat.bot_level,
-                is_me=position == me,
-                connected=seat.is_bot or seat.connections > 0 or position == me,
-            )
-        )
+        forming_seat = _forming_seat(rules, position, seats[position], me)
+        by_side.setdefault(forming_seat.side, []).append(forming_seat)
     return FormingView(
         match_id=match.pk,
         version=match.version,

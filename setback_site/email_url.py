@@ -27,15 +27,7 @@ def parse(url: str) -> dict:
             f"Setback will not start: EMAIL_URL must start with smtp://, smtps:// or console://, "
             f"not {parts.scheme or 'nothing'}://."
         )
-    try:
-        port = parts.port
-    except ValueError:
-        port = -1
-    if not parts.hostname or port == -1:
-        raise SystemExit(
-            "Setback will not start: EMAIL_URL needs a host name and, if given, a numeric port "
-            "(smtp://user:password@host:587/?tls=true)."
-        )
+    port = _port(parts)
     query = {key: values[-1] for key, values in parse_qs(parts.query).items()}
     implicit_tls = parts.scheme == "smtps" or query.get("ssl", "").lower() in TRUE
     settings = {
@@ -48,10 +40,29 @@ def parse(url: str) -> dict:
         "EMAIL_USE_TLS": not implicit_tls and query.get("tls", "").lower() in TRUE,
     }
     if "timeout" in query:
-        try:
-            settings["EMAIL_TIMEOUT"] = int(query["timeout"])
-        except ValueError:
-            raise SystemExit(
-                "Setback will not start: EMAIL_URL's timeout must be whole seconds."
-            ) from None
+        settings["EMAIL_TIMEOUT"] = _timeout(query["timeout"])
     return settings
+
+
+def _port(parts) -> int | None:
+    """The URL's port (None if it names none); the site does not start without a host name or
+    with a port that is not a number."""
+    try:
+        port = parts.port
+    except ValueError:
+        port = -1
+    if not parts.hostname or port == -1:
+        raise SystemExit(
+            "Setback will not start: EMAIL_URL needs a host name and, if given, a numeric port "
+            "(smtp://user:password@host:587/?tls=true)."
+        )
+    return port
+
+
+def _timeout(value: str) -> int:
+    try:
+        return int(value)
+    except ValueError:
+        raise SystemExit(
+            "Setback will not start: EMAIL_URL's timeout must be whole seconds."
+        ) from None

@@ -208,31 +208,41 @@ def coach_panel(
         phase=deal_row.phase,
     )
     if deal_row.is_over:
-        review = Review.objects.filter(deal=deal_row, seat=position).first()
-        if review is not None and review.status == Work.READY:
-            panel.state, panel.review = "review", review_view(review)
-        elif review is not None:
-            panel.state = "reviewing"
-        else:
-            panel.state = "reviewing" if panel.enabled else "unreviewed"
-        return panel
-    if not panel.enabled:
-        return panel
-    if deal_row.to_act != position or match.status != Match.Status.PLAYING:
+        _show_review(panel, deal_row, position)
+    elif not panel.enabled:
+        pass  # the panel says the coach is off
+    elif deal_row.to_act != position or match.status != Match.Status.PLAYING:
         panel.state = "waiting"
-        return panel
+    else:
+        _show_advice(panel, match, deal_row, position)
+    return panel
+
+
+def _show_review(panel: CoachPanel, deal_row: Deal, position: str) -> None:
+    """A finished deal: its review, or that it is on its way (or can be asked for)."""
+    review = Review.objects.filter(deal=deal_row, seat=position).first()
+    if review is not None and review.status == Work.READY:
+        panel.state, panel.review = "review", review_view(review)
+    elif review is not None or panel.enabled:
+        panel.state = "reviewing"
+    else:
+        panel.state = "unreviewed"
+
+
+def _show_advice(panel: CoachPanel, match: Match, deal_row: Deal, position: str) -> None:
+    """The seat's turn: its one legal move, the coach still thinking, or its ranked options."""
     state = game_selectors.current_state(deal_row)
     obs = state.observation(position, match_totals=dict(match.totals))
     legal = obs.legal_actions()
     if len(legal) == 1:
         panel.state, panel.forced_label = "forced", reasons.action_label(obs, legal[0])
-        return panel
+        return
     advice = Advice.objects.filter(
         deal=deal_row, step=panel.step, seat=position, status=Work.READY
     ).first()
     if advice is None:
         panel.state = "thinking"
-        return panel
+        return
     options = [Option.from_json(o) for o in advice.options]
     panel.state = "advice"
     panel.options = [option_view(i, o, obs) for i, o in enumerate(options, start=1)]
@@ -240,7 +250,6 @@ def coach_panel(
     panel.ranking = options[0].figures["ranking"]
     if obs.phase == engine.AUCTION:
         panel.bid_grid = bid_grid(options, obs)
-    return panel
 
 
 # --- Reviews ------------------------------------------------------------------------------------
@@ -525,6 +534,41 @@ def exercise_observation(user, deal_row: Deal, step: int):
     return observation_at(deal_row, step, seat.position)
 
 
+def _answer(user, deal_row: Deal, step: int, obs) -> tuple[ExerciseAttempt | None, list]:
+    """The person's latest try at an exercise, and the coach's ranking to show beside it."""
+    attempt = ExerciseAttempt.objects.filter(user=user, deal=deal_row, step=step).first()
+    advice = Advice.objects.filter(deal=deal_row, step=step, seat=obs.seat, status=Work.READY)
+    advice = advice.first()
+    if advice is None:
+        return attempt, []
+    options = [
+        option_view(i, Option.from_json(o), obs) for i, o in enumerate(advice.options, start=1)
+    ]
+    return attempt, options
+
+
+def _exercise_choices(obs) -> tuple[list, list]:
+    """The hand as the seat held it (a card to play marked if legal), and the calls, suits or
+    discards it could choose from, each with its label."""
+    legal = obs.legal_actions()
+    playing = obs.phase == engine.PLAY
+    hand = [
+        presenters.card_view(c, playing and c in legal) for c in in_hand_order(obs.hand, obs.trump)
+    ]
+    calls = [] if playing else [(t, reasons.action_label(obs, t)) for t in legal]
+    return hand, calls
+
+
+def _tricks_taken(obs, seats: dict) -> list:
+    taken: dict[str, int] = {}
+    for trick in obs.tricks:
+        side = obs.rules.side_of(trick.winner)
+        taken[side] = taken.get(side, 0) + 1
+    return [
+        (presenters.side_label(obs.rules, side, seats, obs.seat), n) for side, n in taken.items()
+    ]
+
+
 def exercise_view(user, deal_row: Deal, step: int, answered: bool) -> Exercise | None:
     entry = exercise_entry(user, deal_row, step)
     if entry is None:
@@ -537,28 +581,10 @@ def exercise_view(user, deal_row: Deal, step: int, answered: bool) -> Exercise |
     def who(position: str) -> str:
         return "You" if position == seat else seats[position].display_name
 
-    legal = obs.legal_actions()
-    hand = [
-        presenters.card_view(c, obs.phase == engine.PLAY and c in legal)
-        for c in in_hand_order(obs.hand, obs.trump)
-    ]
-    calls = [] if obs.phase == engine.PLAY else [(t, reasons.action_label(obs, t)) for t in legal]
-    attempt = None
-    options = []
-    if answered:
-        attempt = ExerciseAttempt.objects.filter(user=user, deal=deal_row, step=step).first()
-        advice = Advice.objects.filter(
-            deal=deal_row, step=step, seat=seat, status=Work.READY
-        ).first()
-        if advice is not None:
-            options = [
-                option_view(i, Option.from_json(o), obs)
-                for i, o in enumerate(advice.options, start=1)
-            ]
-    taken: dict[str, int] = {}
-    for trick in obs.tricks:
-        side = rules.side_of(trick.winner)
-        taken[side] = taken.get(side, 0) + 1
+    hand, calls = _exercise_choices(obs)
+    attempt, options = _answer(user, deal_row, step, obs) if answered else (None, [])
+    contract = f"{who(obs.pitcher)} bid {bid_label(obs.bid)}" if obs.pitcher else ""
+    attempt_label = reasons.action_label(obs, attempt.choice) if attempt else ""
     return Exercise(
         deal_id=deal_row.pk,
         match_id=deal_row.match_id,
@@ -571,12 +597,10 @@ def exercise_view(user, deal_row: Deal, step: int, answered: bool) -> Exercise |
         calls=calls,
         auction=[(who(s), call_label(t)) for s, t in obs.calls],
         trump_symbol=SUIT_SYMBOLS.get(obs.trump or "", ""),
-        trump_red=(obs.trump or "") in "HD" and bool(obs.trump),
-        contract=f"{who(obs.pitcher)} bid {bid_label(obs.bid)}" if obs.pitcher else "",
+        trump_red=bool(obs.trump) and obs.trump in "HD",
+        contract=contract,
         trick=[(who(s), presenters.card_view(c)) for s, c in obs.current_trick],
-        tricks_taken=[
-            (presenters.side_label(rules, side, seats, seat), n) for side, n in taken.items()
-        ],
+        tricks_taken=_tricks_taken(obs, seats),
         original=entry["action_label"],
         original_mark=entry["mark"],
         seat_label=seat_name(seat),
@@ -586,6 +610,6 @@ def exercise_view(user, deal_row: Deal, step: int, answered: bool) -> Exercise |
             for side, points in (obs.match_totals or {}).items()
         ],
         attempt=attempt,
-        attempt_label=reasons.action_label(obs, attempt.choice) if attempt else "",
+        attempt_label=attempt_label,
         options=options,
     )

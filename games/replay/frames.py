@@ -287,6 +287,29 @@ def _up_next(state: engine.Deal, names: Mapping[str, str]) -> str:
     return f"{who} to {'play' if state.current_trick else 'lead'}."
 
 
+@dataclass(frozen=True)
+class _Step:
+    """One step of a timeline, as one viewer sees it, shared by the parts of its frame."""
+
+    timeline: Timeline
+    step: int
+    state: engine.Deal
+    names: dict  # seat -> name
+    sides: dict  # side -> name
+    viewer: str | None
+    my_side: str | None
+    places: dict
+
+    @property
+    def at_end(self) -> bool:
+        return self.timeline.final.is_over and self.step == self.timeline.last
+
+    def lines(self, value_of) -> list[SideLine]:
+        """One line per side: its name, `value_of(side)`, and whether it is the viewer's."""
+        rules = self.timeline.rules
+        return [SideLine(self.sides[s], value_of(s), s == self.my_side) for s in rules.sides]
+
+
 def build_frame(
     timeline: Timeline,
     step: int,
@@ -303,26 +326,106 @@ def build_frame(
     Every hand is face up: replays exist only for deals that are over. `marks` are the coach's
     marks on the viewer's own decisions, by action sequence.
     """
-    state = timeline.state(step)
+    at = _step_of(timeline, step, names, viewer)
+    state, rules, result = at.state, timeline.rules, timeline.result
+    trick, winner = _trick_shown(at)
+    taken, captured = _tricks_and_game_points(at)
+    moves = _moves(timeline, at.names, marks or {}, viewer, url_of)
+    ended = at.at_end and result is not None
+    before, after = _totals_lines(at, totals_before)
+    return Frame(
+        number=number,
+        step=step,
+        last=timeline.last,
+        phase=state.phase,
+        rules_text=rules.describe(),
+        target=rules.target,
+        caption=_caption(timeline, step, at.names),
+        up_next=_up_next_line(at),
+        seats=_replay_seats(at),
+        trick=trick,
+        trick_taken_by=at.names[winner] if winner else "",
+        auction=[(at.names[s], call_label(t)) for s, t in state.calls],
+        trump=state.trump or "",
+        trump_symbol=SUIT_SYMBOLS.get(state.trump or "", ""),
+        pitcher=at.names[state.pitcher] if state.pitcher else "",
+        bid_label=bid_label(state.bid),
+        tricks_taken=at.lines(taken.get),
+        game_points=at.lines(captured.get),
+        points=_points(at),
+        score=at.lines(result.score.get) if ended else [],
+        made=result.made if ended else None,
+        thrown_in=bool(result and result.thrown_in),
+        complete=timeline.final.is_over,
+        totals_before=before,
+        totals_after=after,
+        groups=_groups(timeline, moves, at.names),
+        marks=[m for m in moves if m.step == step and m.mark],
+        links=_links(timeline, step, url_of),
+        stock_count=len(state.stock_remaining),
+        viewer=viewer,
+        moves=moves,
+    )
+
+
+RECORD_STOPS = "The record stops here, before the end of the deal."
+
+
+def _up_next_line(at: _Step) -> str:
+    if at.timeline.final.is_over or at.step < at.timeline.last:
+        return _up_next(at.state, at.names)
+    return RECORD_STOPS
+
+
+def _totals_lines(at: _Step, totals_before: Mapping[str, int] | None) -> tuple[list, list]:
+    """The match score before the deal, and, at the deal's last step, after it."""
+    if totals_before is None:
+        return [], []
+    before = at.lines(lambda s: totals_before.get(s, 0))
+    result = at.timeline.result
+    if not (at.at_end and result is not None):
+        return before, []
+    return before, at.lines(lambda s: totals_before.get(s, 0) + result.score[s])
+
+
+def _links(timeline: Timeline, step: int, url_of: Callable[[int], str]) -> StepLinks:
+    return StepLinks(
+        first=url_of(0),
+        previous=url_of(step - 1) if step > 0 else None,
+        next=url_of(step + 1) if step < timeline.last else None,
+        last=url_of(timeline.last),
+    )
+
+
+def _step_of(
+    timeline: Timeline, step: int, names: Mapping[str, str] | None, viewer: str | None
+) -> _Step:
     rules = timeline.rules
     names = dict(names or {})
     for seat in rules.seats:
         names.setdefault(seat, seat_name(seat))
-    marks = marks or {}
-    bottom = viewer if viewer in rules.seats else ("S" if "S" in rules.seats else rules.seats[0])
-    places = screen_places(rules.seats, bottom)
-    my_side = rules.side_of(viewer) if viewer in rules.seats else None
-    sides = {side: side_name(rules, side, names) for side in rules.sides}
-    result = timeline.result
-    complete = timeline.final.is_over
-    at_end = complete and step == timeline.last
+    seated = viewer in rules.seats
+    bottom = viewer if seated else ("S" if "S" in rules.seats else rules.seats[0])
+    return _Step(
+        timeline=timeline,
+        step=step,
+        state=timeline.state(step),
+        names=names,
+        sides={side: side_name(rules, side, names) for side in rules.sides},
+        viewer=viewer,
+        my_side=rules.side_of(viewer) if seated else None,
+        places=screen_places(rules.seats, bottom),
+    )
 
+
+def _replay_seats(at: _Step) -> list[ReplaySeat]:
+    state, places = at.state, at.places
     calls = dict(state.calls)
-    seats = [
+    return [
         ReplaySeat(
             position=seat,
-            name=names[seat],
-            is_viewer=seat == viewer,
+            name=at.names[seat],
+            is_viewer=seat == at.viewer,
             place=places[seat].name,
             x=places[seat].x,
             y=places[seat].y,
@@ -332,98 +435,60 @@ def build_frame(
             is_next=seat == state.to_act,
             call=call_label(calls[seat]) if seat in calls else "",
         )
-        for seat in rules.seats
+        for seat in at.timeline.rules.seats
     ]
 
-    # The trick on the table; right after a trick's last card, that trick with its taker.
-    taken_now = step in timeline.trick_taken_at
+
+def _trick_shown(at: _Step) -> tuple[list, str | None]:
+    """The trick on the table; right after a trick's last card, that trick with its taker."""
+    state = at.state
+    taken_now = at.step in at.timeline.trick_taken_at
     shown = state.tricks[-1].cards if taken_now else state.current_trick
     winner = state.tricks[-1].winner if taken_now else None
     trick = [
-        TrickCard(card_view(c), names[s], places[s].trick_x, places[s].trick_y, won=s == winner)
+        TrickCard(
+            card_view(c),
+            at.names[s],
+            at.places[s].trick_x,
+            at.places[s].trick_y,
+            won=s == winner,
+        )
         for s, c in shown
     ]
+    return trick, winner
 
-    taken = dict.fromkeys(rules.sides, 0)
-    captured = dict.fromkeys(rules.sides, 0)
-    for t in state.tricks:
-        side = rules.side_of(t.winner)
+
+def _tricks_and_game_points(at: _Step) -> tuple[dict, dict]:
+    """Each side's tricks taken so far, and the game points in them."""
+    sides = at.timeline.rules.sides
+    taken, captured = dict.fromkeys(sides, 0), dict.fromkeys(sides, 0)
+    for trick in at.state.tricks:
+        side = at.timeline.rules.side_of(trick.winner)
         taken[side] += 1
-        captured[side] += sum(game_points(c) for _, c in t.cards)
+        captured[side] += sum(game_points(c) for _, c in trick.cards)
+    return taken, captured
 
+
+def _points(at: _Step) -> list[PointView]:
+    """High, Low, Jack and Game: each named with its taker once it is settled."""
+    result = at.timeline.result
+    if result is None or result.thrown_in:
+        return []
     points = []
-    if result is not None and not result.thrown_in:
-        for name in POINT_NAMES:
-            settled = step >= timeline.settled_at[name]
-            side = result.points[name]
-            code = timeline.point_cards.get(name)
-            points.append(
-                PointView(
-                    name=name.title(),
-                    settled=settled,
-                    taker=(sides[side] if side else "nobody") if settled else "",
-                    card=card_view(code) if settled and code else None,
-                    mine=settled and side is not None and side == my_side,
-                )
+    for name in POINT_NAMES:
+        settled = at.step >= at.timeline.settled_at[name]
+        side = result.points[name]
+        code = at.timeline.point_cards.get(name)
+        points.append(
+            PointView(
+                name=name.title(),
+                settled=settled,
+                taker=(at.sides[side] if side else "nobody") if settled else "",
+                card=card_view(code) if settled and code else None,
+                mine=settled and side is not None and side == at.my_side,
             )
-
-    moves = _moves(timeline, names, marks, viewer, url_of)
-    totals_after = []
-    if totals_before is not None and at_end and result is not None:
-        totals_after = [
-            SideLine(sides[s], totals_before.get(s, 0) + result.score[s], s == my_side)
-            for s in rules.sides
-        ]
-    return Frame(
-        number=number,
-        step=step,
-        last=timeline.last,
-        phase=state.phase,
-        rules_text=rules.describe(),
-        target=rules.target,
-        caption=_caption(timeline, step, names),
-        up_next=(
-            _up_next(state, names)
-            if complete or step < timeline.last
-            else "The record stops here, before the end of the deal."
-        ),
-        seats=seats,
-        trick=trick,
-        trick_taken_by=names[winner] if winner else "",
-        auction=[(names[s], call_label(t)) for s, t in state.calls],
-        trump=state.trump or "",
-        trump_symbol=SUIT_SYMBOLS.get(state.trump or "", ""),
-        pitcher=names[state.pitcher] if state.pitcher else "",
-        bid_label=bid_label(state.bid),
-        tricks_taken=[SideLine(sides[s], taken[s], s == my_side) for s in rules.sides],
-        game_points=[SideLine(sides[s], captured[s], s == my_side) for s in rules.sides],
-        points=points,
-        score=(
-            [SideLine(sides[s], result.score[s], s == my_side) for s in rules.sides]
-            if at_end and result is not None
-            else []
-        ),
-        made=result.made if at_end and result is not None else None,
-        thrown_in=bool(result and result.thrown_in),
-        complete=complete,
-        totals_before=(
-            [SideLine(sides[s], totals_before.get(s, 0), s == my_side) for s in rules.sides]
-            if totals_before is not None
-            else []
-        ),
-        totals_after=totals_after,
-        groups=_groups(timeline, moves, names),
-        marks=[m for m in moves if m.step == step and m.mark],
-        links=StepLinks(
-            first=url_of(0),
-            previous=url_of(step - 1) if step > 0 else None,
-            next=url_of(step + 1) if step < timeline.last else None,
-            last=url_of(timeline.last),
-        ),
-        stock_count=len(state.stock_remaining),
-        viewer=viewer,
-        moves=moves,
-    )
+        )
+    return points
 
 
 def _moves(timeline: Timeline, names, marks: Mapping[int, Mark], viewer, url_of) -> list[Move]:
