@@ -33,6 +33,29 @@ class Person:
         )
         self.page = self.context.new_page()
         self.leads_answered = 0
+        # What the table's socket sent, to say what the screen did when a journey gets stuck.
+        self.socket_frames: list[tuple[float, str]] = []
+        self.context.on("page", self._watch_sockets)
+        self._watch_sockets(self.page)
+
+    def _watch_sockets(self, page) -> None:
+        page.on(
+            "websocket",
+            lambda socket: socket.on(
+                "framereceived",
+                lambda frame: self.socket_frames.append(
+                    (time.monotonic(), frame[:120] if isinstance(frame, str) else "")
+                ),
+            ),
+        )
+
+    def recent_frames(self, seconds: float = 10) -> str:
+        since = time.monotonic() - seconds
+        recent = [head for at, head in self.socket_frames if at >= since]
+        return (
+            f"{self.name}: {len(recent)} socket messages in the last {seconds:.0f} s: "
+            + " | ".join(head.replace("\n", " ")[:60] for head in recent[-5:])
+        )
 
     # --- Getting in ----------------------------------------------------------------------------
 
@@ -128,7 +151,10 @@ def play_until(people: list[Person], done, seconds: float = 240, keyboard: bool 
         if time.monotonic() > deadline:
             for person in people:  # what each of them saw, to look at
                 person.page.screenshot(path=str(FAILED_SCREENS / f"stuck-{person.name}.png"))
-            raise AssertionError(f"the table never got there (see {FAILED_SCREENS}/stuck-*.png)")
+            raise AssertionError(
+                f"the table never got there (see {FAILED_SCREENS}/stuck-*.png); "
+                + "; ".join(person.recent_frames() for person in people)
+            )
         acted = False
         for person in people:
             version = person.version()

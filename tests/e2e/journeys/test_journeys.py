@@ -174,7 +174,7 @@ def test_an_exercise_from_a_reviewed_deal_is_answered(people, screenshot_to):
         expect(page.locator("#coach-panel .coach-review")).to_be_visible(timeout=60_000)
         if page.locator("#coach-panel .mark-mistake, #coach-panel .mark-blunder").count():
             break
-        page.locator("#table [data-next-deal]").click()
+        play_until([me], lambda: not deal_scored(me), seconds=60)  # "Next deal"
     page.get_by_role("link", name="Practise").click()
     page.locator("[data-exercise] a").first.click()
     choice = page.locator("[data-choice]").first
