@@ -1,9 +1,11 @@
 from django.contrib.auth.signals import user_logged_in, user_logged_out
+from django.db.models.signals import pre_save
 from django.dispatch import receiver
 
 from setback_site.limits import client_address
 
 from . import services
+from .models import User
 from .sockets import end_sockets
 
 
@@ -19,6 +21,15 @@ def list_the_new_session(sender, request, user, **kwargs):
             request.META.get("HTTP_USER_AGENT", ""),
             client_address(request) if request.META.get("REMOTE_ADDR") else None,
         )
+
+
+@receiver(pre_save, sender=User)
+def end_the_sockets_of_a_new_password(sender, instance, **kwargs):
+    """A password set anywhere (the admin, a shell, a reset): every socket of the user checks
+    its own session, as after the password change page. `_password` is what Django's
+    `set_password` keeps until the row is saved (AbstractBaseUser), the one sign of a new one."""
+    if instance.pk is not None and getattr(instance, "_password", None) is not None:
+        end_sockets(instance.pk)
 
 
 @receiver(user_logged_out)

@@ -2,9 +2,11 @@
 
 Every table socket of a user joins the user's group. Logging out names the session that ended;
 a password change names none, and each socket checks whether its own session still holds
-(Django invalidates the other sessions of a user whose password changed). A socket whose
-session has ended says so on the page and closes with LOGGED_OUT; it also checks its session
-before every render, which covers a password changed where no event is sent (the admin).
+(Django invalidates the other sessions of a user whose password changed; a password set
+anywhere, the admin included, sends the event: accounts/signals.py). A socket whose session has
+ended says so on the page and closes with LOGGED_OUT; it also checks its session again before a
+render once its last check is 30 s old (games/consumers.py), which covers a lost event and an
+expired session.
 """
 
 from dataclasses import dataclass

@@ -4,6 +4,8 @@ The channel layer carries only small events ("table.changed", version n); every 
 renders its own seat's HTML from a selector, so a message never holds another seat's cards.
 """
 
+from time import monotonic
+
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.template.loader import render_to_string
@@ -20,6 +22,11 @@ from .tables import services as tables
 UNAUTHENTICATED = LOGGED_OUT
 FORBIDDEN = 4403
 NOT_FOUND = 4404
+# A socket's login is checked when it opens, whenever the user's sessions change (a logout, a
+# new password: SessionCheck), and again before a render once this long has passed since the
+# last check: an ended session whose event was lost, or that expired, stops the screen within
+# it. Checking at every render cost two queries a screen (issue 31: CPU per move).
+SESSION_RECHECK_SECONDS = 30
 
 
 def table_group(match_id: int) -> str:
@@ -48,6 +55,7 @@ class TableConsumer(AsyncWebsocketConsumer):
         self.present = False
         session = self.scope.get("session")
         self.session_key = session.session_key if session is not None else None
+        self.session_checked_at = monotonic()  # the middleware has just read it
         allowed = await database_sync_to_async(self._may_look, thread_sensitive=False)(user)
         if not allowed:
             await self.close(code=FORBIDDEN)
@@ -156,10 +164,18 @@ class TableConsumer(AsyncWebsocketConsumer):
         )
         await self.close(code=LOGGED_OUT)
 
-    def _render_table(self):
-        # Every render first checks that this socket's login still holds, so a hand is never
-        # sent on a session that has ended, whether or not the event that says so arrived.
+    def _login_still_holds(self) -> bool:
+        if monotonic() - self.session_checked_at < SESSION_RECHECK_SECONDS:
+            return True
         if not session_still_valid(self.session_key, self.user.pk):
+            return False
+        self.session_checked_at = monotonic()
+        return True
+
+    def _render_table(self):
+        # A render checks again that this socket's login holds once the last check is old
+        # enough: a hand is not sent on a session that ended, even if the event was lost.
+        if not self._login_still_holds():
             return LOGGED_OUT
         match, deal_row = selectors.match_and_current_deal(self.match_id)
         seats = selectors.seats_of(match)  # read once for the table, the coach and the role

@@ -253,7 +253,9 @@ def table_view(
         going_out_note=_going_out_note(rules, match, totals),
         shared=match.invite_code is not None,
         spectator=observer is None,
-        rematch_id=getattr(selectors.rematch_of(match), "pk", None),
+        rematch_id=getattr(selectors.rematch_of(match), "pk", None)
+        if match.status == Match.Status.FINISHED
+        else None,
         invite_code=match.invite_code or "",
         practice=_practice_note(match, rules, seen.seats, observer, seen.over),
     )

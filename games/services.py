@@ -273,6 +273,22 @@ def lock_match(match_id: int) -> Match:
     return match
 
 
+def lock_match_with_deal(match_id: int) -> tuple[Match, Deal | None]:
+    """The match row, locked until the caller's transaction ends, and its current deal, read
+    in the same query (only the match row is locked, as by `lock_match`; a second query while
+    nothing is dealt); NotFound if there is no such match."""
+    deal_row = (
+        Deal.objects.select_related("match")
+        .select_for_update(of=("match",))
+        .filter(match_id=match_id)
+        .order_by("-number")
+        .first()
+    )
+    if deal_row is None:
+        return lock_match(match_id), None
+    return deal_row.match, deal_row
+
+
 def do_act(match_id: int, seat: str, token: str, version: int, actor: Actor) -> Outcome:
     """Make the move `token` for `seat`, as seen at `version` of the table.
 
@@ -280,10 +296,9 @@ def do_act(match_id: int, seat: str, token: str, version: int, actor: Actor) -> 
     recognised and changes nothing; any other move on an old version is refused as stale.
     """
     with transaction.atomic():
-        match = lock_match(match_id)
+        match, deal_row = lock_match_with_deal(match_id)
         if match.status != Match.Status.PLAYING:
             raise NotPlaying("This match is not being played.")
-        deal_row = selectors.current_deal(match)
         if version != match.version:
             last = deal_row.actions.order_by("-sequence").first()
             if (

@@ -35,6 +35,8 @@ class Waiting:
     user_id: int | None = None
     connected: bool = True
     timeout_seconds: int = 0
+    # Whether someone at the table has the coach on (the coach then prepares its advice).
+    coached: bool = False
 
 
 def _playing_deal(match_id: int) -> Deal | None:
@@ -57,31 +59,43 @@ def waiting_at(match: Match, deal_row: Deal) -> Waiting:
     """What a playing match waits on at its current deal, from the rows the caller holds: a
     service that has just changed the table passes its own (locked, fresh) rows, so waking the
     next turn does not read the match and the deal again after the commit."""
+    # Every seat in one query, with whether its person has the coach on: what the table waits
+    # on, and whether the coach has work, read together.
+    seats = {
+        position: (user_id, bot_level, connections, coach)
+        for position, user_id, bot_level, connections, coach in match.seats.values_list(
+            "position", "user_id", "bot_level", "connections", "user__coach_enabled"
+        )
+    }
+    coached = any(coach for _, _, _, coach in seats.values())
     if deal_row.phase == engine.OVER:
         thrown_in = bool(deal_row.result and deal_row.result.get("thrown_in"))
-        everyone_bot = not match.seats.filter(user__isnull=False).exists()
+        everyone_bot = all(user_id is None for user_id, _, _, _ in seats.values())
         return Waiting(
             WaitingFor.NEXT_DEAL,
             match.version,
             automatic=thrown_in or everyone_bot,
             pace_seconds=settings.BOT_PACE_SECONDS * 3,
+            coached=coached,
         )
-    seat = match.seats.get(position=deal_row.to_act)
-    if seat.is_bot:
+    user_id, bot_level, connections, _ = seats[deal_row.to_act]
+    if user_id is None:
         return Waiting(
             WaitingFor.BOT,
             match.version,
-            seat=seat.position,
-            bot_level=str(seat.bot_level),
+            seat=deal_row.to_act,
+            bot_level=str(bot_level),
             pace_seconds=settings.BOT_PACE_SECONDS,
+            coached=coached,
         )
     return Waiting(
         WaitingFor.PERSON,
         match.version,
-        seat=seat.position,
-        user_id=seat.user_id,
-        connected=seat.connections > 0,
+        seat=deal_row.to_act,
+        user_id=user_id,
+        connected=connections > 0,
         timeout_seconds=match.turn_timeout_seconds if match.invite_code else 0,
+        coached=coached,
     )
 
 

@@ -32,7 +32,10 @@ CLAIM_SECONDS = 90
 
 
 def after_change(match_id: int, version: int, turn=None) -> None:
-    """Called after every change of a table (games.services.announce_change)."""
+    """Called after every change of a table (games.services.announce_change). A change that
+    worked out what the table waits on says whether anyone there has the coach on."""
+    if turn is not None and not turn.coached:
+        return
     do_prepare(match_id, version)
 
 

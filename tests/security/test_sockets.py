@@ -4,6 +4,8 @@ login's open sockets (a second tab too), and no hand is sent on a session that h
 when the event that says so never arrives."""
 
 import re
+import time
+from unittest.mock import patch
 
 import pytest
 from channels.db import database_sync_to_async
@@ -11,11 +13,12 @@ from channels.testing import WebsocketCommunicator
 from django.contrib.auth import get_user_model
 from django.contrib.sessions.models import Session
 from django.core import mail
+from django.db import transaction
 from django.test import Client
 
 from accounts.mail import wait_until_sent
 from accounts.sockets import LOGGED_OUT
-from games import services
+from games import consumers, services
 from games.tables import services as tables
 from games.tables.services import announce_seen
 from setback_site.asgi import application
@@ -156,9 +159,11 @@ async def test_no_hand_is_sent_on_a_session_that_ended_without_a_word():
     assert HAND in await socket.receive_from(timeout=30)  # the hand, while logged in
     await until_quiet(socket)  # every screen rendered while logged in has arrived
     await database_sync_to_async(Session.objects.all().delete)()
-
-    await database_sync_to_async(announce_seen)(match.pk, 10**6)
-    texts, code = await frames_until_closed(socket)
+    # The socket checks its login again once its last check is SESSION_RECHECK_SECONDS old.
+    later = time.monotonic() + consumers.SESSION_RECHECK_SECONDS
+    with patch.object(consumers, "monotonic", lambda: later):
+        await database_sync_to_async(announce_seen)(match.pk, 10**6)
+        texts, code = await frames_until_closed(socket)
     assert code == LOGGED_OUT
     assert all(HAND not in text for text in texts)
 
@@ -224,3 +229,22 @@ async def test_signing_out_everywhere_or_deleting_the_account_closes_every_socke
         assert code == LOGGED_OUT and all(HAND not in text for text in texts)
     assert await bobs_socket.receive_nothing(timeout=0.5)  # another person's socket stays
     await bobs_socket.disconnect()
+
+
+async def test_a_password_set_in_the_admin_closes_the_sockets_of_every_session():
+    """No page sends the event there: saving a new password anywhere does (accounts/signals.py)."""
+    browser = await logged_in("alice")
+    user, match = await started_solo(browser, "alice")
+    socket = await open_socket(match.pk, browser)
+    assert HAND in await socket.receive_from(timeout=30)
+    await until_quiet(socket)
+
+    def set_in_the_admin():
+        with transaction.atomic():
+            user.set_password("an-admin-chose-this-one")
+            user.save()
+
+    await database_sync_to_async(set_in_the_admin)()
+    texts, code = await frames_until_closed(socket)
+    assert code == LOGGED_OUT
+    assert all(HAND not in text for text in texts)
