@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test test-fast faults worker bench loadtest lint lock clean backup restore runtime
+.PHONY: run test test-fast faults worker bench loadtest lint lock clean backup restore runtime proxy
 
 # No key is committed and the site refuses to start without one: a run on this machine keeps a
 # generated key in var/ (git-ignored). SECRET_KEY set in the environment wins.
@@ -58,6 +58,15 @@ run: $(VENV)/.installed $(SECRET_KEY_FILE) runtime
 	$(WITH_KEY) $(BIN)/python manage.py collectstatic --noinput --verbosity 0
 	@echo "Serving Setback on http://$(HOST):$(PORT)/"
 	$(WITH_KEY) $(BIN)/daphne -b $(HOST) -p $(PORT) setback_site.asgi:application
+
+# The site behind nginx, as a deployment serves it (docs/deploy.md): nginx on PROXY_PORT serves
+# the static files and passes pages and websockets to Daphne (two with DATABASE_URL and
+# REDIS_URL set: run `make worker` beside it). Needs nginx (apt-get install nginx-light).
+PROXY_PORT ?= 8080
+proxy: $(VENV)/.installed $(SECRET_KEY_FILE) runtime
+	$(WITH_KEY) $(BIN)/python manage.py migrate --noinput
+	$(WITH_KEY) $(BIN)/python manage.py collectstatic --noinput --verbosity 0
+	$(WITH_KEY) $(BIN)/python scripts/serve_behind_proxy.py --host $(HOST) --port $(PROXY_PORT)
 
 # Browser tests run in a second pytest process: Playwright's sync API keeps an event loop in
 # the main thread, which breaks async tests that come after it in the same process.
