@@ -140,10 +140,23 @@ def _tell(tickets: list[PairingTicket]) -> None:
     transaction.on_commit(partial(realtime.announce_pairing, user_ids), robust=True)
 
 
-def do_pairing_due(ticket_id: int) -> Match | None:
-    """A ticket's wait is over: whoever waits for the same rules sits down with its owner and
-    bots of the owner's level fill the other seats. Harmless if the ticket was seated,
-    cancelled, or is not due yet (a repeated or early timer)."""
+def do_start_now(user) -> Match:
+    """Stop waiting: the person's request is seated at once with whoever waits for the same
+    rules, bots filling the rest (two friends paired at a table of four need not sit out the
+    timer they chose)."""
+    ticket = selectors.latest_ticket(user)
+    if ticket is None or ticket.status != PairingTicket.Status.WAITING:
+        raise GameError("You are not looking for players.")
+    match = do_pairing_due(ticket.pk, now=True)
+    if match is None:
+        raise GameError("You are not looking for players.")
+    return match
+
+
+def do_pairing_due(ticket_id: int, now: bool = False) -> Match | None:
+    """A ticket's wait is over (or, `now`, its owner asked to start at once): whoever waits for
+    the same rules sits down with its owner and bots of the owner's level fill the other seats.
+    Harmless if the ticket was seated, cancelled, or is not due yet (a repeated or early timer)."""
     ticket = PairingTicket.objects.filter(pk=ticket_id).first()
     if ticket is None:
         return None
@@ -151,7 +164,9 @@ def do_pairing_due(ticket_id: int) -> Match | None:
     with transaction.atomic():
         _lock_queue(ticket.queue.rules_key)
         ticket.refresh_from_db()
-        if ticket.status != PairingTicket.Status.WAITING or ticket.due_at > timezone.now():
+        if ticket.status != PairingTicket.Status.WAITING or (
+            ticket.due_at > timezone.now() and not now
+        ):
             return ticket.match
         waiting = _waiting(ticket.queue, len(rules.seats))
         if ticket.pk not in {t.pk for t in waiting}:

@@ -9,4 +9,5 @@ urlpatterns = [
     path("pairing/", views.pairing, name="pairing"),
     path("pairing/find/", views.find_players, name="find_players"),
     path("pairing/cancel/", views.cancel_pairing, name="cancel_pairing"),
+    path("pairing/start/", views.start_now, name="start_now"),
 ]

@@ -90,6 +90,18 @@ def pairing(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_POST
+def start_now(request: HttpRequest) -> HttpResponse:
+    """Start at once with whoever waits, bots in the other seats."""
+    try:
+        match = services.do_start_now(request.user)
+    except GameError as error:
+        messages.error(request, str(error))
+        return redirect("lobby:lobby")
+    return redirect("table", match_id=match.pk)
+
+
+@login_required
+@require_POST
 def cancel_pairing(request: HttpRequest) -> HttpResponse:
     try:
         services.do_cancel_pairing(request.user)

@@ -269,3 +269,18 @@ def test_a_wait_outside_the_allowed_range_is_refused(user):
     with pytest.raises(services.GameError, match="between"):
         lobby.do_find_players(user, "house", "easy", 100000)
     assert not PairingTicket.objects.exists()
+
+
+def test_people_waiting_together_can_start_at_once_with_bots(user, bob, carol):
+    """Issue 28: two people paired for a table of four sat out the whole wait they chose."""
+    lobby.do_find_players(user, "house", "medium", 120)
+    lobby.do_find_players(bob, "house", "easy", 120)
+    response = client_for(bob).post(reverse("lobby:start_now"))
+    match = Match.objects.get()
+    assert response.status_code == 302 and response["Location"] == reverse("table", args=[match.pk])
+    # Both people are seated, bots of the asker's level in the other seats.
+    assert sorted(v for v in seats_of(match).values()) == ["alice", "bob", "easy", "easy"]
+    assert set(PairingTicket.objects.values_list("status", flat=True)) == {"seated"}
+    # Asking again, or someone who is not waiting: told so, nothing made.
+    again = client_for(carol).post(reverse("lobby:start_now"))
+    assert again.status_code == 302 and Match.objects.count() == 1

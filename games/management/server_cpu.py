@@ -1,0 +1,153 @@
+"""The server's CPU over a load test's window, per process, from /proc (Linux).
+
+Which processes are the server's: the ones listening on the load test's URLs' ports (each Daphne,
+or nginx in front of them with its Daphne processes found by their command line), the Celery
+workers of this site, and every descendant of those (search processes, prefork children);
+PostgreSQL's processes serving the site's database plus its shared background processes; Redis.
+Never the load generator itself, nor another site's processes on the same machine (another
+checkout's `make run`, a test run's server).
+
+CPU of a process is its user and system time, plus that of its children it has waited for
+(`cutime`, `cstime`): a worker child that ends in the window is still counted.
+"""
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+TICKS = os.sysconf("SC_CLK_TCK")
+PROC = Path("/proc")
+
+
+@dataclass
+class Process:
+    pid: int
+    kind: str  # "daphne", "nginx", "worker", "search", "postgres", "redis"
+
+
+@dataclass
+class Sample:
+    seconds: dict[int, float] = field(default_factory=dict)  # pid -> CPU seconds
+
+
+def _stat(pid: int) -> list[str] | None:
+    try:
+        text = (PROC / str(pid) / "stat").read_text()
+    except OSError:
+        return None
+    return text.rsplit(")", 1)[1].split()  # after the command name, which may hold spaces
+
+
+def cpu_seconds(pid: int) -> float | None:
+    fields = _stat(pid)
+    if fields is None:
+        return None
+    # Fields 14-17 of stat (1-based), here 11-14 after the name: utime stime cutime cstime.
+    return sum(int(v) for v in fields[11:15]) / TICKS
+
+
+def _parent(pid: int) -> int | None:
+    fields = _stat(pid)
+    return int(fields[1]) if fields else None
+
+
+def _command(pid: int) -> str:
+    try:
+        return (PROC / str(pid) / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
+
+
+def _owner(pid: int) -> int | None:
+    try:
+        return (PROC / str(pid)).stat().st_uid
+    except OSError:
+        return None
+
+
+def _pids() -> list[int]:
+    return [int(p.name) for p in PROC.iterdir() if p.name.isdigit()]
+
+
+def _listening_inodes(ports: set[int]) -> set[str]:
+    inodes = set()
+    for table in ("tcp", "tcp6"):
+        try:
+            lines = (PROC / "net" / table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            parts = line.split()
+            port = int(parts[1].rsplit(":", 1)[1], 16)
+            if parts[3] == "0A" and port in ports:  # 0A: LISTEN
+                inodes.add(parts[9])
+    return inodes
+
+
+def _listeners(ports: set[int]) -> set[int]:
+    inodes = _listening_inodes(ports)
+    found = set()
+    for pid in _pids():
+        try:
+            links = {os.readlink(fd) for fd in (PROC / str(pid) / "fd").iterdir()}
+        except OSError:
+            continue
+        if any(link == f"socket:[{inode}]" for inode in inodes for link in links):
+            found.add(pid)
+    return found
+
+
+def server_processes(ports: set[int], database: str, exclude: int) -> list[Process]:
+    """The server's processes now (see the module's docstring)."""
+    pids = _pids()
+    parents = {pid: _parent(pid) for pid in pids}
+    roots: dict[int, str] = {}
+    for pid in _listeners(ports):
+        roots[pid] = "nginx" if "nginx" in _command(pid) else "daphne"
+    if "nginx" in roots.values():  # behind a proxy: its upstream Daphne processes
+        for pid in pids:
+            if "daphne" in _command(pid) and "--proxy-headers" in _command(pid):
+                roots[pid] = "daphne"
+    for pid in pids:
+        command = _command(pid)
+        if "celery" in command and "setback_site" in command and " worker" in command:
+            roots.setdefault(pid, "worker")
+        elif command.startswith("postgres:") and (f" {database} " in command or "(" not in command):
+            # A backend of the site's database ("postgres: root setback 127.0.0.1(5432) idle"),
+            # or a background process of the cluster (checkpointer, WAL writer): no backend of
+            # another database (a test run's, another checkout's).
+            roots.setdefault(pid, "postgres")
+        elif "redis-server" in command:
+            roots.setdefault(pid, "redis")
+    found = [Process(pid, kind) for pid, kind in roots.items() if pid != exclude]
+    known = set(roots)
+    for pid in pids:  # descendants: search processes, prefork children, nginx's workers
+        ancestor, hops = parents.get(pid), 0
+        while ancestor and ancestor not in known and hops < 8:
+            ancestor, hops = parents.get(ancestor), hops + 1
+        if ancestor in roots and pid not in known and pid != exclude:
+            kind = roots[ancestor]
+            found.append(Process(pid, "search" if kind in {"daphne", "worker"} else kind))
+    return found
+
+
+def sample(processes: list[Process]) -> Sample:
+    taken = Sample()
+    for process in processes:
+        seconds = cpu_seconds(process.pid)
+        if seconds is not None:
+            taken.seconds[process.pid] = seconds
+    return taken
+
+
+def used(processes: list[Process], before: Sample, after: Sample) -> dict[str, float]:
+    """CPU seconds used between two samples, by kind of process. A process that ended in the
+    window is counted to its last sample; one that started in it, from zero."""
+    by_kind: dict[str, float] = {}
+    for process in processes:
+        end = after.seconds.get(process.pid)
+        if end is None:
+            continue
+        spent = end - before.seconds.get(process.pid, 0.0)
+        by_kind[process.kind] = by_kind.get(process.kind, 0.0) + max(0.0, spent)
+    return by_kind
