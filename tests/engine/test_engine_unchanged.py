@@ -18,7 +18,7 @@ from io import StringIO
 
 import pytest
 
-from games.engine import Deal, MatchState, Rules, match_record_json
+from games.engine import Deal, MatchState, Rules, match_record_json, solver
 from games.engine.auction import Auction
 from games.engine.bots import easy
 from games.engine.bots.arena import run_arena
@@ -473,6 +473,29 @@ def test_the_coachs_words_as_recorded(spec):
             lines.append(reasons.reasons(obs, options))
             lines.append([reasons.action_label(obs, option.action) for option in options])
     check(GOLDEN, f"coach words {spec_id(spec)}", digest(lines))
+
+
+@pytest.mark.parametrize(
+    "spec", ["house", "classic", "auction", {"preset": "classic", "six_players": True}], ids=spec_id
+)
+def test_the_solver_values_as_recorded(spec):
+    """Every step of play of random deals valued face up: the nodes searched and every line
+    (alpha-beta with two sides, max-n with three or more)."""
+    rng = random.Random(38)
+    rules = Rules.from_spec(spec)
+    analyses = []
+    while len(analyses) < 40:
+        deal = Deal.new(rules, rng.choice(rules.seats), rng)
+        while not deal.is_over and deal.phase != PLAY:
+            deal.apply(rng.choice(deal.legal_actions()))
+        while not deal.is_over:
+            try:
+                analysis = solver.analyse(deal, max_nodes=20_000)
+                analyses.append([analysis.nodes, [repr(line) for line in analysis.lines]])
+            except solver.TooLarge as error:
+                analyses.append(f"too large: {error}")
+            deal.apply(rng.choice(deal.legal_actions()))
+    check(GOLDEN, f"solver {spec_id(spec)}", digest(analyses))
 
 
 def test_a_small_arena_reports_as_recorded():
