@@ -470,7 +470,7 @@ def _score(
     return kernel.score(kernel, trump_mask, taken, held, pitcher_side, bid)
 
 
-def _score_any_sides(  # noqa: C901 - older than the limit; split when next changed
+def _score_any_sides(  # noqa: C901 - a hot loop kept inline: games/engine/complexity.py
     kernel: Kernel,
     trump_mask: int,
     taken: Sequence[int],

@@ -381,7 +381,7 @@ def _tables(trump: int) -> tuple[list[int], list[float]]:
 TABLES = tuple(_tables(t) for t in range(4))
 
 
-def play_out(pos: Position) -> Position:  # noqa: C901 - older than the limit; split when next changed
+def play_out(pos: Position) -> Position:  # noqa: C901 - a hot loop kept inline: games/engine/complexity.py
     """Play ``pos`` to the end of the deal in place with the policy; returns ``pos``.
 
     The same play as calling :func:`policy_card` at every turn (a test checks it), with the
