@@ -89,40 +89,58 @@ class Auction:
             tokens += [pitch_token(card) for card in sort_cards(hand)]
         return tokens
 
-    def problem(self, seat: str, token: str, hand) -> str | None:  # noqa: C901 - older than the limit; split when next changed
+    def problem(self, seat: str, token: str, hand) -> str | None:
         """Why ``seat`` may not call ``token`` now (None if it may)."""
-        rules = self.rules
         if self.over:
             return "the auction is over"
         if seat != self.to_act:
             return f"not your turn ({self.to_act} is to call)"
         card = pitched_card(token) if isinstance(token, str) else None
-        if card is not None:
-            if not rules.pitch_to_bid:
-                return "pitching is not allowed in these rules (option pitch_to_bid is off)"
-            if not is_card(card):
-                return f"unknown card {card!r}"
-            if card not in hand:
-                return f"{card} is not in {seat}'s hand"
-        elif token not in rules.calls:
-            if token in BID_VALUES or token == PASS:
-                return f"not a call in these rules ({', '.join(rules.calls)})"
-            return f"unknown call (calls: {', '.join(rules.calls)}{', pitch:<card>' if rules.pitch_to_bid else ''})"
+        unknown = (
+            self._pitch_problem(seat, card, hand) if card is not None else self._unknown_call(token)
+        )
+        if unknown is not None:
+            return unknown
         value = call_value(token)
         if self.pending_pitch is not None:
-            # Only the dealer speaks after a pitch (decided, docs/rules-decisions.md).
-            if value == 0:
-                return None
-            if card is not None:
-                if not rules.dealer_steal:
-                    return "the dealer may not take over a pitch in these rules"
-                return None
-            if value == SMUDGE:
-                return None
-            allowed = "pass, pitch" + (" or smudge" if rules.smudge else "")
-            return f"after a pitch the dealer may only {allowed}"
+            return self._answer_to_pitch_problem(value, card)
+        return self._bid_problem(seat, value)
+
+    def _pitch_problem(self, seat: str, card: str, hand) -> str | None:
+        if not self.rules.pitch_to_bid:
+            return "pitching is not allowed in these rules (option pitch_to_bid is off)"
+        if not is_card(card):
+            return f"unknown card {card!r}"
+        if card not in hand:
+            return f"{card} is not in {seat}'s hand"
+        return None
+
+    def _unknown_call(self, token) -> str | None:
+        """Why a token that is not a pitch is not one of this preset's calls (None if it is)."""
+        rules = self.rules
+        if token in rules.calls:
+            return None
+        if token in BID_VALUES or token == PASS:
+            return f"not a call in these rules ({', '.join(rules.calls)})"
+        return f"unknown call (calls: {', '.join(rules.calls)}{', pitch:<card>' if rules.pitch_to_bid else ''})"
+
+    def _answer_to_pitch_problem(self, value: int, card: str | None) -> str | None:
+        """Only the dealer speaks after a pitch (decided, docs/rules-decisions.md): to pass, to
+        take it over with a pitch of its own (where the dealer may steal) or to smudge."""
+        rules = self.rules
+        if value == 0 or value == SMUDGE:
+            return None
+        if card is not None:
+            if not rules.dealer_steal:
+                return "the dealer may not take over a pitch in these rules"
+            return None
+        allowed = "pass, pitch" + (" or smudge" if rules.smudge else "")
+        return f"after a pitch the dealer may only {allowed}"
+
+    def _bid_problem(self, seat: str, value: int) -> str | None:
+        """A pass or a bid (``value``) in turn, no pitch pending."""
         if value == 0:
-            if seat == self.dealer and rules.dealer_must_bid and self.high_seat is None:
+            if seat == self.dealer and self.rules.dealer_must_bid and self.high_seat is None:
                 return "the dealer must bid when everyone else passed"
             return None
         minimum = self._min_bid(seat)

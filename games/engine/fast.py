@@ -130,19 +130,27 @@ class Kernel:
         self.four_ends = rules.four_ends_auction
         self.steal = rules.dealer_steal
         self.must_bid = rules.dealer_must_bid
-        self.bids = tuple(5 if c == "smudge" else int(c) for c in rules.calls if c != "pass")
         self.has_smudge = rules.smudge
         # order_from[d]: the seats from dealer d's left, ending with d.
         self.order_from = tuple(
             tuple((d + 1 + i) % self.n for i in range(self.n)) for d in range(self.n)
         )
-        # Call options by the lowest bid allowed: with pass, and without (a forced dealer).
-        self.options = tuple((PASS,) + tuple(b for b in self.bids if b >= low) for low in range(7))
-        self.options_no_pass = tuple(tuple(b for b in self.bids if b >= low) for low in range(7))
+        self._call_options(rules)
         # Lean rules: the pitcher's lead sets trump and nothing happens between auction and play.
         self.lean = not (self.pitch_to_bid or self.names_trump or self.no_trump_first_trick)
-        self.source = _generate(self)
         self.score: Callable = _score_two_sides if self.n_sides == 2 else _score_any_sides
+        self._compile()
+
+    def _call_options(self, rules: Rules) -> None:
+        """The preset's bids as codes, and the calls open by the lowest bid allowed: with pass,
+        and without (a forced dealer)."""
+        self.bids = tuple(5 if c == "smudge" else int(c) for c in rules.calls if c != "pass")
+        self.options = tuple((PASS,) + tuple(b for b in self.bids if b >= low) for low in range(7))
+        self.options_no_pass = tuple(tuple(b for b in self.bids if b >= low) for low in range(7))
+
+    def _compile(self) -> None:
+        """The code generated for these rules (dealing, playing tricks), compiled once."""
+        self.source = _generate(self)
         namespace: dict[str, Any] = {
             "SM": SUIT_MASK_BY_LENGTH,
             "SIDE": self.side_of,
@@ -153,7 +161,7 @@ class Kernel:
             "SCORE": self.score,
             "KERNEL": self,
         }
-        exec(compile(self.source, f"<fast kernel {rules.to_spec()}>", "exec"), namespace)
+        exec(compile(self.source, f"<fast kernel {self.rules.to_spec()}>", "exec"), namespace)
         self.play_tricks: Callable = namespace["play_tricks"]
         self.deal_masks: Callable = namespace["deal_masks"]
         self.deal_hands: Callable = namespace["deal_hands"]
@@ -462,7 +470,7 @@ def _score(
     return kernel.score(kernel, trump_mask, taken, held, pitcher_side, bid)
 
 
-def _score_any_sides(  # noqa: C901 - older than the limit; split when next changed
+def _score_any_sides(  # noqa: C901 - a hot loop kept inline: games/engine/complexity.py
     kernel: Kernel,
     trump_mask: int,
     taken: Sequence[int],

@@ -46,32 +46,39 @@ def decide_winner(
     """The side that has won the match after this deal, or None if it goes on."""
     if result.thrown_in:
         return None
-    pitcher_side = result.pitcher_side
     target = rules.target
-    made_it = result.made and after[pitcher_side] >= target
     if rules.end_rule == END_COUNT_OUT:
         if not any(total >= target for total in after.values()):
             return None
         return count_out(before, result, target)
-    if made_it:
+    pitcher_side = result.pitcher_side
+    if result.made and after[pitcher_side] >= target:
         return pitcher_side
     if rules.end_rule != END_HOUSE:
         return None  # classic: points taken against the other side's bid never end it
+    return _house_ends(rules, before, after, result)
+
+
+def _house_ends(
+    rules: Rules, before: Mapping[str, int], after: Mapping[str, int], result: DealResult
+) -> str | None:
+    """House's other ends, once the pitcher has not gone out: a side reaching 15 whoever bid,
+    or a side falling to -6."""
     regardless = rules.win_regardless_at
     if any(total >= regardless for total in after.values()):
         # Two sides can get there on one deal only with three sides (six players): decided,
         # the first to reach it counting the deal's points in the order High, Low, Jack, Game.
         return count_out(before, result, regardless)
     losers = [side for side, total in after.items() if total <= rules.lose_at]
-    if losers:
-        # Only the pitcher's side can go down on a deal, so there is at most one loser. With
-        # three sides the highest other side wins; a tie goes to the one that scored more on
-        # this deal, then to the first clockwise from the dealer's left (decided).
-        others = [side for side in rules.sides if side not in losers]
-        order = {side: i for i, side in enumerate(_sides_from_left_of(rules, result.dealer))}
-        others.sort(key=lambda side: (-after[side], -result.score[side], order[side]))
-        return others[0]
-    return None
+    if not losers:
+        return None
+    # Only the pitcher's side can go down on a deal, so there is at most one loser. With
+    # three sides the highest other side wins; a tie goes to the one that scored more on
+    # this deal, then to the first clockwise from the dealer's left (decided).
+    others = [side for side in rules.sides if side not in losers]
+    order = {side: i for i, side in enumerate(_sides_from_left_of(rules, result.dealer))}
+    others.sort(key=lambda side: (-after[side], -result.score[side], order[side]))
+    return others[0]
 
 
 def _sides_from_left_of(rules: Rules, dealer: str) -> list[str]:

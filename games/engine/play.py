@@ -53,24 +53,37 @@ def play_problem(
     hand = list(hand)
     holds_led = any(suit_of(c) == led for c in hand)
     if _first_trick_restricted(rules, trick_number):
-        # No trumping the first trick: follow if able; a trump only from a hand of trumps
-        # (decided: a void player holding a non-trump must play a non-trump).
-        if holds_led:
-            return f"must follow {suit_name(led)}"
-        if suit == trump and any(suit_of(c) != trump for c in hand):
-            return "may not trump the first trick while holding a non-trump"
-        return None
+        return _first_trick_problem(hand, suit, led, trump, holds_led)
     if rules.follow == FOLLOW_ELSE_TRUMP:
-        if holds_led:
-            return f"must follow {suit_name(led)}"
-        if suit != trump and any(suit_of(c) == trump for c in hand):
-            return f"must trump: no {suit_name(led)}, and a trump in hand"
-        return None
+        return _follow_else_trump_problem(hand, suit, led, trump, holds_led)
     # Follow or trump (house, classic, auction).
     if holds_led and suit != trump:
         if led == trump:
             return f"must follow {suit_name(led)} (trump)"
         return f"must follow {suit_name(led)} or trump"
+    return None
+
+
+def _first_trick_problem(
+    hand: list[str], suit: str, led: str, trump: str | None, holds_led: bool
+) -> str | None:
+    """No trumping the first trick: follow if able; a trump only from a hand of trumps
+    (decided: a void player holding a non-trump must play a non-trump)."""
+    if holds_led:
+        return f"must follow {suit_name(led)}"
+    if suit == trump and any(suit_of(c) != trump for c in hand):
+        return "may not trump the first trick while holding a non-trump"
+    return None
+
+
+def _follow_else_trump_problem(
+    hand: list[str], suit: str, led: str, trump: str | None, holds_led: bool
+) -> str | None:
+    """Follow suit, else trump (family): a player out of the suit led must trump if able."""
+    if holds_led:
+        return f"must follow {suit_name(led)}"
+    if suit != trump and any(suit_of(c) == trump for c in hand):
+        return f"must trump: no {suit_name(led)}, and a trump in hand"
     return None
 
 

@@ -92,7 +92,7 @@ def _field(
     return value
 
 
-def deal_from_record(  # noqa: C901 - older than the limit; split when next changed
+def deal_from_record(
     record: Any,
     *,
     rules: Rules | None = None,
@@ -102,33 +102,12 @@ def deal_from_record(  # noqa: C901 - older than the limit; split when next chan
 
     ``rules`` and ``dealer`` come from the match when the record is one of its deals: then
     ``format`` and ``rules`` may be left out and ``dealer`` must be the expected one if given.
+    The record is read in the order the deal is played, so the first item that breaks a rule
+    is the one named.
     """
-    if not isinstance(record, Mapping):
-        raise RecordError("expected a deal record (a JSON object)")
-    for key in record:
-        if key not in DEAL_KEYS:
-            raise RecordError(f"{key}: unknown field (fields: {', '.join(DEAL_KEYS)})")
-    if rules is None or "format" in record:
-        fmt = _field(record, "format", str, f'"{DEAL_FORMAT}"')
-        if fmt != DEAL_FORMAT:
-            raise RecordError(f"format: {fmt!r}, expected {DEAL_FORMAT!r}")
-    if rules is None or "rules" in record:
-        if "rules" not in record:
-            raise RecordError("rules: missing")
-        try:
-            own = Rules.from_spec(record["rules"])
-        except RulesError as e:
-            raise RecordError(f"rules: {e}") from None
-        if rules is not None and own != rules:
-            raise RecordError("rules: differ from the match's rules")
-        rules = own
-    # Decided: in a match, deals after the first may leave the dealer out (it passes to the
-    # left); if given it must be the expected one.
-    if dealer is None or "dealer" in record:
-        given = _field(record, "dealer", str, "a seat")
-        if dealer is not None and given != dealer:
-            raise RecordError(f"dealer: {given}, but the deal passes to {dealer}")
-        dealer = given
+    _check_fields(record, DEAL_KEYS, "expected a deal record (a JSON object)")
+    rules = _read_deal_rules(record, rules)
+    dealer = _read_dealer(record, dealer)
     hands = _field(record, "hands", dict, "an object of seat -> list of cards")
     # Decided: the stock is optional except for draw; when given it must be exactly the
     # undealt cards (Deal checks that).
@@ -140,7 +119,63 @@ def deal_from_record(  # noqa: C901 - older than the limit; split when next chan
     plays = _field(record, "plays", list, "a list of cards", [])
     discards = _field(record, "discards", dict, "an object of seat -> list of cards", {})
     trump = _field(record, "trump", (str, type(None)), "a suit (S, H, D or C)", None)
+    _read_auction(deal, auction)
+    if rules.names_trump:
+        _read_named_trump(deal, trump, later=bool(plays) or bool(discards))
+    _check_discards_given(deal, discards)
+    if deal.phase == DISCARD:
+        _read_discards(deal, discards, bool(plays))
+    _read_plays(deal, plays)
+    if trump is not None and not rules.names_trump:
+        _check_trump_led(deal, trump)
+    return deal
 
+
+def _check_fields(record: Any, keys: tuple[str, ...], not_an_object: str) -> None:
+    """The record is a JSON object holding none but ``keys``."""
+    if not isinstance(record, Mapping):
+        raise RecordError(not_an_object)
+    for key in record:
+        if key not in keys:
+            raise RecordError(f"{key}: unknown field (fields: {', '.join(keys)})")
+
+
+def _read_deal_rules(record: Mapping[str, Any], match_rules: Rules | None) -> Rules:
+    """The deal's rules: its own (then its format is checked too), which in a match must be the
+    match's, or the match's when it leaves them out."""
+    if match_rules is None or "format" in record:
+        fmt = _field(record, "format", str, f'"{DEAL_FORMAT}"')
+        if fmt != DEAL_FORMAT:
+            raise RecordError(f"format: {fmt!r}, expected {DEAL_FORMAT!r}")
+    if match_rules is not None and "rules" not in record:
+        return match_rules
+    own = _read_rules(record)
+    if match_rules is not None and own != match_rules:
+        raise RecordError("rules: differ from the match's rules")
+    return own
+
+
+def _read_rules(record: Mapping[str, Any]) -> Rules:
+    if "rules" not in record:
+        raise RecordError("rules: missing")
+    try:
+        return Rules.from_spec(record["rules"])
+    except RulesError as e:
+        raise RecordError(f"rules: {e}") from None
+
+
+def _read_dealer(record: Mapping[str, Any], expected: str | None) -> str:
+    # Decided: in a match, deals after the first may leave the dealer out (it passes to the
+    # left); if given it must be the expected one.
+    if expected is not None and "dealer" not in record:
+        return expected
+    given = _field(record, "dealer", str, "a seat")
+    if expected is not None and given != expected:
+        raise RecordError(f"dealer: {given}, but the deal passes to {expected}")
+    return given
+
+
+def _read_auction(deal: Deal, auction: list) -> None:
     for i, token in enumerate(auction):
         if not isinstance(token, str):
             raise RecordError(f"auction[{i}]: expected a call (a string)")
@@ -151,29 +186,36 @@ def deal_from_record(  # noqa: C901 - older than the limit; split when next chan
         except IllegalAction as e:
             raise RecordError(f"auction[{i}] {e}") from None
 
-    later = bool(plays) or bool(discards)
-    if rules.names_trump:
-        if trump is not None:
-            if deal.phase != TRUMP:
-                raise RecordError(f"trump {trump}: {_not_yet(deal)}")
-            try:
-                deal.apply(trump)
-            except IllegalAction as e:
-                raise RecordError(f"trump {e}") from None
-        elif later and deal.phase == TRUMP:
-            raise RecordError("trump: missing (the pitcher names trump in these rules)")
 
-    if discards:
-        if not rules.discard_kind:
-            raise RecordError("discards: there are no discards in these rules")
-        for seat in discards:
-            if seat not in rules.seats:
-                raise RecordError(f"discards.{seat}: not a seat at this table")
-        if deal.phase != DISCARD:
-            raise RecordError(f"discards: {_not_yet(deal)}")
-    if deal.phase == DISCARD:
-        _read_discards(deal, discards, bool(plays))
+def _read_named_trump(deal: Deal, trump: str | None, later: bool) -> None:
+    """The suit the pitcher names (rules where trump is named, not led); ``later`` says that
+    discards or plays follow, so it may not be left out once the auction is over."""
+    if trump is not None:
+        if deal.phase != TRUMP:
+            raise RecordError(f"trump {trump}: {_not_yet(deal)}")
+        try:
+            deal.apply(trump)
+        except IllegalAction as e:
+            raise RecordError(f"trump {e}") from None
+    elif later and deal.phase == TRUMP:
+        raise RecordError("trump: missing (the pitcher names trump in these rules)")
 
+
+def _check_discards_given(deal: Deal, discards: Mapping[str, Any]) -> None:
+    """Discards, when given, are allowed by the rules, by seats at the table, and now."""
+    if not discards:
+        return
+    rules = deal.rules
+    if not rules.discard_kind:
+        raise RecordError("discards: there are no discards in these rules")
+    for seat in discards:
+        if seat not in rules.seats:
+            raise RecordError(f"discards.{seat}: not a seat at this table")
+    if deal.phase != DISCARD:
+        raise RecordError(f"discards: {_not_yet(deal)}")
+
+
+def _read_plays(deal: Deal, plays: list) -> None:
     pitch = deal.auction.winning_pitch
     for i, card in enumerate(plays):
         if not isinstance(card, str):
@@ -183,26 +225,30 @@ def deal_from_record(  # noqa: C901 - older than the limit; split when next chan
                 raise RecordError(f"plays[0] {card}: the winning pitch {pitch} is the opening lead")
             continue  # already on the table
         if deal.phase != PLAY:
-            if deal.phase == OVER and not deal.thrown_in:
-                raise RecordError(
-                    f"plays[{i}] {card}: too many plays (the deal is over after {len(deal.plays)} cards)"
-                )
-            raise RecordError(f"plays[{i}] {card}: {_not_yet(deal)}")
+            raise RecordError(f"plays[{i}] {card}: {_no_play_now(deal)}")
         try:
             deal.apply(card)
         except IllegalAction as e:
             raise RecordError(f"plays[{i}] {e}") from None
 
-    if trump is not None and not rules.names_trump:
-        if deal.trump is None:
-            raise RecordError(
-                f"trump {trump}: no card has been played; in these rules the opening lead sets trump"
-            )
-        if trump != deal.trump:
-            raise RecordError(
-                f"trump {trump}: the opening lead {deal.plays[0]} makes {deal.trump} trump"
-            )
-    return deal
+
+def _no_play_now(deal: Deal) -> str:
+    """Why no card may be played in the deal's phase (which is not play)."""
+    if deal.phase == OVER and not deal.thrown_in:
+        return f"too many plays (the deal is over after {len(deal.plays)} cards)"
+    return _not_yet(deal)
+
+
+def _check_trump_led(deal: Deal, trump: str) -> None:
+    """A record may say which trump the opening lead set (rules where it is led): it must agree."""
+    if deal.trump is None:
+        raise RecordError(
+            f"trump {trump}: no card has been played; in these rules the opening lead sets trump"
+        )
+    if trump != deal.trump:
+        raise RecordError(
+            f"trump {trump}: the opening lead {deal.plays[0]} makes {deal.trump} trump"
+        )
 
 
 def _not_yet(deal: Deal) -> str:
@@ -237,22 +283,13 @@ def _read_discards(deal: Deal, discards: Mapping[str, Any], plays_follow: bool) 
             raise RecordError(f"discards.{seat}: {e.reason}") from None
 
 
-def match_from_record(record: Any) -> MatchState:  # noqa: C901 - older than the limit; split when next changed
+def match_from_record(record: Any) -> MatchState:
     """Replay a match record. The state's ``current`` is the last deal if it is in progress."""
-    if not isinstance(record, Mapping):
-        raise RecordError("expected a match record (a JSON object)")
-    for key in record:
-        if key not in MATCH_KEYS:
-            raise RecordError(f"{key}: unknown field (fields: {', '.join(MATCH_KEYS)})")
+    _check_fields(record, MATCH_KEYS, "expected a match record (a JSON object)")
     fmt = _field(record, "format", str, f'"{MATCH_FORMAT}"')
     if fmt != MATCH_FORMAT:
         raise RecordError(f"format: {fmt!r}, expected {MATCH_FORMAT!r}")
-    if "rules" not in record:
-        raise RecordError("rules: missing")
-    try:
-        rules = Rules.from_spec(record["rules"])
-    except RulesError as e:
-        raise RecordError(f"rules: {e}") from None
+    rules = _read_rules(record)
     deals = _field(record, "deals", list, "a list of deal records")
     state: MatchState | None = None
     current = None
@@ -263,20 +300,9 @@ def match_from_record(record: Any) -> MatchState:  # noqa: C901 - older than the
             raise RecordError(
                 f"deals[{i - 1}]: the deal is not over (only the last deal may be in progress)"
             )
-        try:
-            if state is None:
-                if isinstance(item, Mapping) and "dealer" not in item:
-                    raise RecordError("dealer: missing (the first deal names its dealer)")
-                deal = deal_from_record(
-                    item, rules=rules, dealer=None if state is None else state.dealer
-                )
-                state = MatchState(rules, deal.dealer)
-            else:
-                deal = deal_from_record(item, rules=rules, dealer=state.dealer)
-        except RecordError as e:
-            raise RecordError(
-                f"deals[{i}].{e}" if not str(e).startswith("expected") else f"deals[{i}]: {e}"
-            ) from None
+        deal = _read_match_deal(i, item, rules, state)
+        if state is None:
+            state = MatchState(rules, deal.dealer)
         if deal.is_over:
             state.add(deal)
         else:
@@ -287,6 +313,21 @@ def match_from_record(record: Any) -> MatchState:  # noqa: C901 - older than the
     if current is not None:
         state.history.append({"score": None, "totals": dict(state.totals)})
     return state
+
+
+def _read_match_deal(i: int, item: Any, rules: Rules, state: MatchState | None) -> Deal:
+    """Deal ``i`` of a match (``state`` is None for the first, which must name its dealer); its
+    errors are named ``deals[i]``."""
+    try:
+        if state is None:
+            if isinstance(item, Mapping) and "dealer" not in item:
+                raise RecordError("dealer: missing (the first deal names its dealer)")
+            return deal_from_record(item, rules=rules)
+        return deal_from_record(item, rules=rules, dealer=state.dealer)
+    except RecordError as e:
+        raise RecordError(
+            f"deals[{i}].{e}" if not str(e).startswith("expected") else f"deals[{i}]: {e}"
+        ) from None
 
 
 __all__ = [

@@ -125,6 +125,37 @@ def _check_bool(name: str, value: Any) -> bool:
     return value
 
 
+def _spec_options(spec: Any) -> dict[str, Any]:
+    """A spec as a dict of options (with its preset): None is house, a name is that preset."""
+    if spec is None:
+        spec = DEFAULT_PRESET
+    if isinstance(spec, str):
+        spec = {"preset": spec}
+    if not isinstance(spec, dict):
+        raise RulesError(f"rules must be a preset name or an object, not {spec!r}")
+    return dict(spec)
+
+
+def _seating(preset: Preset, options: dict[str, Any], six: bool) -> tuple[bool, Any]:
+    """``(cutthroat, players)`` from a spec's options: the preset's seating unless they say."""
+    if "cutthroat" in options:
+        cutthroat = _check_bool("cutthroat", options["cutthroat"])
+    else:
+        # six_players asks for three partnerships, which overrides a cutthroat preset's
+        # default (decided; an explicit "cutthroat": true with it is an error).
+        cutthroat = preset.cutthroat and not six
+    if "players" not in options:
+        return cutthroat, 6 if six and not cutthroat else DEFAULT_CUTTHROAT_PLAYERS
+    if not cutthroat:
+        raise RulesError(
+            "option players needs cutthroat (partnership tables have 4 seats; "
+            "use six_players for three partnerships)"
+        )
+    if six:
+        raise RulesError("six_players cannot be combined with players")
+    return cutthroat, options["players"]
+
+
 @dataclass(frozen=True)
 class Rules:
     """One table's rules. Build it with :meth:`from_spec`; it is immutable and hashable.
@@ -144,10 +175,15 @@ class Rules:
     six_players: bool = False
     _preset: Preset = field(init=False, repr=False, compare=False, hash=False)
 
-    def __post_init__(self) -> None:  # noqa: C901 - older than the limit; split when next changed
+    def __post_init__(self) -> None:
         if self.preset not in PRESETS:
             raise RulesError(f"unknown preset {self.preset!r} (one of {', '.join(PRESET_NAMES)})")
         object.__setattr__(self, "_preset", PRESETS[self.preset])
+        self._check_values()
+        self._check_combinations()
+
+    def _check_values(self) -> None:
+        """Each option on its own: of its kind and in its range."""
         if self.low_to not in LOW_TO:
             raise RulesError(f"option low_to must be 'taker' or 'holder', not {self.low_to!r}")
         if isinstance(self.target, bool) or self.target not in TARGETS:
@@ -156,7 +192,10 @@ class Rules:
             _check_bool(name, getattr(self, name))
         if isinstance(self.players, bool) or not isinstance(self.players, int):
             raise RulesError(f"option players must be a whole number, not {self.players!r}")
-        # Options that cannot be combined (docs/rules-decisions.md "Option combinations").
+
+    def _check_combinations(self) -> None:
+        """Options that cannot be combined (docs/rules-decisions.md "Option combinations"), and
+        the number of players each seating allows."""
         if self.pitch_to_bid:
             for other in ("draw", "six_players", "no_trump_first_trick"):
                 if getattr(self, other):
@@ -165,19 +204,20 @@ class Rules:
                         "names trump instead of pitching it"
                     )
         if self.six_players:
-            if self.cutthroat:
-                raise RulesError(
-                    "six_players (three partnerships) cannot be combined with cutthroat"
-                )
-            if self.draw:
-                raise RulesError("six_players cannot be combined with draw")
-            if self.players != 6:
-                raise RulesError("six_players is a table of 6: players must be 6")
+            self._check_six_players()
         elif self.cutthroat:
             if not 2 <= self.players <= 7:
                 raise RulesError(f"option players must be 2 to 7, not {self.players}")
         elif self.players != 4:
             raise RulesError("option players needs cutthroat (partnership tables have 4 seats)")
+
+    def _check_six_players(self) -> None:
+        if self.cutthroat:
+            raise RulesError("six_players (three partnerships) cannot be combined with cutthroat")
+        if self.draw:
+            raise RulesError("six_players cannot be combined with draw")
+        if self.players != 6:
+            raise RulesError("six_players is a table of 6: players must be 6")
 
     # ----------------------------------------------------------------- building and spec
     @classmethod
@@ -185,13 +225,7 @@ class Rules:
         """A preset name, a dict ``{"preset": ..., option: value}``, a Rules, or None (house)."""
         if isinstance(spec, Rules):
             return spec
-        if spec is None:
-            spec = DEFAULT_PRESET
-        if isinstance(spec, str):
-            spec = {"preset": spec}
-        if not isinstance(spec, dict):
-            raise RulesError(f"rules must be a preset name or an object, not {spec!r}")
-        options = dict(spec)
+        options = _spec_options(spec)
         name = options.pop("preset", DEFAULT_PRESET)
         if not isinstance(name, str) or name not in PRESETS:
             raise RulesError(f"unknown preset {name!r} (one of {', '.join(PRESET_NAMES)})")
@@ -200,23 +234,7 @@ class Rules:
                 raise RulesError(f"unknown option {key!r} (options: {', '.join(OPTION_NAMES)})")
         preset = PRESETS[name]
         six = _check_bool("six_players", options.get("six_players", False))
-        if "cutthroat" in options:
-            cutthroat = _check_bool("cutthroat", options["cutthroat"])
-        else:
-            # six_players asks for three partnerships, which overrides a cutthroat preset's
-            # default (decided; an explicit "cutthroat": true with it is an error).
-            cutthroat = preset.cutthroat and not six
-        if "players" in options:
-            if not cutthroat:
-                raise RulesError(
-                    "option players needs cutthroat (partnership tables have 4 seats; "
-                    "use six_players for three partnerships)"
-                )
-            players = options["players"]
-            if six:
-                raise RulesError("six_players cannot be combined with players")
-        else:
-            players = 6 if six and not cutthroat else DEFAULT_CUTTHROAT_PLAYERS
+        cutthroat, players = _seating(preset, options, six)
         return cls(
             preset=name,
             low_to=options.get("low_to", preset.low_to),

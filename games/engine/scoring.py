@@ -93,37 +93,15 @@ def score_deal(
         for seat, card in trick.cards:
             taker[card] = side_of(trick.winner)
             holder[card] = side_of(seat)
-
-    # Cards in play are the cards played to tricks (decided): every card held after the
-    # auction and any discards is played, so nothing else can be High, Low or Jack. Low to
-    # the holder goes to the side of the seat that played the card.
-    trumps = sorted((card for card in taker if suit_of(card) == trump), key=rank_of)
-    points: dict[str, str | None] = dict.fromkeys(POINT_NAMES)
-    if trumps:  # decided: a named trump with no card in play gives High, Low, Jack to nobody
-        points["high"] = taker[trumps[-1]]
-        low = trumps[0]  # if only one trump is in play it is both High and Low
-        points["low"] = holder[low] if rules.low_to == "holder" else taker[low]
-        jack = "J" + trump
-        points["jack"] = taker.get(jack)  # nobody's if the jack of trump is not in play
-    game = dict.fromkeys(rules.sides, 0)
-    for card, side in taker.items():
-        game[side] += game_points(card)
-    best = max(game.values())
-    leaders = [side for side, n in game.items() if n == best]
-    points["game"] = leaders[0] if len(leaders) == 1 else None  # a tie: nobody gets Game
+    points = _trump_points(rules, trump, taker, holder)
+    game, points["game"] = _game(rules, taker)
 
     taken = dict.fromkeys(rules.sides, 0)
     for side in points.values():
         if side is not None:
             taken[side] += 1
     pitcher_side = side_of(pitcher)
-    if bid == SMUDGE:
-        # A smudge is made only by taking all six tricks, and with them all four points
-        # (decided: docs/rules.md names the tricks, seed 004 both).
-        all_tricks = all(side_of(t.winner) == pitcher_side for t in tricks)
-        made = all_tricks and taken[pitcher_side] == 4
-    else:
-        made = taken[pitcher_side] >= bid
+    made = _made(rules, pitcher_side, bid, taken, tricks)
     score = dict(taken)
     if made:
         if bid == SMUDGE:
@@ -143,3 +121,44 @@ def score_deal(
         score=score,
         tricks=tuple(tricks),
     )
+
+
+def _trump_points(
+    rules: Rules, trump: str, taker: dict[str, str], holder: dict[str, str]
+) -> dict[str, str | None]:
+    """Who gets High, Low and Jack (Game still None), from who took and who played each card.
+
+    Cards in play are the cards played to tricks (decided): every card held after the auction
+    and any discards is played, so nothing else can be High, Low or Jack. Low to the holder
+    goes to the side of the seat that played the card.
+    """
+    trumps = sorted((card for card in taker if suit_of(card) == trump), key=rank_of)
+    points: dict[str, str | None] = dict.fromkeys(POINT_NAMES)
+    if trumps:  # decided: a named trump with no card in play gives High, Low, Jack to nobody
+        points["high"] = taker[trumps[-1]]
+        low = trumps[0]  # if only one trump is in play it is both High and Low
+        points["low"] = holder[low] if rules.low_to == "holder" else taker[low]
+        jack = "J" + trump
+        points["jack"] = taker.get(jack)  # nobody's if the jack of trump is not in play
+    return points
+
+
+def _game(rules: Rules, taker: dict[str, str]) -> tuple[dict[str, int], str | None]:
+    """Each side's game points, and the side that gets Game (None on a tie)."""
+    game = dict.fromkeys(rules.sides, 0)
+    for card, side in taker.items():
+        game[side] += game_points(card)
+    best = max(game.values())
+    leaders = [side for side, n in game.items() if n == best]
+    return game, leaders[0] if len(leaders) == 1 else None
+
+
+def _made(
+    rules: Rules, pitcher_side: str, bid: int, taken: dict[str, int], tricks: Sequence[Trick]
+) -> bool:
+    if bid == SMUDGE:
+        # A smudge is made only by taking all six tricks, and with them all four points
+        # (decided: docs/rules.md names the tricks, seed 004 both).
+        all_tricks = all(rules.side_of(t.winner) == pitcher_side for t in tricks)
+        return all_tricks and taken[pitcher_side] == 4
+    return taken[pitcher_side] >= bid

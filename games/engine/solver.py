@@ -329,30 +329,16 @@ class _Solver:
             cards.sort(key=lambda c: (history[c], c % 13), reverse=True)
         return cards
 
-    def _alphabeta(self, alpha: int, beta: int):  # noqa: C901 - older than the limit; split when next changed
+    def _alphabeta(self, alpha: int, beta: int):
         """Fail-soft alpha-beta on side 0's margin: ``(value, outcome)``. The outcome is that of
         the line played when the value lies strictly inside the window (else only a bound)."""
-        trick = self.trick
         key = None
-        if not trick:
-            if not any(self.hands):
-                out = self.outcome()
-                return out[0][0] - out[0][1], out
-            if not self.hands[self.leader] & (self.hands[self.leader] - 1):
-                out = self._last_trick()
-                return out[0][0] - out[0][1], out
-            key = self.key()
-            entry = self.table.get(key)
-            if entry is not None:
-                lower, upper, out = entry
-                if out is not None:
-                    return lower, out
-                if lower >= beta:
-                    return lower, None
-                if upper <= alpha:
-                    return upper, None
+        if not self.trick:
+            key, known = self._at_trick_start(alpha, beta)
+            if known is not None:
+                return known
         self._count()
-        seat = (self.leader + len(trick)) % self.n
+        seat = (self.leader + len(self.trick)) % self.n
         maximize = self.side_of[seat] == 0
         alpha0, beta0 = alpha, beta
         best = -_INF if maximize else _INF
@@ -375,19 +361,46 @@ class _Solver:
                 self.history[card] += 1 << (2 * self.hands[seat].bit_count())
                 break
         if key is not None:
-            lower, upper, stored = self.table.get(key, (-_INF, _INF, None))
-            stored = None
-            if best <= alpha0:
-                upper = min(upper, best)
-            elif best >= beta0:
-                lower = max(lower, best)
-            else:
-                lower = upper = best
-                stored = best_out
-            # An outcome only with an exact value found here: bounds met from two searches
-            # carry no line.
-            self.table[key] = (lower, upper, stored)
+            self._remember(key, best, best_out, alpha0, beta0)
         return best, best_out
+
+    def _at_trick_start(self, alpha: int, beta: int):
+        """At a trick boundary: ``(key, answer)``, the position's key in the table and its
+        answer if it needs no search (the deal is over, the last trick plays itself, or the
+        table holds an exact value or a bound outside the window); else the answer is None."""
+        hands = self.hands
+        if not any(hands):
+            out = self.outcome()
+            return None, (out[0][0] - out[0][1], out)
+        if not hands[self.leader] & (hands[self.leader] - 1):
+            out = self._last_trick()
+            return None, (out[0][0] - out[0][1], out)
+        key = self.key()
+        entry = self.table.get(key)
+        if entry is not None:
+            lower, upper, out = entry
+            if out is not None:
+                return key, (lower, out)
+            if lower >= beta:
+                return key, (lower, None)
+            if upper <= alpha:
+                return key, (upper, None)
+        return key, None
+
+    def _remember(self, key, best: int, best_out, alpha0: int, beta0: int) -> None:
+        """Keep what the search of a trick-start position found: a bound, or its exact value."""
+        lower, upper, stored = self.table.get(key, (-_INF, _INF, None))
+        stored = None
+        if best <= alpha0:
+            upper = min(upper, best)
+        elif best >= beta0:
+            lower = max(lower, best)
+        else:
+            lower = upper = best
+            stored = best_out
+        # An outcome only with an exact value found here: bounds met from two searches
+        # carry no line.
+        self.table[key] = (lower, upper, stored)
 
     def _maxn(self):
         """Max-n: every seat picks the line best for its side; ties keep the first card."""

@@ -84,42 +84,91 @@ def side_label(rules: Rules, side: str, names: dict) -> str:
 # --- The table --------------------------------------------------------------------------------
 
 
-def table_view(match: OfflineMatch) -> dict[str, Any]:  # noqa: C901 - one field per part of the table, as presenters.table_view
+def table_view(match: OfflineMatch) -> dict[str, Any]:
+    """The person's view of the table, field for field as the live table's
+    ``presenters.TableView``: built in steps, one per part of the table."""
     rules, deal, me = match.rules, match.deal, match.seat
     obs = match.observation(me)
     names = _names(match)
-    over = deal.phase == OVER
     my_turn = deal.to_act == me
-    legal = set(obs.legal_actions()) if my_turn else set()
     places = screen_places(rules.seats, me)
-    calls = dict(deal.calls)
-    current = dict(deal.current_trick)
+    hand, bids, discard_choices = _choices_view(match, obs, my_turn)
+    seats = _seats_view(match, names, places)
+    totals = [
+        (side_label(rules, side, names), match.state.totals[side], side == rules.side_of(me))
+        for side in rules.sides
+    ]
+    return {
+        "key": match.key,
+        "version": f"{match.number}.{deal.version}",
+        "deal_number": match.number,
+        "step": deal.version,
+        "phase": deal.phase,
+        "rules_text": rules.describe(),
+        "totals": [[label, points_text(points), mine] for label, points, mine in totals],
+        "target": rules.target,
+        **_contract_view(match, names),
+        "going_out_note": "" if match.over else going_out_note(rules, totals),
+        "seats": seats,
+        "me_seat": next(s for s in seats if s["is_me"]),
+        "hand": hand,
+        "bids": bids,
+        "discard_choices": discard_choices,
+        "discard_label": "Discard two cards" if rules.six_players else "Discard the chosen cards",
+        "discard_exact": 2 if rules.six_players else None,
+        "auction": [[names[s], call_label(t)] for s, t in deal.calls],
+        **_tricks_view(match, names, places),
+        "my_turn": my_turn,
+        "bot_to_act": match.bot_to_act is not None,
+        "status": status_line(deal.phase, deal.to_act, deal.current_trick, names, my_turn),
+        **_end_view(match, names),
+    }
 
+
+def _choices_view(match: OfflineMatch, obs, my_turn: bool) -> tuple[list, list, list]:
+    """The person's cards (those playable, or pitchable, marked) and the choices of the
+    decision before them: calls or suits to name, cards to discard."""
+    deal, me = match.deal, match.seat
+    legal = set(obs.legal_actions()) if my_turn else set()
     hand = [
         card(c, my_turn and deal.phase == PLAY and c in legal)
         for c in in_hand_order(obs.hand, deal.trump)
     ]
     bids, discard_choices = [], []
-    if my_turn and deal.phase == AUCTION:
-        bids = [
-            {"token": t, "label": call_label(t)}
-            for t in obs.legal_actions()
-            if Action.parse(t).kind != PITCH
-        ]
-        if any(Action.parse(t).kind == PITCH for t in legal):
-            hand = [
-                card(c["code"], pitch_token(c["code"]) in legal, pitch_token(c["code"]))
-                for c in hand
-            ]
-    elif my_turn and deal.phase == TRUMP:
+    if not my_turn:
+        return hand, bids, discard_choices
+    if deal.phase == AUCTION:
+        bids, hand = _auction_choices(obs, legal, hand)
+    elif deal.phase == TRUMP:
         bids = [
             {"token": t, "label": f"{SUIT_SYMBOLS[t]} {SUIT_NAMES[t].title()}"}
             for t in obs.legal_actions()
         ]
-    elif my_turn and deal.phase == DISCARD:
+    elif deal.phase == DISCARD:
         discardable = set(deal.discardable(me))
         discard_choices = [card(c, c in discardable) for c in in_hand_order(obs.hand, deal.trump)]
+    return hand, bids, discard_choices
 
+
+def _auction_choices(obs, legal: set[str], hand: list[dict]) -> tuple[list, list]:
+    """The calls as buttons; where pitching bids, the hand's cards are the pitches."""
+    bids = [
+        {"token": t, "label": call_label(t)}
+        for t in obs.legal_actions()
+        if Action.parse(t).kind != PITCH
+    ]
+    if any(Action.parse(t).kind == PITCH for t in legal):
+        hand = [
+            card(c["code"], pitch_token(c["code"]) in legal, pitch_token(c["code"])) for c in hand
+        ]
+    return bids, hand
+
+
+def _seats_view(match: OfflineMatch, names: dict, places: dict) -> list[dict[str, Any]]:
+    rules, deal, me = match.rules, match.deal, match.seat
+    over = deal.phase == OVER
+    calls = dict(deal.calls)
+    current = dict(deal.current_trick)
     seats = []
     for position in rules.seats:
         place = places[position]
@@ -145,7 +194,25 @@ def table_view(match: OfflineMatch) -> dict[str, Any]:  # noqa: C901 - one field
                 "revealed": over and not deal.thrown_in,
             }
         )
+    return seats
 
+
+def _contract_view(match: OfflineMatch, names: dict) -> dict[str, Any]:
+    """Trump, the pitcher and the bid, once known."""
+    deal = match.deal
+    return {
+        "trump": deal.trump,
+        "trump_symbol": SUIT_SYMBOLS.get(deal.trump or "", ""),
+        "trump_red": (deal.trump or "") in ("H", "D"),
+        "pitcher": names[deal.pitcher] if deal.pitcher else None,
+        "bid_label": bid_label(deal.bid),
+    }
+
+
+def _tricks_view(match: OfflineMatch, names: dict, places: dict) -> dict[str, Any]:
+    """The last trick taken (its cards where they were played, who took it) and the tricks
+    each side has taken."""
+    rules, deal, me = match.rules, match.deal, match.seat
     last_trick, last_trick_winner = [], ""
     if deal.tricks:
         trick = deal.tricks[-1]
@@ -163,47 +230,22 @@ def table_view(match: OfflineMatch) -> dict[str, Any]:  # noqa: C901 - one field
     taken: dict[str, int] = {}
     for trick in deal.tricks:
         taken[rules.side_of(trick.winner)] = taken.get(rules.side_of(trick.winner), 0) + 1
-
-    my_side = rules.side_of(me)
-    totals = [
-        (side_label(rules, side, names), match.state.totals[side], side == my_side)
-        for side in rules.sides
-    ]
-    winner = match.state.winner
-    winner_label = side_label(rules, winner, names) if winner else ""
     return {
-        "key": match.key,
-        "version": f"{match.number}.{deal.version}",
-        "deal_number": match.number,
-        "step": deal.version,
-        "phase": deal.phase,
-        "rules_text": rules.describe(),
-        "totals": [[label, points_text(points), mine] for label, points, mine in totals],
-        "target": rules.target,
-        "trump": deal.trump,
-        "trump_symbol": SUIT_SYMBOLS.get(deal.trump or "", ""),
-        "trump_red": (deal.trump or "") in ("H", "D"),
-        "pitcher": names[deal.pitcher] if deal.pitcher else None,
-        "bid_label": bid_label(deal.bid),
-        "going_out_note": "" if match.over else going_out_note(rules, totals),
-        "seats": seats,
-        "me_seat": next(s for s in seats if s["is_me"]),
-        "hand": hand,
-        "bids": bids,
-        "discard_choices": discard_choices,
-        "discard_label": "Discard two cards" if rules.six_players else "Discard the chosen cards",
-        "discard_exact": 2 if rules.six_players else None,
-        "auction": [[names[s], call_label(t)] for s, t in deal.calls],
         "last_trick": last_trick,
         "last_trick_winner": last_trick_winner,
         "tricks_done": len(deal.tricks),
         "tricks_per_deal": rules.tricks_per_deal,
         "trick_just_done": bool(deal.tricks) and not deal.current_trick,
         "tricks_taken": [[side_label(rules, side, names), n] for side, n in taken.items()],
-        "my_turn": my_turn,
-        "bot_to_act": match.bot_to_act is not None,
-        "status": status_line(deal.phase, deal.to_act, deal.current_trick, names, my_turn),
-        "result": _result_view(match, names) if over else None,
+    }
+
+
+def _end_view(match: OfflineMatch, names: dict) -> dict[str, Any]:
+    """The deal's result once it is over, and the match's winner once it is won."""
+    winner = match.state.winner
+    winner_label = side_label(match.rules, winner, names) if winner else ""
+    return {
+        "result": _result_view(match, names) if match.deal.phase == OVER else None,
         "match_over": match.over,
         "winner_label": winner_label,
         "winner_verb": "win" if " & " in winner_label or winner_label == "You" else "wins",

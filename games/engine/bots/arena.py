@@ -141,65 +141,13 @@ def run_arena(
     b_label = b + "'" if a == b else b
     stats = {a: BidStats(), b: BidStats()} if a != b else {a: BidStats()}
     rng = random.Random(_seed(seed, 1))
-    diffs: list[float] = []
     started = time.perf_counter()
     cpu_started = time.process_time()
-    for p in range(deals):
-        totals = random_totals(rules, rng)
-        dealer = rules.seats[rng.randrange(len(rules.seats))]
-        deal_seed = _seed(seed, 2, p)
-        pair = 0.0
-        for swapped in (False, True):
-            levels = _assign(rules, a, b, swapped)
-            deal = play_deal(
-                rules, dealer, deal_seed, levels, totals, _seed(seed, 3, p), budgets, stats
-            )
-            score = deal.result().score
-            pair += _margin(rules, score, swapped)
-        diffs.append(pair / 2)
-        if progress and (p + 1) % 25 == 0:
-            m, ci, _ = mean_ci(diffs)
-            print(
-                f"[{p + 1}/{deals}] {a} - {b_label}: {m:+.3f} ± {ci:.3f} ({time.perf_counter() - started:.0f} s)",
-                file=sys.stderr,
-                flush=True,
-            )
-    wins: list[float] = []
-    match_deals = 0
-    for p in range(matches):
-        totals = random_totals(rules, rng)
-        dealer = rules.seats[rng.randrange(len(rules.seats))]
-        for swapped in (False, True):
-            levels = _assign(rules, a, b, swapped)
-            state = MatchState(rules, dealer)
-            state.totals.update(totals)
-            k = 0
-            while not state.over and k < MAX_MATCH_DEALS:
-                deal = play_deal(
-                    rules,
-                    state.dealer,
-                    _seed(seed, 4, p, k),
-                    levels,
-                    dict(state.totals),
-                    _seed(seed, 5, p, k),
-                    budgets,
-                    stats,
-                )
-                state.add(deal.result())
-                k += 1
-            match_deals += k
-            if state.winner is None:
-                wins.append(0.5)
-            else:
-                a_sides = {s for i, s in enumerate(rules.sides) if (i % 2 == 0) != swapped}
-                wins.append(1.0 if state.winner in a_sides else 0.0)
-        if progress and (p + 1) % 10 == 0:
-            m, ci, _ = mean_ci(wins)
-            print(
-                f"[match {p + 1}/{matches}] {a} wins {m:.1%} ± {ci:.1%}",
-                file=sys.stderr,
-                flush=True,
-            )
+    levels = (a, b)
+    diffs = _duplicate_pairs(rules, levels, deals, seed, rng, budgets, stats, progress, started)
+    wins, match_deals = _duplicate_matches(
+        rules, levels, matches, seed, rng, budgets, stats, progress
+    )
     elapsed = time.perf_counter() - started
     cpu = time.process_time() - cpu_started
     mean, ci, sd = mean_ci(diffs)
@@ -222,21 +170,108 @@ def run_arena(
         "seconds": elapsed,
         "cpu_seconds": cpu,
     }
-    print(f"arena: {a} (A) vs {b_label} (B), rules {rules.to_spec()}, seed {seed}", file=out)
+    _print_report(rules, report, b_label, wins, stats, out)
+    return report
+
+
+def _duplicate_pairs(
+    rules: Rules, levels, deals: int, seed: int, rng, budgets, stats, progress: bool, started
+) -> list[float]:
+    """A's average margin over the two plays of each duplicate deal."""
+    a, b = levels
+    diffs: list[float] = []
+    for p in range(deals):
+        totals = random_totals(rules, rng)
+        dealer = rules.seats[rng.randrange(len(rules.seats))]
+        deal_seed = _seed(seed, 2, p)
+        pair = 0.0
+        for swapped in (False, True):
+            by_side = _assign(rules, a, b, swapped)
+            deal = play_deal(
+                rules, dealer, deal_seed, by_side, totals, _seed(seed, 3, p), budgets, stats
+            )
+            pair += _margin(rules, deal.result().score, swapped)
+        diffs.append(pair / 2)
+        if progress and (p + 1) % 25 == 0:
+            m, ci, _ = mean_ci(diffs)
+            b_label = b + "'" if a == b else b
+            print(
+                f"[{p + 1}/{deals}] {a} - {b_label}: {m:+.3f} ± {ci:.3f} ({time.perf_counter() - started:.0f} s)",
+                file=sys.stderr,
+                flush=True,
+            )
+    return diffs
+
+
+def _duplicate_matches(
+    rules: Rules, levels, matches: int, seed: int, rng, budgets, stats, progress: bool
+) -> tuple[list[float], int]:
+    """A's result (1 won, 0 lost, 0.5 unfinished) in each duplicate match, and the deals played."""
+    wins: list[float] = []
+    match_deals = 0
+    for p in range(matches):
+        totals = random_totals(rules, rng)
+        dealer = rules.seats[rng.randrange(len(rules.seats))]
+        for swapped in (False, True):
+            state = _play_match(rules, levels, swapped, dealer, totals, seed, p, budgets, stats)
+            match_deals += len(state.deals)
+            if state.winner is None:
+                wins.append(0.5)
+            else:
+                a_sides = {s for i, s in enumerate(rules.sides) if (i % 2 == 0) != swapped}
+                wins.append(1.0 if state.winner in a_sides else 0.0)
+        if progress and (p + 1) % 10 == 0:
+            m, ci, _ = mean_ci(wins)
+            print(
+                f"[match {p + 1}/{matches}] {levels[0]} wins {m:.1%} ± {ci:.1%}",
+                file=sys.stderr,
+                flush=True,
+            )
+    return wins, match_deals
+
+
+def _play_match(
+    rules: Rules, levels, swapped: bool, dealer: str, totals, seed: int, p: int, budgets, stats
+) -> MatchState:
+    """Match ``p`` played from ``totals`` to its end (at most MAX_MATCH_DEALS deals)."""
+    by_side = _assign(rules, levels[0], levels[1], swapped)
+    state = MatchState(rules, dealer)
+    state.totals.update(totals)
+    k = 0
+    while not state.over and k < MAX_MATCH_DEALS:
+        deal = play_deal(
+            rules,
+            state.dealer,
+            _seed(seed, 4, p, k),
+            by_side,
+            dict(state.totals),
+            _seed(seed, 5, p, k),
+            budgets,
+            stats,
+        )
+        state.add(deal.result())
+        k += 1
+    return state
+
+
+def _print_report(rules: Rules, report: dict, b_label: str, wins, stats, out) -> None:
+    a, mean, ci, sd = report["a"], report["mean_diff"], report["ci95"], report["sd"]
+    print(
+        f"arena: {a} (A) vs {b_label} (B), rules {rules.to_spec()}, seed {report['seed']}", file=out
+    )
     print(f"  {rules.describe()}", file=out)
     print(
         f"points per deal, A - B: {mean:+.3f} ± {ci:.3f} (95% CI [{mean - ci:+.3f}, {mean + ci:+.3f}]), "
-        f"{len(diffs)} duplicate pairs, sd {sd:.2f}",
+        f"{report['pairs']} duplicate pairs, sd {sd:.2f}",
         file=out,
     )
     if wins:
         wr, wci, _ = mean_ci(wins)
         print(
             f"match wins from random scores: A {wr:.1%} ± {wci:.1%} of {len(wins)} matches "
-            f"({len(wins) // 2} duplicate pairs, {match_deals} deals)",
+            f"({len(wins) // 2} duplicate pairs, {report['match_deals']} deals)",
             file=out,
         )
     for lvl, s in stats.items():
         print(f"bids by {lvl}: {s.line()}", file=out)
-    print(f"time: {elapsed:.0f} s wall, {cpu:.0f} s CPU", file=out)
-    return report
+    print(f"time: {report['seconds']:.0f} s wall, {report['cpu_seconds']:.0f} s CPU", file=out)

@@ -163,25 +163,10 @@ def call_log_likelihood(
     ``trump`` is the suit the pitcher chose (when known), which sharpens the inference for the
     seat that won the auction. Never below log(0.05): players do surprising things.
     """
-    calls, pitch_ok = state.options(seat)
-    if trump >= 0:
-        strength = suit_strength(hand, trump)
-    elif pitched_card(token) is not None:
-        strength = suit_strength(hand, INDEX[pitched_card(token)] // 13)
-    else:
-        strength = best_suit(hand)[1]
+    calls, _ = state.options(seat)
+    strength = _strength(hand, token, trump)
     if token == PASS:
-        if state.pending or calls[0] != 0:
-            return 0.0
-        low = min((c for c in calls if c), default=0)
-        if not low or low > 4:
-            return 0.0
-        p = 1.0 - _sigmoid((strength - THRESHOLDS[low]) / TAU)
-        partner_has_it = (
-            state.high_seat >= 0
-            and state.kernel.side_of[state.high_seat] == state.kernel.side_of[seat]
-        )
-        return math.log(max(p, 0.25 if partner_has_it else 0.05))
+        return _pass_log_likelihood(state, seat, calls, strength)
     if token == "smudge":
         value = 5
     elif pitched_card(token) is not None:
@@ -192,6 +177,31 @@ def call_log_likelihood(
         return 0.0  # a forced bid says nothing
     p = _sigmoid((strength - THRESHOLDS[value]) / TAU)
     return math.log(max(p, 0.03))
+
+
+def _strength(hand: int, token: str, trump: int) -> float:
+    """The hand's strength in the suit the call is about: the trump chosen, the suit pitched,
+    else the hand's best suit."""
+    if trump >= 0:
+        return suit_strength(hand, trump)
+    if pitched_card(token) is not None:
+        return suit_strength(hand, INDEX[pitched_card(token)] // 13)
+    return best_suit(hand)[1]
+
+
+def _pass_log_likelihood(state: AuctionState, seat: int, calls, strength: float) -> float:
+    """log P(a pass | the hand's strength): unlikely with a hand worth the lowest bid open,
+    less so when the partner already holds the contract."""
+    if state.pending or calls[0] != 0:
+        return 0.0
+    low = min((c for c in calls if c), default=0)
+    if not low or low > 4:
+        return 0.0
+    p = 1.0 - _sigmoid((strength - THRESHOLDS[low]) / TAU)
+    partner_has_it = (
+        state.high_seat >= 0 and state.kernel.side_of[state.high_seat] == state.kernel.side_of[seat]
+    )
+    return math.log(max(p, 0.25 if partner_has_it else 0.05))
 
 
 def call_code(token: str) -> int:

@@ -131,68 +131,90 @@ def _duck_cost(card: int, trump: int, low_bit: int) -> int:
     return cost
 
 
-def policy_card(pos: Position, legal: int, rem: int, gone: int) -> int:  # noqa: C901 - older than the limit; split when next changed
+def policy_card(pos: Position, legal: int, rem: int, gone: int) -> int:
     """The policy's card (an index) for the seat to act in a determinized ``pos``.
 
     ``rem`` is every card still in a hand, ``gone`` every card already played this deal
-    (including the trick in progress).
+    (including the trick in progress). The plain reading of the policy, in named steps:
+    :func:`play_out` plays the same cards with the steps written inline.
     """
     if not legal & (legal - 1):
         return legal.bit_length() - 1
-    kernel = pos.kernel
-    n = kernel.n
-    trick = pos.trick
-    seat = (pos.leader + len(trick)) % n
-    hands = pos.hands
-    hand = hands[seat]
+    seat = (pos.leader + len(pos.trick)) % pos.kernel.n
+    hand = pos.hands[seat]
     trump = pos.trump
     if trump < 0:
         return opening_lead(hand) if (legal == hand) else legal.bit_length() - 1
-    tm = SUIT_MASK[trump]
-    side_of = kernel.side_of
-    me = side_of[seat]
-    in_play_trumps = (rem | gone) & tm
+    in_play_trumps = (rem | gone) & SUIT_MASK[trump]
     low_bit = in_play_trumps & -in_play_trumps
     jack_bit = (1 << (13 * trump + 9)) & in_play_trumps
-    if not trick:
-        mine_t = hand & tm
-        others = rem ^ hand
-        opp = 0
-        for s in range(n):
-            if side_of[s] != me:
-                opp |= hands[s]
-        others_t = others & tm
-        if mine_t:
-            top = 1 << (mine_t.bit_length() - 1)
-            if others_t and top > others_t and (opp & tm):
-                return top.bit_length() - 1
-        plain = legal & ~tm
-        if plain and not (opp & tm):
-            # Nobody against us can trump: cash a side-suit winner if we hold one.
-            for s in range(4):
-                if s == trump:
-                    continue
-                m = plain & SUIT_MASK[s]
-                if m:
-                    t = 1 << (m.bit_length() - 1)
-                    if t > (others & SUIT_MASK[s]):
-                        return t.bit_length() - 1
-        if mine_t and not others_t:
-            # Every trump left is ours: lead the low one only if it is not Low (Low is safe).
-            pass
-        cands = plain if plain else legal
-        best, best_cost = -1, 1 << 30
-        while cands:
-            b = cands & -cands
-            c = b.bit_length() - 1
-            cost = _duck_cost(c, trump, low_bit)
-            if cost < best_cost:
-                best, best_cost = c, cost
-            cands ^= b
-        return best
-    # Following.
+    if not pos.trick:
+        return _policy_lead(pos, seat, legal, rem, low_bit)
+    return _policy_follow(pos, seat, legal, low_bit, jack_bit)
+
+
+def _opponents_holding(pos: Position, seat: int) -> int:
+    """Every card held by the seats of the other sides."""
+    side_of = pos.kernel.side_of
+    opp = 0
+    for s in range(pos.kernel.n):
+        if side_of[s] != side_of[seat]:
+            opp |= pos.hands[s]
+    return opp
+
+
+def _policy_lead(pos: Position, seat: int, legal: int, rem: int, low_bit: int) -> int:
+    """Pull trumps with the best one out, else cash a side-suit winner nobody against us can
+    trump, else lead the cheapest card (a plain one if possible)."""
+    trump = pos.trump
+    tm = SUIT_MASK[trump]
+    hand = pos.hands[seat]
+    mine_t = hand & tm
+    others = rem ^ hand
+    opp = _opponents_holding(pos, seat)
+    others_t = others & tm
+    if mine_t:
+        top = 1 << (mine_t.bit_length() - 1)
+        if others_t and top > others_t and (opp & tm):
+            return top.bit_length() - 1
+    plain = legal & ~tm
+    if plain and not (opp & tm):
+        winner = _side_suit_winner(plain, others, trump)
+        if winner >= 0:
+            return winner
+    return _cheapest_throw(plain if plain else legal, trump, low_bit)
+
+
+def _side_suit_winner(plain: int, others: int, trump: int) -> int:
+    """The top card of the first side suit where it beats every card the others hold (-1 if
+    there is none)."""
+    for s in range(4):
+        if s == trump:
+            continue
+        m = plain & SUIT_MASK[s]
+        if m:
+            t = 1 << (m.bit_length() - 1)
+            if t > (others & SUIT_MASK[s]):
+                return t.bit_length() - 1
+    return -1
+
+
+def _cheapest_throw(cards: int, trump: int, low_bit: int) -> int:
+    """The card of ``cards`` cheapest to give away (:func:`_duck_cost`)."""
+    best, best_cost = -1, 1 << 30
+    while cards:
+        b = cards & -cards
+        c = b.bit_length() - 1
+        cost = _duck_cost(c, trump, low_bit)
+        if cost < best_cost:
+            best, best_cost = c, cost
+        cards ^= b
+    return best
+
+
+def _trick_winning(trick: list[int], trump: int) -> tuple[int, int, bool]:
+    """The trick so far: the index of the winning card, the card, and whether it is a trump."""
     led = trick[0] // 13
-    lm = SUIT_MASK[led]
     win_i = 0
     win_c = trick[0]
     win_t = win_c // 13 == trump
@@ -203,78 +225,101 @@ def policy_card(pos: Position, legal: int, rem: int, gone: int) -> int:  # noqa:
                 win_c, win_i, win_t = c, i, True
         elif not win_t and c // 13 == led and c > win_c:
             win_c, win_i = c, i
+    return win_i, win_c, win_t
+
+
+def _policy_follow(pos: Position, seat: int, legal: int, low_bit: int, jack_bit: int) -> int:
+    """Throw points onto the side's trick when it is safe; else win as cheaply as is safe from
+    the seats still to play, or contest a trick worth it; else throw the cheapest card."""
+    kernel = pos.kernel
+    n = kernel.n
+    trick = pos.trick
+    trump = pos.trump
+    tm = SUIT_MASK[trump]
+    lm = SUIT_MASK[trick[0] // 13]
+    me = kernel.side_of[seat]
+    win_i, win_c, win_t = _trick_winning(trick, trump)
     win_seat = (pos.leader + win_i) % n
     later_opp = 0
     for k in range(len(trick) + 1, n):
         s = (pos.leader + k) % n
-        if side_of[s] != me:
-            later_opp |= hands[s]
+        if kernel.side_of[s] != me:
+            later_opp |= pos.hands[s]
     beat = (tm & ABOVE[win_c]) if win_t else (tm | (lm & ABOVE[win_c]))
-    trick_mask = 0
-    for c in trick:
-        trick_mask |= 1 << c
-    if side_of[win_seat] == me and not (later_opp & beat):
-        # The side's trick is safe: throw the most valuable card onto it.
-        best, best_value = -1, -(1 << 30)
-        m = legal
-        while m:
-            b = m & -m
-            c = b.bit_length() - 1
-            if c // 13 == trump:
-                if b == low_bit or b & jack_bit:
-                    v = 30 + GP[c]
-                elif c % 13 == 8:
-                    v = 11  # the ten of trump
-                else:
-                    v = -20 - c % 13
-            else:
-                v = GP[c] * 2 - (c % 13) * 0.1
-            if v > best_value:
-                best, best_value = c, v
-            m ^= b
-        return best
+    if kernel.side_of[win_seat] == me and not (later_opp & beat):
+        return _richest_gift(legal, trump, low_bit, jack_bit)
     winners = legal & beat
     if winners:
-        # The cheapest winner that the seats still to play cannot beat.
-        best, best_cost = -1, 1 << 30
-        m = winners
-        while m:
-            b = m & -m
-            c = b.bit_length() - 1
-            t = c // 13 == trump
-            bm = (tm & ABOVE[c]) if t else (tm | (lm & ABOVE[c]))
-            if not (later_opp & bm):
-                cost = (c % 13) + (20 if t else 0)
-                if t and (b == low_bit or b & jack_bit):
-                    cost -= 30  # winning with Low or the jack takes the point too
-                if cost < best_cost:
-                    best, best_cost = c, cost
-            m ^= b
+        best = _cheapest_safe_winner(winners, trump, lm, later_opp, low_bit, jack_bit)
         if best >= 0:
             return best
-        if side_of[win_seat] != me:
-            value = 0
-            for c in trick:
-                value += GP[c]
-            if value >= 10 or trick_mask & (low_bit | jack_bit):
-                # Worth contesting: the cheapest winner that is not itself a prize.
-                m = winners & ~(low_bit | jack_bit | TENS)
-                if m:
-                    plain_w = m & ~tm
-                    if plain_w:
-                        m = plain_w
-                    return (m & -m).bit_length() - 1
-    # Throw the cheapest card.
-    best, best_cost = -1, 1 << 30
+        if kernel.side_of[win_seat] != me:
+            best = _contest(trick, winners, tm, low_bit, jack_bit)
+            if best >= 0:
+                return best
+    return _cheapest_throw(legal, trump, low_bit)
+
+
+def _richest_gift(legal: int, trump: int, low_bit: int, jack_bit: int) -> int:
+    """The side's trick is safe: the most valuable card to throw onto it."""
+    best, best_value = -1, -(1 << 30)
     m = legal
     while m:
         b = m & -m
         c = b.bit_length() - 1
-        cost = _duck_cost(c, trump, low_bit)
-        if cost < best_cost:
-            best, best_cost = c, cost
+        if c // 13 == trump:
+            if b == low_bit or b & jack_bit:
+                v = 30 + GP[c]
+            elif c % 13 == 8:
+                v = 11  # the ten of trump
+            else:
+                v = -20 - c % 13
+        else:
+            v = GP[c] * 2 - (c % 13) * 0.1
+        if v > best_value:
+            best, best_value = c, v
         m ^= b
     return best
+
+
+def _cheapest_safe_winner(
+    winners: int, trump: int, lm: int, later_opp: int, low_bit: int, jack_bit: int
+) -> int:
+    """The cheapest winner that the seats still to play cannot beat (-1 if none is safe)."""
+    tm = SUIT_MASK[trump]
+    best, best_cost = -1, 1 << 30
+    m = winners
+    while m:
+        b = m & -m
+        c = b.bit_length() - 1
+        t = c // 13 == trump
+        bm = (tm & ABOVE[c]) if t else (tm | (lm & ABOVE[c]))
+        if not (later_opp & bm):
+            cost = (c % 13) + (20 if t else 0)
+            if t and (b == low_bit or b & jack_bit):
+                cost -= 30  # winning with Low or the jack takes the point too
+            if cost < best_cost:
+                best, best_cost = c, cost
+        m ^= b
+    return best
+
+
+def _contest(trick: list[int], winners: int, tm: int, low_bit: int, jack_bit: int) -> int:
+    """An opponent's trick worth contesting (ten game points, or Low or the jack in it): the
+    cheapest winner that is not itself a prize, a plain one first (-1 if not worth it or none)."""
+    value = 0
+    trick_mask = 0
+    for c in trick:
+        value += GP[c]
+        trick_mask |= 1 << c
+    if value >= 10 or trick_mask & (low_bit | jack_bit):
+        m = winners & ~(low_bit | jack_bit | TENS)
+        if m:
+            plain_w = m & ~tm
+            if plain_w:
+                m = plain_w
+            return (m & -m).bit_length() - 1
+    return -1
 
 
 def step(pos: Position, card: int) -> None:
@@ -336,7 +381,7 @@ def _tables(trump: int) -> tuple[list[int], list[float]]:
 TABLES = tuple(_tables(t) for t in range(4))
 
 
-def play_out(pos: Position) -> Position:  # noqa: C901 - older than the limit; split when next changed
+def play_out(pos: Position) -> Position:  # noqa: C901 - a hot loop kept inline: games/engine/complexity.py
     """Play ``pos`` to the end of the deal in place with the policy; returns ``pos``.
 
     The same play as calling :func:`policy_card` at every turn (a test checks it), with the

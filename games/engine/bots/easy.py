@@ -53,20 +53,10 @@ def choose(obs: Observation, rng: random.Random) -> str:
 
 def _call(obs: Observation, legal: list[str]) -> str:
     suit, strength = best_suit(obs.hand)
-    numeric = sorted((int(t) for t in legal if t.isdigit()), reverse=False)
-    wanted = int(strength + 0.15)  # 2.0 needs a solid hand
-    if obs.match_totals is not None:
-        # When the other side is close to winning, bid to keep the contract from them.
-        mine = obs.match_totals.get(obs.side, 0)
-        theirs = max((v for s, v in obs.match_totals.items() if s != obs.side), default=0)
-        if theirs >= obs.rules.target - 3 and theirs > mine and strength >= 1.6:
-            wanted = max(wanted, 2)
-    pitches = [t for t in legal if pitched_card(t) is not None]
-    if pitches and strength >= 3.4:
-        high = max((c for c in obs.hand if suit_of(c) == suit), key=rank_of)
-        if pitch_token(high) in pitches:
-            return pitch_token(high)
-    bids = [b for b in range(1, min(wanted, 4) + 1) if str(b) in legal]
+    pitch = _strong_pitch(obs, legal, suit, strength)
+    if pitch is not None:
+        return pitch
+    bids = [b for b in range(1, min(_wanted_bid(obs, strength), 4) + 1) if str(b) in legal]
     # A four needs all four points: only with the ace and the jack.
     if 4 in bids and not ({f"A{suit}", f"J{suit}"} <= set(obs.hand)):
         bids.remove(4)
@@ -76,7 +66,30 @@ def _call(obs: Observation, legal: list[str]) -> str:
         return str(bids[0] if obs.seat == obs.dealer else bids[-1])
     if PASS in legal:
         return PASS
+    numeric = sorted(int(t) for t in legal if t.isdigit())
     return str(numeric[0]) if numeric else legal[0]  # a dealer forced to bid bids the least
+
+
+def _wanted_bid(obs: Observation, strength: float) -> int:
+    """What the hand is worth, raised to 2 when the other side is close to winning (bid to
+    keep the contract from them)."""
+    wanted = int(strength + 0.15)  # 2.0 needs a solid hand
+    if obs.match_totals is not None:
+        mine = obs.match_totals.get(obs.side, 0)
+        theirs = max((v for s, v in obs.match_totals.items() if s != obs.side), default=0)
+        if theirs >= obs.rules.target - 3 and theirs > mine and strength >= 1.6:
+            wanted = max(wanted, 2)
+    return wanted
+
+
+def _strong_pitch(obs: Observation, legal: list[str], suit: str, strength: float) -> str | None:
+    """With a very strong suit, where pitching bids 4: pitch its top card."""
+    pitches = [t for t in legal if pitched_card(t) is not None]
+    if pitches and strength >= 3.4:
+        high = max((c for c in obs.hand if suit_of(c) == suit), key=rank_of)
+        if pitch_token(high) in pitches:
+            return pitch_token(high)
+    return None
 
 
 def _discard(obs: Observation, legal: list[str]) -> str:
@@ -110,18 +123,25 @@ def _power(card: str, led: str, trump: str | None) -> int:
 
 def _play(obs: Observation, legal: list[str], rng: random.Random) -> str:
     trump = obs.trump
-    trick = obs.current_trick
     if trump is None:  # the pitcher's opening lead names trump: lead the best suit's top card
         suit, _ = best_suit(obs.hand)
         return max((c for c in legal if suit_of(c) == suit), key=rank_of, default=legal[0])
-    trumps_out = [c for c in legal if suit_of(c) == trump]
-    if not trick:
-        # Lead the ace or king of trump to pull trumps; otherwise a low card without points.
-        top = max(trumps_out, key=rank_of, default=None)
-        if top and rank_of(top) >= RANKS.index("K"):
-            return top
-        plain = [c for c in legal if suit_of(c) != trump and game_points(c) == 0]
-        return min(plain or legal, key=lambda c: (game_points(c), rank_of(c)))
+    if not obs.current_trick:
+        return _lead(legal, trump)
+    return _follow(obs, legal, trump)
+
+
+def _lead(legal: list[str], trump: str) -> str:
+    """Lead the ace or king of trump to pull trumps; otherwise a low card without points."""
+    top = max((c for c in legal if suit_of(c) == trump), key=rank_of, default=None)
+    if top and rank_of(top) >= RANKS.index("K"):
+        return top
+    plain = [c for c in legal if suit_of(c) != trump and game_points(c) == 0]
+    return min(plain or legal, key=lambda c: (game_points(c), rank_of(c)))
+
+
+def _follow(obs: Observation, legal: list[str], trump: str) -> str:
+    trick = obs.current_trick
     led = suit_of(trick[0][1])
     powers = [_power(c, led, trump) for _, c in trick]
     best = max(range(len(trick)), key=lambda i: powers[i])
@@ -129,16 +149,8 @@ def _play(obs: Observation, legal: list[str], rng: random.Random) -> str:
     partners = obs.rules.partner_seats(obs.seat)
     last_to_play = len(trick) == len(obs.rules.seats) - 1
     if winner_seat in partners and (last_to_play or powers[best] >= 112):
-        # Partner takes it: give it the points (a ten for Game, the two or three of trump for
-        # Low, the jack of trump), else the cheapest card; never overtake it with a high trump.
-        def gift(c):
-            if c[0] == "T":
-                return 10
-            if suit_of(c) == trump and (rank_of(c) <= 1 or c[0] == "J"):
-                return 9
-            return -rank_of(c) - (20 if suit_of(c) == trump else 0)
-
-        return max(legal, key=gift)
+        # Partner takes it: give it the points, never overtake it with a high trump.
+        return max(legal, key=lambda c: _gift_value(c, trump))
     winners = [c for c in legal if _power(c, led, trump) > powers[best]]
     if winners:
         # Win as cheaply as possible; the jack of trump only when nothing else wins.
@@ -148,3 +160,13 @@ def _play(obs: Observation, legal: list[str], rng: random.Random) -> str:
     return min(
         legal, key=lambda c: (game_points(c) * 2 + (5 if suit_of(c) == trump else 0), rank_of(c))
     )
+
+
+def _gift_value(card: str, trump: str) -> int:
+    """How much a card is worth thrown onto the partner's trick: a ten for Game, the two or
+    three of trump for Low, the jack of trump; else the cheapest card."""
+    if card[0] == "T":
+        return 10
+    if suit_of(card) == trump and (rank_of(card) <= 1 or card[0] == "J"):
+        return 9
+    return -rank_of(card) - (20 if suit_of(card) == trump else 0)

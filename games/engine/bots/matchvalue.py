@@ -86,43 +86,57 @@ def outcome_distribution(rules: Rules, deals: int = 1500, seed: int = 20240) -> 
 @lru_cache(maxsize=16)
 def two_side_table(rules: Rules) -> tuple[dict, int, int]:
     """``V[(a, b)]``: the chance that side 0 with ``a`` points wins against side 1 with ``b``."""
-    dist = outcome_distribution(rules)
-    target = rules.target
-    lo = (rules.lose_at + 1) if rules.end_rule == END_HOUSE else -12
-    hi = (rules.win_regardless_at - 1) if rules.end_rule == END_HOUSE else target + 8
-    dealer = rules.seats[0]
+    if rules.end_rule == END_HOUSE:
+        lo, hi = rules.lose_at + 1, rules.win_regardless_at - 1
+    else:
+        lo, hi = -12, rules.target + 8
     states = [(a, b) for a in range(lo, hi + 1) for b in range(lo, hi + 1)]
-    # Transitions: for each state, a list of (probability, terminal value or next state).
-    trans = {}
     thrown = 0.0
     outcomes = []
-    for key, p in dist:
+    for key, p in outcome_distribution(rules):
         if key is None:
             thrown += p
         else:
             outcomes.append((key, p))
-    results = {key: _result(rules, key[0], key[1], key[2], key[3], dealer) for key, _ in outcomes}
+    results = {key: _result(rules, *key, rules.seats[0]) for key, _ in outcomes}
+    trans = {state: _transitions(rules, state, outcomes, results, lo, hi) for state in states}
+    return _value_iteration(states, trans, thrown), lo, hi
+
+
+def _transitions(
+    rules: Rules, state: tuple[int, int], outcomes: list, results: dict, lo: int, hi: int
+):
+    """From totals ``state``, over the deal outcomes (``results``: the engine's result of each,
+    dealt by the first seat): the chance that side 0 wins at once, and the chance of each next
+    state (totals kept within ``lo``..``hi``)."""
+    a, b = state
     sides = rules.sides
     lose_at = rules.lose_at
-    for a, b in states:
-        fixed = 0.0
-        moves: dict = {}
-        for key, p in outcomes:
-            score = key[0]
-            na, nb = a + score[0], b + score[1]
-            # No end rule can end the match unless a side reaches the target (or house's
-            # losing line): only then ask the engine who won.
-            if na >= target or nb >= target or (lose_at is not None and min(na, nb) <= lose_at):
-                after = {sides[0]: na, sides[1]: nb}
-                winner = decide_winner(rules, {sides[0]: a, sides[1]: b}, after, results[key])
-                if winner is not None:
-                    fixed += p if winner == sides[0] else 0.0
-                    continue
-            nxt = (min(hi, max(lo, na)), min(hi, max(lo, nb)))
-            moves[nxt] = moves.get(nxt, 0.0) + p
-        trans[(a, b)] = (fixed, list(moves.items()))
-    # Value iteration (Gauss-Seidel), the thrown-in self-loop solved in place, states with
-    # the most points first (the match mostly moves towards them).
+    fixed = 0.0
+    moves: dict = {}
+    for key, p in outcomes:
+        score = key[0]
+        na, nb = a + score[0], b + score[1]
+        # No end rule can end the match unless a side reaches the target (or house's
+        # losing line): only then ask the engine who won.
+        if (
+            na >= rules.target
+            or nb >= rules.target
+            or (lose_at is not None and min(na, nb) <= lose_at)
+        ):
+            after = {sides[0]: na, sides[1]: nb}
+            winner = decide_winner(rules, {sides[0]: a, sides[1]: b}, after, results[key])
+            if winner is not None:
+                fixed += p if winner == sides[0] else 0.0
+                continue
+        nxt = (min(hi, max(lo, na)), min(hi, max(lo, nb)))
+        moves[nxt] = moves.get(nxt, 0.0) + p
+    return fixed, list(moves.items())
+
+
+def _value_iteration(states: list, trans: dict, thrown: float) -> dict:
+    """Value iteration (Gauss-Seidel), the thrown-in self-loop solved in place, states with the
+    most points first (the match mostly moves towards them)."""
     order = sorted(states, key=lambda st: -(st[0] + st[1]))
     index = {st: i for i, st in enumerate(order)}
     rows = [(trans[st][0], [(index[nxt], p) for nxt, p in trans[st][1]]) for st in order]
@@ -143,8 +157,7 @@ def two_side_table(rules: Rules) -> tuple[dict, int, int]:
             values[i] = v
         if delta < 2e-4:
             break
-    value = {st: values[index[st]] for st in states}
-    return value, lo, hi
+    return {st: values[index[st]] for st in states}
 
 
 class MatchValuer:

@@ -233,36 +233,28 @@ class Search:
         ]
 
     def _discard_candidates(self, legal: list[str]) -> list[str]:
+        """The discards worth searching when there are many: the eight cheapest by a rule of
+        thumb, those asked for (``include``), the simulations' own heuristic discard, and
+        keeping every card."""
         if len(legal) <= 10:
             return legal
         info = self.info
-        trump = info.trump
-        hand = info.hand
-        kernel = self.kernel
-        scored = []
-        for token in legal:
-            cards = parse_discard_token(token) or []
-            mask = sum(1 << INDEX[c] for c in cards)
-            if kernel.discard_kind == "two":
-                cost = sum(
-                    (200 if INDEX[c] // 13 == trump else 0) + GP[INDEX[c]] * 6 + INDEX[c] % 13
-                    for c in cards
-                )
-            else:
-                # Throwing low non-trumps is cheap; throwing point cards costs.
-                cost = sum(GP[INDEX[c]] * 3 + INDEX[c] % 13 - 6 for c in cards)
-            scored.append((cost, token, mask))
-        scored.sort()
-        keep = [t for _, t, _ in scored[:8]]
+        keep = [token for _, token in sorted((self._discard_cost(t), t) for t in legal)[:8]]
         keep += [t for t in self.include if t in legal and t not in keep]
-        heur = heuristic_discard(kernel, hand, trump, info.stock_size)
-        token = discard_token([CODES[c] for c in bits(heur)])
-        if token in legal and token not in keep:
-            keep.append(token)
-        keep_all = discard_token([])
-        if keep_all in legal and keep_all not in keep:
-            keep.append(keep_all)
+        heur = heuristic_discard(self.kernel, info.hand, info.trump, info.stock_size)
+        for token in (discard_token([CODES[c] for c in bits(heur)]), discard_token([])):
+            if token in legal and token not in keep:
+                keep.append(token)
         return keep
+
+    def _discard_cost(self, token: str) -> int:
+        """What throwing these cards gives up, by a rule of thumb: throwing low non-trumps is
+        cheap; throwing point cards (and, six players, trumps) costs."""
+        cards = [INDEX[c] for c in parse_discard_token(token) or []]
+        if self.kernel.discard_kind == "two":
+            trump = self.info.trump
+            return sum((200 if c // 13 == trump else 0) + GP[c] * 6 + c % 13 for c in cards)
+        return sum(GP[c] * 3 + c % 13 - 6 for c in cards)
 
     def _discard(self, legal: list[str]) -> list[OptionEstimate]:
         info = self.info
@@ -295,34 +287,16 @@ class Search:
         ]
 
     # ------------------------------------------------------------------ the auction
-    def _auction(self, legal: list[str]) -> list[OptionEstimate]:  # noqa: C901 - older than the limit; split when next changed
-        info = self.info
-        kernel = self.kernel
+    def _auction(self, legal: list[str]) -> list[OptionEstimate]:
         budget = self.budget if self.budget is not None else self.config.bid_budget
-        state0 = auction_model.AuctionState(kernel, info.dealer)
-        for seat, token in info.calls:
+        state0 = auction_model.AuctionState(self.kernel, self.info.dealer)
+        for seat, token in self.info.calls:
             state0.apply_token(seat, token)
-        hand = info.hand
-        my_suits = [
-            s
-            for s in sorted(range(4), key=lambda s: -suit_strength(hand, s))
-            if hand & SUIT_MASK[s]
-        ]
-        my_suits = my_suits[: self.config.suits_considered]
-        options = list(legal)
-        pitches = [t for t in options if pitched_card(t) is not None]
-        if pitches:
-            # Only the top card of each candidate suit is worth pitching.
-            tops = {pitch_token(CODES[(hand & SUIT_MASK[s]).bit_length() - 1]) for s in my_suits}
-            options = [
-                t for t in options if pitched_card(t) is None or t in tops or t in self.include
-            ]
+        my_suits = self._my_suits()
+        options = self._auction_options(legal, my_suits)
         codes = {t: call_code(t) for t in options}
         # One accumulator per (option, suit) for the worlds where the seat ends up pitching.
-        accs: dict[tuple[str, int], Acc] = {}
-        for t in options:
-            for s in my_suits:
-                accs[(t, s)] = Acc()
+        accs = {(t, s): Acc() for t in options for s in my_suits}
         # Worlds are sampled until the playouts (shared between calls that end the same way)
         # use up the budget.
         target = self._deal_budget(budget)
@@ -331,74 +305,88 @@ class Search:
             playouts < target and worlds < self.config.max_worlds
         ):
             worlds += 1
-            world = self._sample()
-            w = world.weight
-            cache: dict[tuple, Position] = {}
-            for t in options:
-                st = state0.copy()
-                st.apply(info.me, codes[t])
-                auction_model.run_model_auction(st, world.hands)
-                pitcher, bid, pitch = st.high_seat, st.high, st.pitch
-                if pitcher < 0:
-                    for s in my_suits:
-                        self._record_thrown_in(accs[(t, s)], w)
-                    continue
-                if pitcher == info.me:
-                    for s in my_suits:
-                        if pitch >= 0 and pitch // 13 != s:
-                            continue
-                        key = (pitcher, s, pitch)
-                        pos = cache.get(key)
-                        if pos is None:
-                            pos = start_position(
-                                self.kernel,
-                                info.dealer,
-                                world.hands,
-                                world.stock,
-                                pitcher,
-                                bid,
-                                pitch=pitch,
-                                suit=s,
-                            )
-                            self.finish(pos)
-                            cache[key] = pos
-                            playouts += 1
-                        self._record(accs[(t, s)], w, pos, bid)
-                else:
-                    key = (pitcher, -1, pitch)
-                    pos = cache.get(key)
-                    if pos is None:
-                        pos = start_position(
-                            self.kernel,
-                            info.dealer,
-                            world.hands,
-                            world.stock,
-                            pitcher,
-                            bid,
-                            pitch=pitch,
-                        )
-                        self.finish(pos)
-                        cache[key] = pos
-                        playouts += 1
-                    for s in my_suits:
-                        if pitch >= 0 and pitcher == info.me and pitch // 13 != s:
-                            continue
-                        self._record(accs[(t, s)], w, pos, bid)
-        results = []
-        ranking = self.ranking
-        kept = {}
+            playouts += self._auction_world(state0, options, codes, my_suits, accs)
+        return self._auction_estimates(options, codes, my_suits, accs)
+
+    def _my_suits(self) -> list[int]:
+        """The seat's candidate trump suits: its strongest held suits."""
+        hand = self.info.hand
+        suits = [
+            s
+            for s in sorted(range(4), key=lambda s: -suit_strength(hand, s))
+            if hand & SUIT_MASK[s]
+        ]
+        return suits[: self.config.suits_considered]
+
+    def _auction_options(self, legal: list[str], my_suits: list[int]) -> list[str]:
+        """The calls to value: every legal call but pitches other than the top card of a
+        candidate suit (or one asked for)."""
+        options = list(legal)
+        if not any(pitched_card(t) is not None for t in options):
+            return options
+        hand = self.info.hand
+        tops = {pitch_token(CODES[(hand & SUIT_MASK[s]).bit_length() - 1]) for s in my_suits}
+        return [t for t in options if pitched_card(t) is None or t in tops or t in self.include]
+
+    def _auction_world(self, state0, options, codes, my_suits, accs) -> int:
+        """Every option valued in one sampled world: the call made, the rest of the auction by
+        the model, the deal played out. Returns the playouts it took (calls that end the auction
+        the same way share one)."""
+        info = self.info
+        world = self._sample()
+        w = world.weight
+        cache: dict[tuple, Position] = {}
         for t in options:
-            suits = my_suits
-            pitched = pitched_card(t)
-            if pitched is not None:
-                suits = [INDEX[pitched] // 13]
-            candidates = [(accs[(t, s)], s) for s in suits if accs[(t, s)].n]
-            if not candidates:
-                candidates = [(accs[(t, my_suits[0])], my_suits[0])]
-            kept[t] = max(candidates, key=lambda a: a[0].estimate(t, ranking).value)
+            st = state0.copy()
+            st.apply(info.me, codes[t])
+            auction_model.run_model_auction(st, world.hands)
+            pitcher, bid, pitch = st.high_seat, st.high, st.pitch
+            if pitcher < 0:
+                for s in my_suits:
+                    self._record_thrown_in(accs[(t, s)], w)
+            elif pitcher == info.me:
+                # The seat pitches: each candidate suit is played (a pitch fixes its own).
+                for s in my_suits:
+                    if pitch < 0 or pitch // 13 == s:
+                        pos = self._played_out(cache, world, pitcher, bid, pitch, s)
+                        self._record(accs[(t, s)], w, pos, bid)
+            else:
+                pos = self._played_out(cache, world, pitcher, bid, pitch, -1)
+                for s in my_suits:
+                    self._record(accs[(t, s)], w, pos, bid)
+        return len(cache)
+
+    def _played_out(
+        self, cache: dict, world: World, pitcher: int, bid: int, pitch: int, suit: int
+    ) -> Position:
+        """The world played out once the auction ended this way (from the cache if it was)."""
+        key = (pitcher, suit, pitch)
+        pos = cache.get(key)
+        if pos is None:
+            info = self.info
+            pos = start_position(
+                self.kernel,
+                info.dealer,
+                world.hands,
+                world.stock,
+                pitcher,
+                bid,
+                pitch=pitch,
+                suit=suit,
+            )
+            self.finish(pos)
+            cache[key] = pos
+        return pos
+
+    def _auction_estimates(self, options, codes, my_suits, accs) -> list[OptionEstimate]:
+        """Each call's estimate with the trump suit it does best with, the chances of making
+        the bids made to agree."""
+        ranking = self.ranking
+        kept = {t: self._best_plan(t, my_suits, accs, ranking) for t in options}
         monotone_make_chances(
             [(codes[t], acc, s) for t, (acc, s) in kept.items() if pitched_card(t) is None]
         )
+        results = []
         for t in options:
             best_acc, best_s = kept[t]
             words = []
@@ -413,6 +401,18 @@ class Search:
                 )
             )
         return results
+
+    @staticmethod
+    def _best_plan(t: str, my_suits: list[int], accs: dict, ranking: str) -> tuple[Acc, int]:
+        """The accumulator and suit of call ``t``'s best trump plan (a pitch's own suit)."""
+        suits = my_suits
+        pitched = pitched_card(t)
+        if pitched is not None:
+            suits = [INDEX[pitched] // 13]
+        candidates = [(accs[(t, s)], s) for s in suits if accs[(t, s)].n]
+        if not candidates:
+            candidates = [(accs[(t, my_suits[0])], my_suits[0])]
+        return max(candidates, key=lambda a: a[0].estimate(t, ranking).value)
 
 
 def monotone_make_chances(bids: list[tuple[int, Acc, int]]) -> None:

@@ -48,17 +48,29 @@ class Info:
         self.obs = obs
         self.rules = rules
         self.kernel = kernel = kernel_for(rules)
-        self.n = n = kernel.n
-        seats = rules.seats
-        self.seat_index = {s: i for i, s in enumerate(seats)}
+        self.n = kernel.n
+        self._read_seats(obs)
+        self._read_cards(obs)
+        self._read_counts(obs)
+
+    def _read_seats(self, obs: Observation) -> None:
+        """Seats and sides as indices; the contract (trump, pitcher, bid) as far as it is known."""
+        self.seat_index = {s: i for i, s in enumerate(obs.rules.seats)}
         self.me = self.seat_index[obs.seat]
-        self.side_of = kernel.side_of
-        self.my_side = kernel.side_of[self.me]
+        self.side_of = self.kernel.side_of
+        self.my_side = self.kernel.side_of[self.me]
         self.dealer = self.seat_index[obs.dealer]
         self.phase = obs.phase
         self.trump = SUITS.index(obs.trump) if obs.trump else -1
         self.pitcher = self.seat_index[obs.pitcher] if obs.pitcher else -1
         self.bid = obs.bid or 0
+        self.calls = [(self.seat_index[s], t) for s, t in obs.calls]
+
+    def _read_cards(self, obs: Observation) -> None:
+        """The seat's own cards, every card played and by whom, the cards known to be in a hand
+        (a pitch the dealer took over goes back to its owner's hand), the voids proven by play;
+        and so the cards the seat has not seen."""
+        n = self.n
         self.hand = sum(1 << INDEX[c] for c in obs.hand)
         self.my_discards = sum(1 << INDEX[c] for c in obs.discards)
         played_by = [0] * n
@@ -71,17 +83,9 @@ class Info:
         self.played = 0
         for m in played_by:
             self.played |= m
-        known = [0] * n
-        for seat, token in obs.calls:
-            card = pitched_card(token)
-            if card is not None:
-                i = self.seat_index[seat]
-                bit = 1 << INDEX[card]
-                if i != self.me and not bit & self.played:
-                    known[i] |= bit
-        self.known = known
+        self.known = self._known_pitches(obs)
         self.known_all = 0
-        for m in known:
+        for m in self.known:
             self.known_all |= m
         forbid = [0] * n
         for seat, suits in obs.voids.items():
@@ -89,14 +93,30 @@ class Info:
             for s in suits:
                 forbid[i] |= SUIT_MASK[SUITS.index(s)]
         self.forbid = forbid
-        self.hand_sizes = [obs.hand_sizes[s] for s in seats]
+        self.unseen = FULL & ~(self.hand | self.played | self.my_discards | self.known_all)
+
+    def _known_pitches(self, obs: Observation) -> list[int]:
+        """Per seat, the cards others pitched that are back in their hands, not yet played."""
+        known = [0] * self.n
+        for seat, token in obs.calls:
+            card = pitched_card(token)
+            if card is not None:
+                i = self.seat_index[seat]
+                bit = 1 << INDEX[card]
+                if i != self.me and not bit & self.played:
+                    known[i] |= bit
+        return known
+
+    def _read_counts(self, obs: Observation) -> None:
+        """How many hidden cards each hand, the stock and the others' discards hold."""
+        rules = obs.rules
+        self.hand_sizes = [obs.hand_sizes[s] for s in rules.seats]
         self.stock_size = obs.stock_size
         self.others_discarded = sum(c for s, c in obs.discard_counts.items() if s != obs.seat)
-        self.unseen = FULL & ~(self.hand | self.played | self.my_discards | self.known_all)
         self.need = [
-            0 if i == self.me else self.hand_sizes[i] - known[i].bit_count() for i in range(n)
+            0 if i == self.me else self.hand_sizes[i] - self.known[i].bit_count()
+            for i in range(self.n)
         ]
-        self.calls = [(self.seat_index[s], t) for s, t in obs.calls]
         # The discards of the others cannot be trumps under draw.
         # The order of the undrawn stock matters only while discards (draw) are to come.
         self.stock_order = rules.discard_kind == "draw" and obs.phase != PLAY
@@ -151,29 +171,21 @@ class Info:
         return self._sample_flow(rng)
 
     def _sample_constrained(self, cards: list[int], rng: random.Random) -> World | None:
-        n = self.n
+        """Each hidden card dealt at random to a place that may hold it, in proportion to the
+        room left there, the most constrained suits first; None when a card finds no room (the
+        caller tries again)."""
         room = list(self.need)
-        forbid = self.forbid
         hands = list(self.known)
         hands[self.me] = self.hand
         stock_room = self.stock_size
         disc_room = self.others_discarded
         rest_stock: list[int] = []
         rest_disc: list[int] = []
-        # Most constrained suits first: those fewer places may hold.
         by_suit: list[list[int]] = [[], [], [], []]
         for c in cards:
             by_suit[c // 13].append(c)
-        places = []
-        for s in range(4):
-            sm = SUIT_MASK[s]
-            seats = [i for i in range(n) if room[i] and not forbid[i] & sm]
-            disc_ok = bool(disc_room) and not sm & self.discard_forbid
-            places.append(
-                (len(seats) + (1 if stock_room else 0) + (1 if disc_ok else 0), s, seats, disc_ok)
-            )
-        places.sort()
-        for _, s, seats, disc_ok in places:
+        # This runs for every hidden card of every sampled world: kept inline, no call per card.
+        for _, s, seats, disc_ok in self._suit_places(room, stock_room, disc_room):
             for c in by_suit[s]:
                 total = stock_room + (disc_room if disc_ok else 0)
                 for i in seats:
@@ -202,10 +214,21 @@ class Info:
                     hands[who] |= 1 << c
         if self.stock_order:
             rng.shuffle(rest_stock)
-        out = 0
-        for c in rest_stock + rest_disc:
-            out |= 1 << c
-        return World(hands, rest_stock, out)
+        return World(hands, rest_stock, _mask(rest_stock + rest_disc))
+
+    def _suit_places(self, room: list[int], stock_room: int, disc_room: int) -> list[tuple]:
+        """Per suit ``(places, suit, seats, discards may hold it)``, fewest places first: the
+        seats with room that have not shown out of the suit, the stock, the others' discards."""
+        places = []
+        for s in range(4):
+            sm = SUIT_MASK[s]
+            seats = [i for i in range(self.n) if room[i] and not self.forbid[i] & sm]
+            disc_ok = bool(disc_room) and not sm & self.discard_forbid
+            places.append(
+                (len(seats) + (1 if stock_room else 0) + (1 if disc_ok else 0), s, seats, disc_ok)
+            )
+        places.sort()
+        return places
 
     def _sample_flow(self, rng: random.Random) -> World:  # noqa: C901 - older than the limit; split when next changed
         """A deterministic-then-shuffled fill that always succeeds (suit-level matching)."""
@@ -336,6 +359,13 @@ class Info:
             gone |= bit
             step(pos, card)
         return weight
+
+
+def _mask(cards: list[int]) -> int:
+    out = 0
+    for c in cards:
+        out |= 1 << c
+    return out
 
 
 def _partial_shuffle(cards: list[int], k: int, getrandbits) -> None:

@@ -241,42 +241,9 @@ def run(
     while cal.deals < deals:
         before = (cal.decisions, cal.bid_decisions, len(cal.contradictions), len(cal.records))
         deal = Deal.new(rules, rules.seats[cal.deals % len(rules.seats)], rng)
-        stated = []  # (seat, kind, chance)
-        while not deal.is_over:
-            seat = deal.to_act
-            obs = deal.observation(seat)
-            legal = obs.legal_actions()
-            if len(legal) == 1:
-                deal.apply(legal[0], seat)
-                continue
-            options = advise(obs, seed=rng.getrandbits(32), budget=budget, raw=raw)
-            chosen = options[0]
-            cal.decisions += 1
-            if obs.phase == AUCTION:
-                cal.bid_decisions += 1
-                cal.contradictions += [
-                    {"deal": cal.deals, "seat": seat, "lower": low, "higher": high}
-                    for low, high in contradictions(options)
-                ]
-                if chosen.action != "pass" and chosen.figures.get("p_make") is not None:
-                    stated.append((seat, "make", chosen.figures["p_make"], chosen.action))
-            for point in POINTS:
-                stated.append((seat, point, chosen.figures[f"p_{point}"], chosen.action))
-            deal.apply(chosen.action, seat)
-        result = deal.result()
+        stated = _play_advised(cal, deal, rng, budget, raw)
         cal.deals += 1
-        for seat, kind, chance, action in stated:
-            if kind == "make":
-                # Tested only for the bid that became the contract (never in a thrown-in deal).
-                if (
-                    not result.thrown_in
-                    and seat == result.pitcher
-                    and _is_winning_call(deal, seat, action)
-                ):
-                    cal.add(kind, chance, bool(result.made))
-            else:
-                taker = None if result.thrown_in else result.points[kind]
-                cal.add(kind, chance, taker is not None and taker == rules.side_of(seat))
+        _count_what_happened(cal, deal, stated)
         if save is not None:
             save(
                 {
@@ -292,6 +259,54 @@ def run(
         if progress is not None:
             progress(cal.deals)
     return cal
+
+
+def _play_advised(
+    cal: Calibration, deal: Deal, rng: random.Random, budget: int | None, raw: bool
+) -> list[tuple[str, str, float, str]]:
+    """Play ``deal`` to its end with every seat taking the coach's first option, counting the
+    decisions and the contradictions; returns the chances stated on the way, as (seat, kind,
+    chance, the action it was stated for)."""
+    stated = []
+    while not deal.is_over:
+        seat = deal.to_act
+        obs = deal.observation(seat)
+        legal = obs.legal_actions()
+        if len(legal) == 1:
+            deal.apply(legal[0], seat)
+            continue
+        options = advise(obs, seed=rng.getrandbits(32), budget=budget, raw=raw)
+        chosen = options[0]
+        cal.decisions += 1
+        if obs.phase == AUCTION:
+            cal.bid_decisions += 1
+            cal.contradictions += [
+                {"deal": cal.deals, "seat": seat, "lower": low, "higher": high}
+                for low, high in contradictions(options)
+            ]
+            if chosen.action != "pass" and chosen.figures.get("p_make") is not None:
+                stated.append((seat, "make", chosen.figures["p_make"], chosen.action))
+        for point in POINTS:
+            stated.append((seat, point, chosen.figures[f"p_{point}"], chosen.action))
+        deal.apply(chosen.action, seat)
+    return stated
+
+
+def _count_what_happened(cal: Calibration, deal: Deal, stated) -> None:
+    """Each stated chance beside what happened in the finished deal."""
+    result = deal.result()
+    for seat, kind, chance, action in stated:
+        if kind == "make":
+            # Tested only for the bid that became the contract (never in a thrown-in deal).
+            if (
+                not result.thrown_in
+                and seat == result.pitcher
+                and _is_winning_call(deal, seat, action)
+            ):
+                cal.add(kind, chance, bool(result.made))
+        else:
+            taker = None if result.thrown_in else result.points[kind]
+            cal.add(kind, chance, taker is not None and taker == deal.rules.side_of(seat))
 
 
 def _is_winning_call(deal: Deal, seat: str, action: str) -> bool:

@@ -194,30 +194,44 @@ def _effect(est: OptionEstimate, ref: OptionEstimate | None, is_best: bool) -> s
     against the coach's choice (for the others)."""
     if ref is None:
         return _likely_points(est)
-    deltas = _point_deltas(est, ref)
     if is_best:
-        # A point this option makes sure of says the most; else the largest gain in chance.
-        sure = [d for d in deltas if d[2] >= SURE > d[3] and d[0] >= NOTABLE / 2]
-        gains = sorted((d for d in deltas if d[0] >= NOTABLE), reverse=True)
-        first = max(sure) if sure else (gains[0] if gains else None)
-        if first is not None:
-            words = _chance_words(first[1], first[2])
-            more = [d for d in gains if d != first][:1]
-            for _, name, p, _ in more:
-                words += (
-                    f", and likely {name} ({p:.0%})"
-                    if p >= 0.5
-                    else f", and a better chance of {name} ({p:.0%})"
-                )
-            return words
-        contract = _contract_delta(est, ref)
-        if contract:
-            return contract
-        theirs = _their_points(ref) - _their_points(est)
-        if theirs >= NOTABLE_POINTS:
-            return f"they expect {theirs:.1f} fewer points"
-        return _likely_points(est) or "no other choice does better"
-    losses = [d for d in deltas if d[0] <= -NOTABLE]
+        return _gain_over(est, ref)
+    return _loss_against(est, ref)
+
+
+def _gain_over(est: OptionEstimate, ref: OptionEstimate) -> str:
+    """What the best option gains over the strongest alternative ``ref``."""
+    deltas = _point_deltas(est, ref)
+    # A point this option makes sure of says the most; else the largest gain in chance.
+    sure = [d for d in deltas if d[2] >= SURE > d[3] and d[0] >= NOTABLE / 2]
+    gains = sorted((d for d in deltas if d[0] >= NOTABLE), reverse=True)
+    first = max(sure) if sure else (gains[0] if gains else None)
+    if first is not None:
+        return _gain_words(first, gains)
+    contract = _contract_delta(est, ref)
+    if contract:
+        return contract
+    theirs = _their_points(ref) - _their_points(est)
+    if theirs >= NOTABLE_POINTS:
+        return f"they expect {theirs:.1f} fewer points"
+    return _likely_points(est) or "no other choice does better"
+
+
+def _gain_words(first: tuple, gains: list[tuple]) -> str:
+    """The point gained first, and the next largest gain in chance if there is one."""
+    words = _chance_words(first[1], first[2])
+    for _, name, p, _ in [d for d in gains if d != first][:1]:
+        words += (
+            f", and likely {name} ({p:.0%})"
+            if p >= 0.5
+            else f", and a better chance of {name} ({p:.0%})"
+        )
+    return words
+
+
+def _loss_against(est: OptionEstimate, ref: OptionEstimate) -> str:
+    """What another option loses against the coach's choice ``ref``."""
+    losses = [d for d in _point_deltas(est, ref) if d[0] <= -NOTABLE]
     if losses:
         _, name, p, was = min(losses)
         return f"{name} falls to {p:.0%} (from {was:.0%})"
@@ -281,44 +295,55 @@ def _danger(obs: Observation) -> tuple[str, int] | None:
 
 
 def _call_words(obs: Observation, est: OptionEstimate, ref: OptionEstimate | None, is_best: bool):
-    token = est.action
-    suit = est.detail.get("suit")
-    parts = []
+    """A call's words and what it leads to: who likely takes the contract, and whether the bid
+    is made or set (or the hand thrown in), with the danger of a side close to winning."""
     danger = _danger(obs)
-    action = Action.parse(token)
+    action = Action.parse(est.action)
     if action.is_pass:
-        act = "Pass"
-        others = 1 - est.p_contract - est.p_thrown_in
-        if est.p_thrown_in >= 0.5:
-            parts.append("the hand is likely thrown in")
-        elif est.p_contract >= 0.5 and est.p_make is not None:
-            parts.append(
-                f"partner likely takes the contract and makes it {est.p_make:.0%} of the time"
-            )
-        elif others > 0 and est.p_set is not None:
-            parts.append(f"the bidder is set {est.p_set:.0%} of the time")
-        if danger and others >= 0.5:
-            parts.append(f"leaves the contract to {danger[0]} at {danger[1]} points")
+        act, parts = "Pass", _pass_parts(est, danger)
     else:
-        if action.kind == PITCH:
-            act = (
-                f"Pitch {card_words(action.word)}, a bid of 4 in {SUIT_NAMES[suit_of(action.word)]}"
-            )
-        elif token == "smudge":
-            act = "Smudge: take all six tricks"
-        else:
-            act = f"Bid {token}" + (f" with {SUIT_NAMES[suit]} as trump" if suit else "")
-        if token == "4" and not obs.rules.smudge:
-            parts.append("it needs all four points")
-        if est.p_contract >= 0.5 and est.p_make is not None:
-            parts.append(f"made {est.p_make:.0%} of the time")
-        elif est.p_contract < 0.5:
-            outbid = "others likely outbid you"
-            if est.p_set is not None and est.p_set > 0.03:
-                outbid += f", and the bidder is set {est.p_set:.0%} of the time"
-            parts.append(outbid)
-        if danger and est.p_contract >= 0.5:
-            parts.append(f"keeps the contract from {danger[0]} at {danger[1]} points")
+        act, parts = _bid_act(est, action), _bid_parts(obs, est, danger)
     if not is_best and ref is not None and not parts:
         parts.append(_effect(est, ref, False))
     return act, "; ".join(parts)
+
+
+def _pass_parts(est: OptionEstimate, danger: tuple[str, int] | None) -> list[str]:
+    parts = []
+    others = 1 - est.p_contract - est.p_thrown_in
+    if est.p_thrown_in >= 0.5:
+        parts.append("the hand is likely thrown in")
+    elif est.p_contract >= 0.5 and est.p_make is not None:
+        parts.append(f"partner likely takes the contract and makes it {est.p_make:.0%} of the time")
+    elif others > 0 and est.p_set is not None:
+        parts.append(f"the bidder is set {est.p_set:.0%} of the time")
+    if danger and others >= 0.5:
+        parts.append(f"leaves the contract to {danger[0]} at {danger[1]} points")
+    return parts
+
+
+def _bid_act(est: OptionEstimate, action: Action) -> str:
+    """What the bid is: a pitch and its suit, a smudge, or a bid and the trump it plans."""
+    token = est.action
+    suit = est.detail.get("suit")
+    if action.kind == PITCH:
+        return f"Pitch {card_words(action.word)}, a bid of 4 in {SUIT_NAMES[suit_of(action.word)]}"
+    if token == "smudge":
+        return "Smudge: take all six tricks"
+    return f"Bid {token}" + (f" with {SUIT_NAMES[suit]} as trump" if suit else "")
+
+
+def _bid_parts(obs: Observation, est: OptionEstimate, danger: tuple[str, int] | None) -> list[str]:
+    parts = []
+    if est.action == "4" and not obs.rules.smudge:
+        parts.append("it needs all four points")
+    if est.p_contract >= 0.5 and est.p_make is not None:
+        parts.append(f"made {est.p_make:.0%} of the time")
+    elif est.p_contract < 0.5:
+        outbid = "others likely outbid you"
+        if est.p_set is not None and est.p_set > 0.03:
+            outbid += f", and the bidder is set {est.p_set:.0%} of the time"
+        parts.append(outbid)
+    if danger and est.p_contract >= 0.5:
+        parts.append(f"keeps the contract from {danger[0]} at {danger[1]} points")
+    return parts
