@@ -8,7 +8,7 @@ import time
 from playwright.sync_api import Browser, expect
 from playwright.sync_api import Error as PlaywrightError
 
-from .conftest import PASSWORD
+from games.management.made_run import PASSWORD
 
 # The card a player must answer is on the felt, not hidden behind the trick just won.
 LEAD_HIDDEN = """() => {
