@@ -49,8 +49,12 @@ NOT_FOR_THE_SERVER = {
     "MAKELEVEL",
 }
 # What the server logs when something went wrong: a traceback (an error in a request, a task,
-# an after-commit step or the sweeper), Django's line for an answer of 500, a failed task.
-SERVER_FAULTS = re.compile(r"Traceback|Internal Server Error|task \S+ failed|\bERROR\b")
+# an after-commit step or the sweeper), Django's line for an answer of 500, Daphne's for an
+# application that raised, a failed task, a line at ERROR.
+SERVER_FAULTS = re.compile(
+    r"Traceback|Internal Server Error|Exception inside application|"
+    r"task [\w.]+\(.*\) failed|\bERROR\b"
+)
 
 
 def free_port() -> int:

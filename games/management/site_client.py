@@ -67,6 +67,7 @@ ROUTES = [
     (r"/coach/deals/\d+/review/", "review"),
     (r"/coach/exercises/", "exercises"),
     (r"/coach/exercises/\d+/\d+/", "exercise"),
+    (r"/coach/exercises/\d+/\d+/result/", "exercise result"),
     (r"/stats/", "statistics"),
     (r"/players/[^/]+/", "player page"),
     (r"/leaderboard/", "leaderboard"),
