@@ -158,14 +158,15 @@ class World:
     watch: TableWatch
     log: RequestLog
     board: Board = field(default_factory=Board)
+    started_at: str = ""
     tally: Counter = field(default_factory=Counter)  # what the people did
     confusions: Counter = field(default_factory=Counter)  # what they could not do, and why
     faceup_seconds: dict = field(default_factory=dict)  # answer -> seconds until it came
     soak_errors: dict = field(default_factory=dict)  # the soak's own mistakes: their tracebacks
     # Who has a table's page open (its socket), by match: the truth its "here" and "away" show.
     open_pages: defaultdict = field(default_factory=lambda: defaultdict(Counter))
-    # Screens a reload showed newer than the socket had: (person, match, version on the
-    # socket's screen, what it waited on, version after the reload).
+    # Screens a reload showed newer than the socket had: (seconds into the run, person, match,
+    # version on the socket's screen, what it waited on, version after the reload).
     missed_changes: list = field(default_factory=list)
 
     def has_open(self, name: str, match_id: int) -> bool:
@@ -358,7 +359,7 @@ class Person:
                 raise Confused(f"the table's socket was refused ({tab.refused_code})")
             seen, screen = tab.shown, tab.screen
             if screen is None:  # still forming, or not loaded
-                if not await tab.next_change(20, after=seen):
+                if not await tab.next_change(20, after=seen) and self.time_left() > 0:
                     await self.reload()
                 continue
             if await self.interrupt(screen, shared):
@@ -391,19 +392,29 @@ class Person:
             if self.tab.screen is screen:
                 data = {"version": str(screen.version)}
                 await self.web.post(f"/matches/{self.tab.match_id}/next/", data, htmx=True)
-        if not await self.tab.next_change(20, after=seen):
+        if not await self.tab.next_change(20, after=seen) and self.time_left() > 0:
             await self.reload_a_still_table(screen)
         return ""
 
     async def reload_a_still_table(self, screen: Screen) -> None:
         """Nothing for a while: a person reloads a page that seems stuck. A reload that shows a
         newer table than the socket did means the socket missed a change: kept, to report."""
-        self.world.tally["reloads of a still table"] += 1
+        waiting_on = waits_on(screen.html) or "nothing"
+        if waiting_on == PERSON and screen.my_turn:
+            waiting_on = "their own move"  # (a refused move's screen, say)
+        self.world.tally[f"reloads of a table still for 20 s (waiting on {waiting_on})"] += 1
         await self.reload()
         now = self.tab.screen
         if now is not None and now.version > screen.version:
             self.world.missed_changes.append(
-                (self.name, self.tab.match_id, screen.version, waits_on(screen.html), now.version)
+                (
+                    time.monotonic() - self.world.log.started,
+                    self.name,
+                    self.tab.match_id,
+                    screen.version,
+                    waits_on(screen.html),
+                    now.version,
+                )
             )
 
     async def move(self, screen: Screen) -> None:
@@ -681,7 +692,7 @@ class Person:
         outcome = await self.play(self.rng.uniform(60, 240), shared=True)
         if outcome == "over":
             self.world.tally["shared matches seen to their end"] += 1
-        elif outcome == "time" and self.tab is not None and self.rng.random() < 0.15:
+        elif outcome == "time" and self.time_left() > 0 and self.rng.random() < 0.15:
             await self.leave_for_good()
 
     # --- Replays ---------------------------------------------------------------------------------
@@ -858,6 +869,7 @@ async def run(base: str, names: list[str], password: str, seconds: float, seed: 
     try:
         await asyncio.gather(*(log_in(p) for p in people))
         started = time.monotonic()
+        world.started_at = time.strftime("%H:%M:%S")  # to find the run's moments in the server log
         world.stop_at = started + seconds
         world.log.started = started
 

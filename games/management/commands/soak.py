@@ -94,7 +94,10 @@ class Command(BaseCommand):
         out = self.stdout.write
         people = len(world.names)
         out("")
-        out(f"== soak: {people} people, {elapsed:.0f} s against `make run` at {site.url}")
+        out(
+            f"== soak: {people} people, {elapsed:.0f} s from {world.started_at} against "
+            f"`make run` at {site.url}"
+        )
         self.report_requests(world)
         self.report_doings(world)
         failures = []
@@ -144,9 +147,10 @@ class Command(BaseCommand):
             )
         missed = world.missed_changes
         out(f"screens a reload showed newer than their socket had (missed changes): {len(missed)}")
-        for name, match_id, before, kind, after in missed[:20]:
+        for offset, name, match_id, before, kind, after in missed[:20]:
             out(
-                f"  {name} at match {match_id}: socket at version {before} ({kind or 'nothing'}), reload {after}"
+                f"  at {offset:.0f} s: {name} at match {match_id}: the socket's screen at version "
+                f"{before} (waiting on {kind or 'nothing'}), the reload's {after}"
             )
         if world.confusions:
             out("what they could not do (the site said no, or the page had changed):")
