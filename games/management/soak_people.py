@@ -314,7 +314,7 @@ class Person:
         weights = [WEIGHTS[name] for name in names]
         while self.time_left() > 0:
             self.doing = self.rng.choices(names, weights)[0]
-            if self.world.board.offered_to(self.name) and self.rng.random() < 0.5:
+            if self.world.board.offered_to(self.name) and self.rng.random() < 0.7:
                 self.doing = "share a table"  # a friend's invitation: most people say yes
             self.world.tally[f"chose: {self.doing}"] += 1
             try:
@@ -594,7 +594,7 @@ class Person:
         offer = Offer(way, self.name, code=code.group(1), match_id=match_id)
         self.world.board.post(offer)
         try:
-            await asyncio.wait_for(offer.seated.wait(), max(0.1, min(30, self.time_left())))
+            await asyncio.wait_for(offer.seated.wait(), max(0.1, min(45, self.time_left())))
         except TimeoutError:
             self.world.tally["hosts who started with bots only"] += 1
         finally:
