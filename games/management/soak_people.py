@@ -82,6 +82,7 @@ INVITE_CODE = re.compile(r"data-invite-code>(\w+)<")
 FIRST_FREE = re.compile(r'name="position" value="(\w+)">\s*<span class="muted">Choose a free seat')
 LOBBY_SIDE = re.compile(r'action="/lobby/tables/(\d+)/sit/".*?name="side" value="(\w*)"', re.S)
 PAIRING_STATUS = re.compile(r'data-status="(\w+)"')
+REMATCH_LINK = re.compile(r'href="/matches/(\d+)/" data-rematch-link')
 PRACTICE_BACK = re.compile(r'href="(/replay/matches/\d+/\d+/\d+/)">Back to the replay')
 
 
@@ -477,8 +478,7 @@ class Person:
         match_id = self.tab.match_id
         await self.close_tab()
         for _ in range(self.rng.randint(1, 3)):
-            await self.web.get(self.rng.choice(("/lobby/", "/", "/history/")))
-            await self.think(2, 10)
+            await self.look_at(self.rng.choice(("/lobby/", "/", "/history/")), 2, 10)
         home = await self.web.get("/")
         if str(match_id) in RESUME_LINK.findall(home.text):
             self.world.tally["came back through Resume"] += 1
@@ -692,8 +692,29 @@ class Person:
         outcome = await self.play(self.rng.uniform(60, 240), shared=True)
         if outcome == "over":
             self.world.tally["shared matches seen to their end"] += 1
+            if self.rng.random() < 0.6:
+                await self.rematch_same_seats()
         elif outcome == "time" and self.time_left() > 0 and self.rng.random() < 0.15:
             await self.leave_for_good()
+
+    async def rematch_same_seats(self) -> None:
+        """At a shared table's end: "Rematch, same seats", or "Go to the rematch" when the other
+        person was first; then play it."""
+        html = self.tab.screen.html
+        link, form = REMATCH_LINK.search(html), PLAY_AGAIN_RE.search(html)
+        if link:
+            match_id = int(link.group(1))
+        elif form:
+            answer = await self.web.post(form.group(1), {}, htmx=True)
+            found = MATCH_URL_RE.search(answer.headers.get("HX-Redirect", ""))
+            if found is None:
+                raise Confused(f"Rematch answered {answer.status}")
+            match_id = int(found.group(1))
+        else:
+            return
+        self.world.tally["rematches at a shared table"] += 1
+        await self.open_table(match_id)
+        await self.play_shared()
 
     # --- Replays ---------------------------------------------------------------------------------
 
@@ -850,9 +871,27 @@ class Person:
                     f"/players/{self.name}/",
                 )
             )
-            answer = await self.web.get(path)
+            answer = await self.look_at(path)
             self.world.tally[f"pages looked at ({answer.status})"] += 1
-            await self.think()
+
+    async def look_at(self, path: str, low: float = THINK[0], high: float = THINK[1]):
+        """A page, read for a while; the lobby with its live list (its socket) open meanwhile."""
+        answer = await self.web.get(path)
+        if not (path == "/lobby/" and answer.status == 200):
+            await self.think(low, high)
+            return answer
+        url = self.web.base.replace("http://", "ws://") + "/ws/lobby/"
+        deadline = time.monotonic() + min(self.rng.uniform(low, high), max(0, self.time_left()))
+        async with await self.web.socket(url) as socket_:
+            while (left := deadline - time.monotonic()) > 0:
+                try:
+                    message = await socket_.receive(timeout=left)
+                except TimeoutError:
+                    break
+                if message.type != aiohttp.WSMsgType.TEXT:
+                    break
+                self.world.tally["lobby lists received"] += 1
+        return answer
 
 
 async def run(base: str, names: list[str], password: str, seconds: float, seed: int, limit: float):

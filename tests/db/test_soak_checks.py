@@ -10,8 +10,8 @@ import pytest
 from django.template.loader import render_to_string
 from django.test import Client
 
-from games import services, tables, turns
-from games.management.site_client import FORMING_RE, Screen, route_kind
+from games import engine, services, tables, turns
+from games.management.site_client import FORMING_RE, PLAY_AGAIN_RE, Screen, route_kind
 from games.management.soak_checks import (
     BOT,
     NEXT_DEAL,
@@ -29,6 +29,7 @@ from games.management.soak_people import (
     HISTORY_MATCH,
     INVITE_CODE,
     LOBBY_SIDE,
+    REMATCH_LINK,
     REPLAY_LAST,
     REPLAY_LINK,
     RESUME_LINK,
@@ -318,3 +319,15 @@ def test_the_people_find_their_way_on_the_real_pages(user, make_user):
     assert FIRST_FREE.search(page_of(guest, f"/t/{table.invite_code}/"))
     tables.do_presence(table.pk, user, +1)  # the host has the table open: it is listed
     assert str(table.pk) in [found for found, _ in LOBBY_SIDE.findall(page_of(guest, "/lobby/"))]
+
+
+@pytest.mark.django_db
+def test_the_end_of_a_shared_match_offers_its_rematch_and_then_leads_to_it(user, make_user):
+    bob = make_user("bob")
+    table = tables.do_create_table(user, "family")
+    tables.do_sit(table.pk, bob, engine.Rules.from_spec("family").seats[1])
+    tables.do_fill_with_bots(table.pk, user, "easy")
+    match = play_until(tables.do_start_table(table.pk, user))
+    assert PLAY_AGAIN_RE.search(page_of(bob, f"/matches/{match.pk}/"))
+    rematch = tables.do_table_rematch(match.pk, user)
+    assert REMATCH_LINK.search(page_of(bob, f"/matches/{match.pk}/")).group(1) == str(rematch.pk)
