@@ -82,6 +82,9 @@ INVITE_CODE = re.compile(r"data-invite-code>(\w+)<")
 FIRST_FREE = re.compile(r'name="position" value="(\w+)">\s*<span class="muted">Choose a free seat')
 LOBBY_SIDE = re.compile(r'action="/lobby/tables/(\d+)/sit/".*?name="side" value="(\w*)"', re.S)
 PAIRING_STATUS = re.compile(r'data-status="(\w+)"')
+COACH_PANEL = re.compile(
+    r'<section id="coach-panel" class="coach-panel coach-(\w+)[^"]*"[^>]*data-version="(\d+)"', re.S
+)
 REMATCH_LINK = re.compile(r'href="/matches/(\d+)/" data-rematch-link')
 PRACTICE_BACK = re.compile(r'href="(/replay/matches/\d+/\d+/\d+/)">Back to the replay')
 
@@ -163,6 +166,7 @@ class World:
     tally: Counter = field(default_factory=Counter)  # what the people did
     confusions: Counter = field(default_factory=Counter)  # what they could not do, and why
     faceup_seconds: dict = field(default_factory=dict)  # answer -> seconds until it came
+    coach_seconds: list = field(default_factory=list)  # from "weighing" to the advice
     soak_errors: dict = field(default_factory=dict)  # the soak's own mistakes: their tracebacks
     # Who has a table's page open (its socket), by match: the truth its "here" and "away" show.
     open_pages: defaultdict = field(default_factory=lambda: defaultdict(Counter))
@@ -193,6 +197,7 @@ class TableTab:
         self.socket_task: asyncio.Task | None = None
         self.refused_code: int | None = None
         self.sockets_dropped = 0
+        self.coach_thinking: tuple[int, float] | None = None  # (version, since)
 
     async def open(self, page_html: str | None = None) -> int:
         """The page (or one already loaded, after a redirect) and its socket; the page's status."""
@@ -212,6 +217,7 @@ class TableTab:
             self.socket_task = None
 
     def show(self, html: str) -> None:
+        self.note_coach(html)
         screen = Screen.parse(html)
         if screen is not None:
             if self.screen is None or screen.version >= self.screen.version:
@@ -226,6 +232,23 @@ class TableTab:
         elif FORMING_RE.search(html):
             self.forming = html
             self._changed()
+
+    def note_coach(self, html: str) -> None:
+        """How long the coach weighs a position before its advice comes (from the first panel
+        that says it is thinking to the panel with the advice, for the same moment)."""
+        panel = COACH_PANEL.search(html)
+        if panel is None:
+            return
+        state, version = panel.group(1), int(panel.group(2))
+        thinking = self.coach_thinking
+        if thinking and thinking[0] != version:
+            self.person.world.tally["coach still weighing when the table moved on"] += 1
+            thinking = self.coach_thinking = None
+        if state == "thinking" and thinking is None:
+            self.coach_thinking = (version, time.monotonic())
+        elif state in ("advice", "forced") and thinking is not None:
+            self.person.world.coach_seconds.append(time.monotonic() - thinking[1])
+            self.coach_thinking = None
 
     def _changed(self) -> None:
         self.shown += 1

@@ -25,6 +25,7 @@ from games.management.soak_checks import (
     waits_on,
 )
 from games.management.soak_people import (
+    COACH_PANEL,
     FIRST_FREE,
     HISTORY_MATCH,
     INVITE_CODE,
@@ -331,3 +332,10 @@ def test_the_end_of_a_shared_match_offers_its_rematch_and_then_leads_to_it(user,
     assert PLAY_AGAIN_RE.search(page_of(bob, f"/matches/{match.pk}/"))
     rematch = tables.do_table_rematch(match.pk, user)
     assert REMATCH_LINK.search(page_of(bob, f"/matches/{match.pk}/")).group(1) == str(rematch.pk)
+
+
+@pytest.mark.parametrize("state", ["thinking", "advice", "off"])
+def test_the_coach_panels_state_and_moment_are_read(state):
+    panel = SimpleNamespace(state=state, enabled=state != "off", deal_number=2, step=9, version=41)
+    html = render_to_string("coach/_panel.html", {"panel": panel})
+    assert COACH_PANEL.search(html).groups() == (state, "41")

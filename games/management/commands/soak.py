@@ -13,8 +13,9 @@ At the end it prints one summary and fails (exit status 1) on any of:
 - an answer of 500 or more, or a request left unanswered (each is listed: when, who, doing what);
 - a table stalled: its state did not move for more than `--stall-limit` seconds (15) while it
   waited on a bot, a stand-in or the next automatic deal (games/management/soak_checks.py);
-- a fault in the server's log (stdout and stderr of `make run`): a traceback, "Internal Server
-  Error", a failed task, an ERROR line;
+- a fault in the server's log (stdout and stderr of `make run`) until the end of the run: a
+  traceback, "Internal Server Error", a failed task, an ERROR line (what it logs while the soak
+  stops it is shown, not counted);
 - the server stopping before the end.
 The temporary folder (database and server.log) is removed after a run that passed, and kept
 (its path printed) after one that failed, or with `--keep`.
@@ -143,6 +144,12 @@ class Command(BaseCommand):
         for outcome, seconds in sorted(world.faceup_seconds.items()):
             out(
                 f"  face-up {outcome}: after p50 {percentile(seconds, 50):.1f} s, "
+                f"p95 {percentile(seconds, 95):.1f} s, max {max(seconds):.1f} s"
+            )
+        if world.coach_seconds:
+            seconds = world.coach_seconds
+            out(
+                f"  coach's advice: {len(seconds)}, after p50 {percentile(seconds, 50):.1f} s, "
                 f"p95 {percentile(seconds, 95):.1f} s, max {max(seconds):.1f} s"
             )
         missed = world.missed_changes
