@@ -825,7 +825,10 @@ class Person:
         while (what := faceup_next(html)) is not None:
             method, delay = what
             if time.monotonic() + delay > deadline:
-                self.world.tally["face-up steps given up on"] += 1
+                if self.time_left() - delay <= 0:
+                    self.world.tally["face-up steps still being solved when the run ended"] += 1
+                else:
+                    self.world.tally[f"face-up steps given up on after {patience:.0f} s"] += 1
                 return
             await asyncio.sleep(delay)
             if method == "POST":
