@@ -411,11 +411,11 @@ class Person:
             await self.move(screen)
             return ""
         if screen.phase == "over" and NEXT_DEAL in html:
-            self.world.tally["deals seen to their end"] += 1
             await self.think()
             if self.tab.screen is screen:
                 data = {"version": str(screen.version)}
-                await self.web.post(f"/matches/{self.tab.match_id}/next/", data, htmx=True)
+                answer = await self.web.post(f"/matches/{self.tab.match_id}/next/", data, htmx=True)
+                self.world.tally[f"Next deal clicked ({answer.status})"] += 1
         if not await self.tab.next_change(20, after=seen) and self.time_left() > 0:
             await self.reload_a_still_table(screen)
         return ""
