@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 
 import aiohttp
 from django.core.management.base import CommandError
+from multidict import CIMultiDict
 
 TABLE_RE = re.compile(
     r'<div id="table" class="table( table-my-turn)?" data-version="(\d+)" '
@@ -154,7 +155,7 @@ class Answer:
     status: int
     text: str
     url: str
-    headers: dict
+    headers: CIMultiDict  # Twisted sends "Hx-Redirect" for Django's "HX-Redirect": any case
 
 
 @dataclass
@@ -228,7 +229,7 @@ class SiteClient:
         try:
             async with self.session.request(method, url, **options) as response:
                 text = await response.text(errors="replace")
-                answer = Answer(response.status, text, str(response.url), dict(response.headers))
+                answer = Answer(response.status, text, str(response.url), response.headers.copy())
         except (TimeoutError, aiohttp.ClientError) as error:
             self._note(kind, 0, started, url, f"{type(error).__name__}: {error}")
             raise

@@ -7,11 +7,20 @@ marks the people find their way by, on the real pages."""
 from types import SimpleNamespace
 
 import pytest
+from aiohttp import web
+from aiohttp.test_utils import TestServer
 from django.template.loader import render_to_string
 from django.test import Client
 
 from games import engine, services, tables, turns
-from games.management.site_client import FORMING_RE, PLAY_AGAIN_RE, Screen, route_kind
+from games.management.site_client import (
+    FORMING_RE,
+    PLAY_AGAIN_RE,
+    RequestLog,
+    Screen,
+    SiteClient,
+    route_kind,
+)
 from games.management.soak_checks import (
     BOT,
     NEXT_DEAL,
@@ -339,3 +348,22 @@ def test_the_coach_panels_state_and_moment_are_read(state):
     panel = SimpleNamespace(state=state, enabled=state != "off", deal_number=2, step=9, version=41)
     html = render_to_string("coach/_panel.html", {"panel": panel})
     assert COACH_PANEL.search(html).groups() == (state, "41")
+
+
+@pytest.mark.asyncio
+async def test_the_client_reads_a_header_in_any_case_and_counts_what_it_asked():
+    async def rematch(request):
+        # Daphne (Twisted) sends Django's "HX-Redirect" as "Hx-Redirect".
+        return web.Response(headers={"Hx-Redirect": "/matches/8/"})
+
+    app = web.Application()
+    app.router.add_post("/matches/7/rematch/", rematch)
+    async with TestServer(app, host="127.0.0.1") as server:
+        log = RequestLog()
+        browser = SiteClient(str(server.make_url("")).rstrip("/"), who="ann", log=log)
+        try:
+            answer = await browser.post("/matches/7/rematch/", {}, htmx=True)
+        finally:
+            await browser.close()
+    assert answer.headers.get("HX-Redirect") == "/matches/8/"
+    assert log.by_kind["POST rematch"]["statuses"] == {"2xx": 1} and not log.failures
