@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test test-fast faults worker bench loadtest lint lock clean backup restore runtime proxy
+.PHONY: run test test-fast faults worker bench loadtest soak lint lock clean backup restore runtime proxy
 
 # No key is committed and the site refuses to start without one: a run on this machine keeps a
 # generated key in var/ (git-ignored). SECRET_KEY set in the environment wins.
@@ -108,6 +108,14 @@ THINK ?= 0
 loadtest: $(VENV)/.installed-test $(SECRET_KEY_FILE)
 	$(WITH_KEY) $(BIN)/python manage.py loadtest_users $(TABLES)
 	$(WITH_KEY) $(BIN)/python manage.py loadtest --url $(LOADTEST_URL) --tables $(TABLES) --seconds $(LOADTEST_SECONDS) --bot-level $(BOTS) --think $(THINK)
+
+# PEOPLE simulated people doing random legal things for SOAK_SECONDS against the site exactly as
+# `make run` starts it (which the soak runs itself, on a free port and a throwaway SQLite file):
+# fails on an answer of 500 or more, a table stalled over 15 s, or a fault in the server's log.
+PEOPLE ?= 20
+SOAK_SECONDS ?= 600
+soak: $(VENV)/.installed-test $(SECRET_KEY_FILE) runtime
+	$(WITH_KEY) $(BIN)/python manage.py soak --people $(PEOPLE) --seconds $(SOAK_SECONDS)
 
 # A consistent, timestamped backup of the site's database (the same DATABASE_URL as the site)
 # into var/backups/, and a restore into an empty database (docs/operations.md).

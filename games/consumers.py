@@ -33,7 +33,7 @@ def table_group(match_id: int) -> str:
     return selectors.table_group(match_id)
 
 
-class TableConsumer(AsyncWebsocketConsumer):
+class TableConsumer(realtime.PageConsumer):
     """One browser tab at one table: a seat's player, a spectator, or someone choosing a seat.
 
     The seat is looked up again at every render, so a person who sits down (or leaves) while

@@ -8,9 +8,12 @@ consumers remember when they connect.
 """
 
 import asyncio
+import contextlib
 import threading
 
 from asgiref.sync import async_to_sync
+from autobahn.exception import Disconnected
+from channels.generic.websocket import AsyncWebsocketConsumer
 from channels.layers import get_channel_layer
 
 _server_loop: asyncio.AbstractEventLoop | None = None
@@ -66,3 +69,28 @@ def _sending_loop() -> asyncio.AbstractEventLoop:
             started.wait()
             _own_loop = loop
         return _own_loop
+
+
+# What a server raises when a consumer sends on a socket whose page has just been closed:
+# Daphne's (autobahn's Disconnected, while the close handshake is under way), and the OSError
+# the ASGI specification asks of other servers.
+SOCKET_GONE = (Disconnected, OSError)
+
+
+class PageConsumer(AsyncWebsocketConsumer):
+    """A websocket consumer of a page that may be closed at any moment.
+
+    A message on its way while the person closes the tab makes the server's send raise before
+    the disconnect is delivered. Raised out of a handler, it ended the consumer there: its
+    `disconnect` never ran, so a shared table's seat stayed "here" for good (every later turn of
+    that person waited the whole turn timeout for its stand-in, not the grace) and the groups
+    kept a dead channel. Such a send is dropped instead: nobody is there to see it, and the
+    disconnect that follows cleans up as for any closed tab.
+    """
+
+    async def __call__(self, scope, receive, send):
+        async def send_unless_closed(message):
+            with contextlib.suppress(SOCKET_GONE):
+                await send(message)
+
+        return await super().__call__(scope, receive, send_unless_closed)

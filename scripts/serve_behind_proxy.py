@@ -97,7 +97,15 @@ def main() -> None:
     nginx_log = (run_dir / "nginx.out").open("w")
     processes.append(
         subprocess.Popen(
-            [nginx_binary(), "-c", str(config), "-p", str(run_dir), "-e", str(run_dir / "error.log")],
+            [
+                nginx_binary(),
+                "-c",
+                str(config),
+                "-p",
+                str(run_dir),
+                "-e",
+                str(run_dir / "error.log"),
+            ],
             stdout=nginx_log,
             stderr=subprocess.STDOUT,
         )

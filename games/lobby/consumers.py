@@ -8,7 +8,6 @@ import asyncio
 import logging
 
 from channels.db import database_sync_to_async
-from channels.generic.websocket import AsyncWebsocketConsumer
 from django.template.loader import render_to_string
 
 from games import realtime as game_realtime
@@ -109,7 +108,7 @@ async def _logged_in(consumer) -> bool:
     return True
 
 
-class LobbyConsumer(AsyncWebsocketConsumer):
+class LobbyConsumer(game_realtime.PageConsumer):
     async def connect(self):
         if not await _logged_in(self):
             return
@@ -126,7 +125,7 @@ class LobbyConsumer(AsyncWebsocketConsumer):
         await self.send(text_data=await _listing.html_for(change, self.hidden_hosts))
 
 
-class PairingConsumer(AsyncWebsocketConsumer):
+class PairingConsumer(game_realtime.PageConsumer):
     """One person's pairing request: how many wait, and the table once they are seated."""
 
     async def connect(self):

@@ -4,6 +4,7 @@ spectators, and the stand-in bot after a player closes the tab."""
 import asyncio
 
 import pytest
+from autobahn.exception import Disconnected
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth import get_user_model
@@ -200,3 +201,41 @@ async def test_switching_the_coach_at_a_forming_table_keeps_its_socket():
     await database_sync_to_async(alice_client.post)(f"/matches/{match.pk}/chat/", {"text": "hi"})
     assert "hi" in await until(socket, r"chat-line|hi")
     await socket.disconnect()
+
+
+class ClosingPage(asyncio.Queue):
+    """The page's end of a socket: once the person closes the tab, a send fails as Daphne's does
+    while the close is on its way (the disconnect reaches the consumer after it)."""
+
+    closed = False
+    refused = 0
+
+    async def put(self, message):
+        if self.closed and message["type"] == "websocket.send":
+            self.refused += 1
+            raise Disconnected("Attempt to send on a closed protocol")
+        await super().put(message)
+
+
+async def test_a_change_sent_as_the_person_closes_the_tab_still_leaves_their_seat_away():
+    alice, _, _ = await person("alice")
+    bob, _, bob_cookie = await person("bob")
+    match = await start_with(await forming_table(alice), alice, bob)
+    socket = WebsocketCommunicator(
+        application, f"/ws/table/{match.pk}/", headers=ORIGIN + bob_cookie
+    )
+    page = socket._output_queue = ClosingPage()
+    connected, _ = await socket.connect(timeout=30)
+    assert connected
+    await until(socket, r'id="table"')
+    page.closed = True
+    await database_sync_to_async(tables.do_chat)(match.pk, alice, "hello")  # a change for bob
+    for _ in range(100):
+        if page.refused:
+            break
+        await asyncio.sleep(0.1)  # the consumer renders it on a thread: nothing to await here
+    assert page.refused
+    await socket.send_input({"type": "websocket.disconnect", "code": 1001})
+    await socket.wait(timeout=10)  # the consumer ends as for any closed tab, without an error
+    seat = await database_sync_to_async(lambda: match.seats.get(position="W"))()
+    assert seat.connections == 0  # away: a stand-in plays his turns after the grace

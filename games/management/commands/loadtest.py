@@ -20,31 +20,23 @@ and stops after `--seconds` (plus a short grace for logins and closing).
 """
 
 import asyncio
-import ipaddress
 import random
-import re
-import socket
 import time
 from dataclasses import dataclass, field
-from urllib.parse import urlsplit
 
-from django.core.management.base import BaseCommand, CommandError
+import aiohttp
+from django.core.management.base import BaseCommand
 
 from games.engine.phases import OVER
-
-TABLE_RE = re.compile(
-    r'<div id="table" class="table( table-my-turn)?" data-version="(\d+)" '
-    r'data-deal="(\d+)" data-step="(\d+)" data-phase="(\w+)"'
+from games.management.site_client import (
+    MATCH_URL_RE,
+    NEXT_DEAL,
+    PLAY_AGAIN_RE,
+    Screen,
+    SiteClient,
+    legal_move,
+    loopback_only,
 )
-CSRF_RE = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
-BUTTON_RE = re.compile(
-    r'<button class="(?:button bid-button|card card-legal)" type="submit" '
-    r'name="action" value="([^"]+)"'
-)
-DISCARD_RE = re.compile(r'<input type="checkbox" name="cards" value="(\w\w)"')
-NEXT_DEAL = "data-next-deal"
-PLAY_AGAIN_RE = re.compile(r'hx-post="(/matches/\d+/rematch/)"')
-MATCH_URL_RE = re.compile(r"/matches/(\d+)/")
 
 
 def percentile(values: list[float], p: float) -> float:
@@ -53,30 +45,6 @@ def percentile(values: list[float], p: float) -> float:
     ordered = sorted(values)
     index = min(len(ordered) - 1, max(0, round(p / 100 * (len(ordered) - 1))))
     return ordered[index]
-
-
-@dataclass
-class Screen:
-    my_turn: bool
-    version: int
-    deal: int
-    step: int
-    phase: str
-    html: str
-
-    @classmethod
-    def parse(cls, html: str) -> "Screen | None":
-        found = TABLE_RE.search(html)
-        if not found:
-            return None
-        return cls(
-            bool(found.group(1)),
-            int(found.group(2)),
-            int(found.group(3)),
-            int(found.group(4)),
-            found.group(5),
-            html,
-        )
 
 
 @dataclass
@@ -96,26 +64,10 @@ class Figures:
         self.errors[kind] = self.errors.get(kind, 0) + 1
 
 
-def loopback_only(url: str) -> str:
-    parts = urlsplit(url)
-    if parts.scheme != "http" or not parts.hostname:
-        raise CommandError("--url must be an http:// address, e.g. http://127.0.0.1:8000")
-    for info in socket.getaddrinfo(parts.hostname, parts.port or 80):
-        if not ipaddress.ip_address(info[4][0]).is_loopback:
-            raise CommandError(
-                f"{parts.hostname} is not a loopback address: the load test only "
-                "sends traffic to this machine."
-            )
-    return url.rstrip("/")
-
-
 class Table:
     """One person at one table, driving it as the page and its scripts do."""
 
     def __init__(self, number: int, base: str, options, figures: Figures, stop_at: float):
-        import aiohttp
-
-        self.aiohttp = aiohttp
         self.prefix = options["prefix"]
         self.username = f"{self.prefix}-{number}"
         self.password = options["password"]
@@ -127,12 +79,8 @@ class Table:
         self.figures = figures
         self.stop_at = stop_at
         self.rng = random.Random(number)
-        self.session = aiohttp.ClientSession(
-            cookie_jar=aiohttp.CookieJar(unsafe=True),  # cookies for 127.0.0.1
-            timeout=aiohttp.ClientTimeout(total=60),
-        )
+        self.web = SiteClient(base, who=self.username)
         self.match_id: int | None = None
-        self.csrf = ""
         self.screen: Screen | None = None
         self.screen_at = 0.0
         self.previous_at = 0.0
@@ -144,83 +92,24 @@ class Table:
 
     # --- The pages -------------------------------------------------------------------------
 
-    async def _form_token(self, path: str) -> str:
-        async with self.session.get(self.base + path) as response:
-            html = await response.text()
-        found = CSRF_RE.search(html)
-        if not found:
-            raise RuntimeError(f"no form on {path} (status {response.status})")
-        return found.group(1)
-
     async def log_in(self) -> None:
-        token = await self._form_token("/accounts/login/")
-        data = {
-            "csrfmiddlewaretoken": token,
-            "username": self.username,
-            "password": self.password,
-            "next": "/",
-        }
-        async with self.session.post(
-            self.base + "/accounts/login/",
-            data=data,
-            headers={"Referer": self.base + "/accounts/login/"},
-            allow_redirects=False,
-        ) as response:
-            if response.status == 302:
-                return
-        # First run with this name: sign up through the form (which logs in too).
-        token = await self._form_token("/accounts/signup/")
-        data = {
-            "csrfmiddlewaretoken": token,
-            "username": self.username,
-            "password1": self.password,
-            "password2": self.password,
-        }
-        async with self.session.post(
-            self.base + "/accounts/signup/",
-            data=data,
-            headers={"Referer": self.base + "/accounts/signup/"},
-            allow_redirects=False,
-        ) as response:
-            if response.status != 302:
-                raise CommandError(
-                    f"could not log in or sign up {self.username}: create the users first with "
-                    f"`manage.py loadtest_users N --prefix {self.prefix}` (sign-ups are limited per address)"
-                )
+        await self.web.log_in(self.username, self.password, self.prefix)
 
     async def deal_me_in(self) -> None:
-        token = await self._form_token("/")
-        data = {"csrfmiddlewaretoken": token, "preset": self.preset, "bot_level": self.bot_level}
-        async with self.session.post(
-            self.base + "/matches/new/",
-            data=data,
-            headers={"Referer": self.base + "/"},
-            allow_redirects=False,
-        ) as response:
-            location = response.headers.get("Location", "")
-        found = MATCH_URL_RE.search(location)
+        await self.web.form_token("/")
+        data = {"preset": self.preset, "bot_level": self.bot_level}
+        answer = await self.web.post("/matches/new/", data, follow=False)
+        found = MATCH_URL_RE.search(answer.headers.get("Location", ""))
         if not found:
-            raise RuntimeError(f"Deal me in did not lead to a table ({response.status})")
+            raise RuntimeError(f"Deal me in did not lead to a table ({answer.status})")
         self.figures.matches_started += 1
         await self.load_table(int(found.group(1)))
 
     async def load_table(self, match_id: int) -> None:
         """The table page, as a browser loads it (and as a reload does)."""
         self.match_id = match_id
-        async with self.session.get(f"{self.base}/matches/{match_id}/") as response:
-            html = await response.text()
-        found = CSRF_RE.search(html)
-        if found:
-            self.csrf = found.group(1)
-        self.show(Screen.parse(html))
-
-    def _headers(self) -> dict:
-        # What htmx sends with a post from the table: its header, and the page's CSRF token.
-        return {
-            "HX-Request": "true",
-            "X-CSRFToken": self.csrf,
-            "Referer": f"{self.base}/matches/{self.match_id}/",
-        }
+        answer = await self.web.get(f"/matches/{match_id}/")
+        self.show(Screen.parse(answer.text))
 
     # --- The screen --------------------------------------------------------------------------
 
@@ -257,20 +146,17 @@ class Table:
         delay = 0.5
         while time.monotonic() < self.stop_at:
             match_id = self.match_id
-            url = self.base.replace("http://", "ws://") + f"/ws/table/{match_id}/"
             try:
-                async with self.session.ws_connect(
-                    url, origin=self.base, heartbeat=None, autoping=True
-                ) as socket_:
+                async with await self.web.table_socket(match_id) as socket_:
                     self.socket = socket_
                     delay = 0.5
                     async for message in socket_:
-                        if message.type != self.aiohttp.WSMsgType.TEXT:
+                        if message.type != aiohttp.WSMsgType.TEXT:
                             break
                         self.show(Screen.parse(message.data))
                         if self.match_id != match_id:
                             break  # a new match: the new page opens its own socket
-            except (TimeoutError, self.aiohttp.ClientError) as error:
+            except (TimeoutError, aiohttp.ClientError) as error:
                 status = getattr(error, "status", "")
                 self.figures.error(f"websocket {type(error).__name__} {status}".strip())
             if time.monotonic() >= self.stop_at:
@@ -315,22 +201,12 @@ class Table:
             await asyncio.sleep(self.rng.uniform(0.5, 1.5) * self.think)
             if self.screen is not None and self.screen.version > screen.version:
                 return  # the table moved on while the person thought (a reload): look again
-        tokens = BUTTON_RE.findall(screen.html)
-        data = {"version": str(screen.version)}
-        if tokens:
-            data["action"] = self.rng.choice(tokens)
-        else:
-            cards = DISCARD_RE.findall(screen.html)
-            data["discard"] = "1"
-            data["cards"] = cards[:0]  # keep every card: a legal discard under every option
+        data = legal_move(screen, self.rng)
         started = time.monotonic()
         self.pending_move = (screen.version, started)
         self.moved_at = started
-        async with self.session.post(
-            f"{self.base}/matches/{self.match_id}/act/", data=data, headers=self._headers()
-        ) as response:
-            await response.read()
-            status = response.status
+        answer = await self.web.post(f"/matches/{self.match_id}/act/", data, htmx=True)
+        status = answer.status
         self.figures.post_seconds.append(time.monotonic() - started)
         if status >= 400:
             self.figures.error(f"act {status}")
@@ -343,22 +219,15 @@ class Table:
         self.figures.person_moves += 1
 
     async def next_deal(self, screen: Screen) -> None:
-        async with self.session.post(
-            f"{self.base}/matches/{self.match_id}/next/",
-            data={"version": str(screen.version)},
-            headers=self._headers(),
-        ) as response:
-            await response.read()
-            if response.status >= 400:
-                self.figures.error(f"next {response.status}")
+        data = {"version": str(screen.version)}
+        answer = await self.web.post(f"/matches/{self.match_id}/next/", data, htmx=True)
+        if answer.status >= 400:
+            self.figures.error(f"next {answer.status}")
         await self._await_change(screen.version)
 
     async def play_again(self, path: str) -> None:
-        async with self.session.post(
-            self.base + path, headers=self._headers(), allow_redirects=False
-        ) as response:
-            location = response.headers.get("HX-Redirect", "")
-        found = MATCH_URL_RE.search(location)
+        answer = await self.web.post(path, {}, htmx=True)
+        found = MATCH_URL_RE.search(answer.headers.get("HX-Redirect", ""))
         if not found:
             self.figures.error("play again")
             await asyncio.sleep(1)
@@ -383,7 +252,7 @@ class Table:
                 return
 
     async def close(self) -> None:
-        await self.session.close()
+        await self.web.close()
 
 
 async def run(bases: list[str], options) -> tuple[Figures, float]:
