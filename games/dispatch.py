@@ -26,7 +26,7 @@ from kombu.exceptions import OperationalError as BrokerError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from . import hooks
+from . import hooks, searches
 
 log = logging.getLogger(__name__)
 
@@ -78,6 +78,10 @@ def _run_in_thread(task, args, kwargs, retries: int = 0):
         # once, so a database restart would use up every retry in milliseconds): a transient
         # error waits the same backoff as on a worker (tasks.RETRY), on a timer.
         return getattr(task, "_orig_run", task.run)(*args, **kwargs)
+    except searches.Stopping:
+        # Ctrl-C or SIGTERM while tasks were still running: not a failure; the turn waits in the
+        # database, and the sweeper wakes it after the restart (games/sweeper.py).
+        log.warning("task %s%r: the process is stopping; left for the sweeper", task.name, args)
     except getattr(task, "autoretry_for", ()) as error:
         if task.max_retries is None or retries < task.max_retries:
             delay = retry_delay(task, retries)

@@ -44,6 +44,11 @@ NICENESS = {Lane.PLAY: 10, Lane.ANALYSIS: 15}
 ANALYSIS_PROCESSES = 1
 
 
+class Stopping(RuntimeError):
+    """The process is shutting down: no new search can start (its turn is played after the
+    restart, by the sweeper)."""
+
+
 class NotPlain(TypeError):
     """An argument of a search that a process without Django could not unpickle."""
 
@@ -122,7 +127,11 @@ def compute(function, *args, lane: Lane = Lane.PLAY, **kwargs):
     for attempt in (1, 2):
         pool = _pool(lane)
         try:
-            return pool.submit(run_pickled, call).result()
+            future = pool.submit(run_pickled, call)
+        except RuntimeError as error:  # "cannot schedule new futures after shutdown"
+            raise Stopping(str(error)) from error
+        try:
+            return future.result()
         except BrokenProcessPool:
             # A search process died: every search it shared the pool with fails the same way.
             _replace_broken(lane, pool)

@@ -203,3 +203,26 @@ def test_after_a_search_process_is_killed_the_table_moves_on_within_seconds(sear
                 match.pk, turn.seat, person_move(match, turn.seat), turn.version, person
             )
         time.sleep(0.05)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_search_asked_for_while_the_process_stops_is_left_for_the_sweeper(
+    search_processes, caplog, monkeypatch, user
+):
+    """Soak (issue 28): stopping `make run` with tables in play logged each bot task still
+    running as a failure with its traceback."""
+
+    class ShutDown:
+        def submit(self, *args, **kwargs):
+            raise RuntimeError("cannot schedule new futures after interpreter shutdown")
+
+    monkeypatch.setattr(searches, "_pool", lambda lane: ShutDown())
+    match = services.do_start_match(user, "house", "easy")  # its bots' tasks run by themselves
+    turn = turns.waiting_on(match.pk)
+    if turn.kind == WaitingFor.PERSON:
+        person = services.Actor(user=user)
+        services.do_act(match.pk, turn.seat, person_move(match, turn.seat), turn.version, person)
+    assert dispatch.wait_for_in_process_tasks(timeout=30)
+    assert dispatch.take_failures() == []
+    assert "the process is stopping" in caplog.text
+    assert not Action.objects.filter(deal__match=match, user__isnull=True).exists()
