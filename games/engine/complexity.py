@@ -1,7 +1,8 @@
-"""The engine's functions allowed to branch more than the rest, each with why: the one list.
+"""The functions allowed to branch more than the rest, each with why: the one list (all of them
+the engine's).
 
-Every function of ``games/engine/`` and ``games/offline/worker.py`` (the Python the offline page
-runs) keeps radon's cyclomatic complexity at ``LIMIT`` or below; radon, unlike ruff's C901,
+Every function of the site (``games``, ``accounts``, ``setback_site``) keeps radon's cyclomatic
+complexity at ``LIMIT`` or below; radon, unlike ruff's C901,
 also counts conditional expressions and ``and``/``or``. A larger function is split into a
 handful of named steps. The exceptions are hot loops written inline on purpose, where a call
 per step costs measurable speed, each beside a readable twin that a test keeps equal to it.

@@ -97,36 +97,53 @@ def _listeners(ports: set[int]) -> set[int]:
     return found
 
 
-def server_processes(ports: set[int], database: str, exclude: int) -> list[Process]:
-    """The server's processes now (see the module's docstring)."""
-    pids = _pids()
-    parents = {pid: _parent(pid) for pid in pids}
-    roots: dict[int, str] = {}
-    for pid in _listeners(ports):
-        roots[pid] = "nginx" if "nginx" in _command(pid) else "daphne"
-    if "nginx" in roots.values():  # behind a proxy: its upstream Daphne processes
-        for pid in pids:
-            if "daphne" in _command(pid) and "--proxy-headers" in _command(pid):
-                roots[pid] = "daphne"
+def _kind_of(command: str, database: str) -> str | None:
+    """What a process is to the site, by its command line; None if it is not the site's."""
+    if "celery" in command and "setback_site" in command and " worker" in command:
+        return "worker"
+    if command.startswith("postgres:") and (f" {database} " in command or "(" not in command):
+        # A backend of the site's database ("postgres: root setback 127.0.0.1(5432) idle"), or
+        # a background process of the cluster (checkpointer, WAL writer): no backend of another
+        # database (a test run's, another checkout's).
+        return "postgres"
+    if "redis-server" in command:
+        return "redis"
+    return None
+
+
+def _roots(ports: set[int], database: str, pids: list[int]) -> dict[int, str]:
+    """The server's own processes, by kind: what listens on the ports, then by command line."""
+    roots = {pid: ("nginx" if "nginx" in _command(pid) else "daphne") for pid in _listeners(ports)}
+    behind_proxy = "nginx" in roots.values()
     for pid in pids:
         command = _command(pid)
-        if "celery" in command and "setback_site" in command and " worker" in command:
-            roots.setdefault(pid, "worker")
-        elif command.startswith("postgres:") and (f" {database} " in command or "(" not in command):
-            # A backend of the site's database ("postgres: root setback 127.0.0.1(5432) idle"),
-            # or a background process of the cluster (checkpointer, WAL writer): no backend of
-            # another database (a test run's, another checkout's).
-            roots.setdefault(pid, "postgres")
-        elif "redis-server" in command:
-            roots.setdefault(pid, "redis")
+        if behind_proxy and "daphne" in command and "--proxy-headers" in command:
+            roots[pid] = "daphne"  # the proxy's upstream processes
+        kind = _kind_of(command, database)
+        if kind is not None:
+            roots.setdefault(pid, kind)
+    return roots
+
+
+def _root_of(pid: int, parents: dict, roots: dict[int, str]) -> int | None:
+    ancestor, hops = parents.get(pid), 0
+    while ancestor and ancestor not in roots and hops < 8:
+        ancestor, hops = parents.get(ancestor), hops + 1
+    return ancestor if ancestor in roots else None
+
+
+def server_processes(ports: set[int], database: str, exclude: int) -> list[Process]:
+    """The server's processes now (see the module's docstring), the load generator aside."""
+    pids = _pids()
+    roots = _roots(ports, database, pids)
     found = [Process(pid, kind) for pid, kind in roots.items() if pid != exclude]
-    known = set(roots)
+    parents = {pid: _parent(pid) for pid in pids}
     for pid in pids:  # descendants: search processes, prefork children, nginx's workers
-        ancestor, hops = parents.get(pid), 0
-        while ancestor and ancestor not in known and hops < 8:
-            ancestor, hops = parents.get(ancestor), hops + 1
-        if ancestor in roots and pid not in known and pid != exclude:
-            kind = roots[ancestor]
+        if pid in roots or pid == exclude:
+            continue
+        root = _root_of(pid, parents, roots)
+        if root is not None:
+            kind = roots[root]
             found.append(Process(pid, "search" if kind in {"daphne", "worker"} else kind))
     return found
 
