@@ -103,11 +103,17 @@ TABLES ?= 10
 LOADTEST_SECONDS ?= 60
 BOTS ?= easy
 THINK ?= 0
+comma := ,
 # The users are made in the site's database first (the same DATABASE_URL as the site): the site
 # allows only five sign-ups a minute from one address.
+# It prints the server's CPU per move (every process of the site, the load generator's aside).
+# PACED=1: people think 2-6 s a move; CAPACITY=N,STEP,MAX: the most tables the site carries
+# (rounds of N, N+STEP ... until move -> update p95 passes 200 ms or a screen stalls).
+PACED ?=
+CAPACITY ?=
 loadtest: $(VENV)/.installed-test $(SECRET_KEY_FILE)
-	$(WITH_KEY) $(BIN)/python manage.py loadtest_users $(TABLES)
-	$(WITH_KEY) $(BIN)/python manage.py loadtest --url $(LOADTEST_URL) --tables $(TABLES) --seconds $(LOADTEST_SECONDS) --bot-level $(BOTS) --think $(THINK)
+	$(WITH_KEY) $(BIN)/python manage.py loadtest_users $(if $(CAPACITY),$(lastword $(subst $(comma), ,$(CAPACITY))),$(TABLES))
+	$(WITH_KEY) $(BIN)/python manage.py loadtest --url $(LOADTEST_URL) --tables $(TABLES) --seconds $(LOADTEST_SECONDS) --bot-level $(BOTS) --think $(THINK) $(if $(PACED),--paced) $(if $(CAPACITY),--capacity $(CAPACITY))
 
 # PEOPLE simulated people doing random legal things for SOAK_SECONDS against the site exactly as
 # `make run` starts it (which the soak runs itself, on a free port and a throwaway SQLite file):

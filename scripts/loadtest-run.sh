@@ -8,10 +8,10 @@
 # 8302) and one Celery worker (concurrency 2). The database named by DATABASE_URL is DROPPED and
 # created again, and the Redis database is flushed: point them at throwaway ones, e.g.
 #   DATABASE_URL=postgres://root@127.0.0.1:5432/setback_lt REDIS_URL=redis://127.0.0.1:6379/7
-# PACE (BOT_PACE_SECONDS, default 0), THINK (the person's time to decide, default 0) and DEBUG
-# (default false, as `make run`) are read from the environment. CPU is counted from /proc
-# (Linux) over the measured seconds, once every user is logged in. Run `make run` or `make test`
-# once first: it uses .venv.
+# PACE (BOT_PACE_SECONDS, default 0), THINK (the person's time to decide, default 0), PACED=1
+# (people think 2-6 s), CAPACITY=N,STEP,MAX (the most tables that hold) and DEBUG (default
+# false, as `make run`) are read from the environment. The load test prints the server's CPU per
+# move. Run `make run` or `make test` once first: it uses .venv.
 set -u
 TABLES=${1:?tables}; SECONDS_=${2:-60}; BOTS=${3:-easy}; OUT=${4:-var/loadtest}
 cd "$(dirname "$0")/.."
@@ -36,6 +36,7 @@ else
 fi
 $PY manage.py migrate -v0
 $PY manage.py collectstatic --noinput -v0
+[ -n "${CAPACITY:-}" ] && $PY manage.py loadtest_users "${CAPACITY##*,}" >/dev/null
 $PY manage.py loadtest_users "$TABLES" >/dev/null
 urls=()
 for port in "${ports[@]}"; do
@@ -50,36 +51,8 @@ for url in "${urls[@]}"; do
   for _ in $(seq 120); do curl -sf -o /dev/null "$url/accounts/login/" && break; sleep 0.5; done
 done
 
-ticks() {  # CPU seconds of processes matching $1 (their waited-for children included)
-  local total=0 pid
-  for pid in $(pgrep -f "$1"); do
-    total=$(awk -v t="$total" '{print t + ($14 + $15 + $16 + $17) / 100}' "/proc/$pid/stat" 2>/dev/null || echo "$total")
-  done
-  echo "$total"
-}
-postgres_ticks() {
-  local total=0 pid
-  for pid in $(pgrep -u postgres); do
-    total=$(awk -v t="$total" '{print t + ($14 + $15) / 100}' "/proc/$pid/stat" 2>/dev/null || echo "$total")
-  done
-  echo "$total"
-}
 IFS=,; joined="${urls[*]}"; unset IFS
+# The command counts the server's CPU itself (games/management/server_cpu.py): these processes,
+# their search processes and PostgreSQL's backends of this database, never its own.
 $PY manage.py loadtest --url "$joined" --tables "$TABLES" --seconds "$SECONDS_" --bot-level "$BOTS" \
-  --think "${THINK:-0}" >"$OUT/loadtest.txt" 2>&1 &
-client=$!
-until grep -q "logged in" "$OUT/loadtest.txt" 2>/dev/null; do
-  kill -0 $client 2>/dev/null || { cat "$OUT/loadtest.txt"; exit 1; }
-  sleep 0.2
-done
-d0=$(ticks "daphne -b 127.0.0.1"); w0=$(ticks "celery -A setback_site worker"); p0=$(postgres_ticks)
-t0=$(date +%s.%N)
-sleep "$SECONDS_"
-d1=$(ticks "daphne -b 127.0.0.1"); w1=$(ticks "celery -A setback_site worker"); p1=$(postgres_ticks)
-t1=$(date +%s.%N)
-wait $client
-cat "$OUT/loadtest.txt"
-awk -v a="$t0" -v b="$t1" -v d0="$d0" -v d1="$d1" -v w0="$w0" -v w1="$w1" -v p0="$p0" -v p1="$p1" 'BEGIN {
-  s = b - a
-  printf "CPU, %% of one core over %.0f s: Daphne %.0f, worker %.0f, PostgreSQL %.0f\n", s, 100*(d1-d0)/s, 100*(w1-w0)/s, 100*(p1-p0)/s
-}' | tee "$OUT/cpu.txt"
+  --think "${THINK:-0}" ${PACED:+--paced} ${CAPACITY:+--capacity "${CAPACITY:-}"} 2>&1 | tee "$OUT/loadtest.txt"

@@ -97,21 +97,26 @@ def _listeners(ports: set[int]) -> set[int]:
     return found
 
 
-def _kind_of(command: str, database: str) -> str | None:
-    """What a process is to the site, by its command line; None if it is not the site's."""
+def _kind_of(command: str, database: str | None, redis: bool) -> str | None:
+    """What a process is to the site, by its command line; None if it is not the site's.
+    `database`: the site's PostgreSQL database (None on SQLite); `redis`: the site uses Redis."""
     if "celery" in command and "setback_site" in command and " worker" in command:
         return "worker"
-    if command.startswith("postgres:") and (f" {database} " in command or "(" not in command):
+    if (
+        database
+        and command.startswith("postgres:")
+        and (f" {database} " in command or "(" not in command)
+    ):
         # A backend of the site's database ("postgres: root setback 127.0.0.1(5432) idle"), or
         # a background process of the cluster (checkpointer, WAL writer): no backend of another
         # database (a test run's, another checkout's).
         return "postgres"
-    if "redis-server" in command:
+    if redis and "redis-server" in command:
         return "redis"
     return None
 
 
-def _roots(ports: set[int], database: str, pids: list[int]) -> dict[int, str]:
+def _roots(ports: set[int], database: str | None, redis: bool, pids: list[int]) -> dict[int, str]:
     """The server's own processes, by kind: what listens on the ports, then by command line."""
     roots = {pid: ("nginx" if "nginx" in _command(pid) else "daphne") for pid in _listeners(ports)}
     behind_proxy = "nginx" in roots.values()
@@ -119,7 +124,7 @@ def _roots(ports: set[int], database: str, pids: list[int]) -> dict[int, str]:
         command = _command(pid)
         if behind_proxy and "daphne" in command and "--proxy-headers" in command:
             roots[pid] = "daphne"  # the proxy's upstream processes
-        kind = _kind_of(command, database)
+        kind = _kind_of(command, database, redis)
         if kind is not None:
             roots.setdefault(pid, kind)
     return roots
@@ -132,10 +137,12 @@ def _root_of(pid: int, parents: dict, roots: dict[int, str]) -> int | None:
     return ancestor if ancestor in roots else None
 
 
-def server_processes(ports: set[int], database: str, exclude: int) -> list[Process]:
+def server_processes(
+    ports: set[int], database: str | None, redis: bool, exclude: int
+) -> list[Process]:
     """The server's processes now (see the module's docstring), the load generator aside."""
     pids = _pids()
-    roots = _roots(ports, database, pids)
+    roots = _roots(ports, database, redis, pids)
     found = [Process(pid, kind) for pid, kind in roots.items() if pid != exclude]
     parents = {pid: _parent(pid) for pid in pids}
     for pid in pids:  # descendants: search processes, prefork children, nginx's workers

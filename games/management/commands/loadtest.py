@@ -17,17 +17,32 @@ It measures what the person would notice, from the client side:
 and moves per second (the person's, and the bots' as counted from the deal's step numbers),
 errors and reloads. It ends with one summary line. It sends traffic only to a loopback address
 and stops after `--seconds` (plus a short grace for logins and closing).
+
+It also measures the server's work: the CPU of every process of the site under test (each
+Daphne or the nginx in front of them, the workers and their search processes, PostgreSQL's
+backends of the site's database and background processes, Redis; games/management/
+server_cpu.py) over the measured window, divided by every move made in it (people's, bots',
+new deals), as the site's database counts them; the load generator's own CPU is not counted.
+
+`--paced` plays as people do: each thinks 2 to 6 s a move, the bots keep the site's pace.
+`--capacity N,STEP,MAX` then finds the most tables the site carries: rounds of N, N+STEP, ...
+tables (each `--seconds`) until move -> update p95 passes 200 ms, a screen stalls (is reloaded)
+or an error happens; it prints each round and the largest that held.
 """
 
 import asyncio
+import os
 import random
 import time
 from dataclasses import dataclass, field
 
 import aiohttp
-from django.core.management.base import BaseCommand
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+from django.utils import timezone
 
 from games.engine.phases import OVER
+from games.management import server_cpu
 from games.management.site_client import (
     MATCH_URL_RE,
     NEXT_DEAL,
@@ -37,6 +52,7 @@ from games.management.site_client import (
     legal_move,
     loopback_only,
 )
+from games.models import Action, Deal
 
 
 def percentile(values: list[float], p: float) -> float:
@@ -255,7 +271,52 @@ class Table:
         await self.web.close()
 
 
-async def run(bases: list[str], options) -> tuple[Figures, float]:
+@dataclass
+class ServerWork:
+    """The server's CPU over the measured window, by kind of process, and the moves it made."""
+
+    seconds: dict
+    moves: int
+
+    @property
+    def per_move_ms(self) -> float:
+        return 1000 * sum(self.seconds.values()) / self.moves if self.moves else float("nan")
+
+
+class ServerWatch:
+    """The site's processes' CPU, sampled when the clock starts and when it stops."""
+
+    def __init__(self, bases: list[str]):
+        self.ports = {int(base.rsplit(":", 1)[1]) for base in bases}
+        db = settings.DATABASES["default"]
+        self.database = str(db["NAME"]) if "postgresql" in db["ENGINE"] else None
+        self.redis = bool(settings.REDIS_URL)
+        self.processes = self._find()
+        if not any(p.kind in {"daphne", "nginx"} for p in self.processes):
+            raise CommandError(f"no process of this machine listens on {sorted(self.ports)}")
+
+    def _find(self) -> list:
+        return server_cpu.server_processes(
+            self.ports, self.database, self.redis, exclude=os.getpid()
+        )
+
+    def start(self) -> None:
+        self.before = server_cpu.sample(self.processes)
+        self.since = timezone.now()
+
+    def stop(self) -> ServerWork:
+        # The processes started meanwhile too (search processes start at the first search),
+        # counted from nothing.
+        known = {p.pid for p in self.processes}
+        self.processes += [p for p in self._find() if p.pid not in known]
+        after = server_cpu.sample(self.processes)
+        until = timezone.now()
+        moves = Action.objects.filter(created_at__gte=self.since, created_at__lt=until).count()
+        moves += Deal.objects.filter(started_at__gte=self.since, started_at__lt=until).count()
+        return ServerWork(server_cpu.used(self.processes, self.before, after), moves)
+
+
+async def run(bases: list[str], options, watch: ServerWatch | None = None):
     figures = Figures()
     tables_count = options["tables"]
     # Log everyone in first (password hashing is deliberately slow); the clock starts after.
@@ -277,6 +338,8 @@ async def run(bases: list[str], options) -> tuple[Figures, float]:
         await asyncio.gather(*(t.close() for t in tables), return_exceptions=True)
         raise
     print(f"logged in {tables_count} users; playing for {options['seconds']:.0f} s", flush=True)
+    if watch is not None:
+        await asyncio.to_thread(watch.start)
     started = time.monotonic()
     stop_at = started + options["seconds"]
     for table in tables:
@@ -294,8 +357,13 @@ async def run(bases: list[str], options) -> tuple[Figures, float]:
     except TimeoutError:
         figures.error("overran")
     elapsed = time.monotonic() - started
+    work = await asyncio.to_thread(watch.stop) if watch is not None else None
     await asyncio.gather(*(t.close() for t in tables), return_exceptions=True)
-    return figures, elapsed
+    return figures, elapsed, work
+
+
+# The paced capacity's bar: an update reaches the screen this fast for 95 moves in 100.
+CAPACITY_P95 = 0.200
 
 
 def _ms(values: list[float]) -> str:
@@ -330,13 +398,49 @@ class Command(BaseCommand):
             default=10,
             help="reload a table whose screen has not changed for this long",
         )
+        parser.add_argument(
+            "--paced",
+            action="store_true",
+            help="people think 2 to 6 s a move (as --think 4); the bots keep the site's pace",
+        )
+        parser.add_argument(
+            "--capacity",
+            default="",
+            help="N,STEP,MAX: rounds of N, N+STEP ... MAX tables until one fails (p95 of move "
+            "-> update over 200 ms, a stalled screen or an error); the largest that held",
+        )
 
     def handle(self, *args, url, **options):
         bases = [loopback_only(u) for u in url.split(",")]
-        figures, elapsed = asyncio.run(run(bases, options))
-        self._report(figures, elapsed, options, bases)
+        if options["paced"]:
+            options["think"] = 4.0
+        if options["capacity"]:
+            self._capacity(bases, options)
+            return
+        figures, elapsed, work = asyncio.run(run(bases, options, ServerWatch(bases)))
+        self._report(figures, elapsed, options, bases, work)
 
-    def _report(self, figures: Figures, elapsed: float, options, bases) -> None:
+    def _capacity(self, bases, options) -> None:
+        try:
+            first, step, most = (int(n) for n in options["capacity"].split(","))
+        except ValueError:
+            raise CommandError("--capacity takes N,STEP,MAX, e.g. 50,25,250") from None
+        held = 0
+        for tables in range(first, most + 1, step):
+            figures, elapsed, work = asyncio.run(
+                run(bases, {**options, "tables": tables}, ServerWatch(bases))
+            )
+            self._report(figures, elapsed, {**options, "tables": tables}, bases, work)
+            p95 = percentile(figures.move_to_update, 95)
+            if not (p95 <= CAPACITY_P95 and not figures.reloads and not figures.errors):
+                break
+            held = tables
+        self.stdout.write(
+            f"CAPACITY tables={held} (move -> update p95 <= {CAPACITY_P95 * 1000:.0f} ms, "
+            "no stalled screen, no error)"
+        )
+
+    def _report(self, figures: Figures, elapsed: float, options, bases, work=None) -> None:
         out = self.stdout.write
         bot_moves = max(0, figures.actions_seen - figures.person_moves)
         out(
@@ -365,6 +469,16 @@ class Command(BaseCommand):
             f"errors {sum(figures.errors.values())} {figures.errors or ''}, reloads "
             f"{figures.reloads}, socket reconnects {figures.reconnects}"
         )
+        if work is not None:
+            share = ", ".join(
+                f"{kind} {1000 * spent / work.moves:.1f}"
+                for kind, spent in sorted(work.seconds.items(), key=lambda item: -item[1])
+                if work.moves
+            )
+            out(
+                f"server CPU per move  {work.per_move_ms:.1f} ms over {work.moves} moves "
+                f"({share}; ms a move)"
+            )
         out(
             f"SUMMARY tables={options['tables']} bots={options['bot_level']} "
             f"think={options['think']:g}s "
@@ -375,4 +489,5 @@ class Command(BaseCommand):
             f"turn_wait_p95={percentile(figures.own_turn_wait, 95):.2f}s "
             f"moves_per_s={figures.actions_seen / elapsed:.1f} "
             f"errors={sum(figures.errors.values())} reloads={figures.reloads}"
+            + (f" cpu_per_move_ms={work.per_move_ms:.1f}" if work is not None else "")
         )
