@@ -4,6 +4,7 @@ The channel layer carries only small events ("table.changed", version n); every 
 renders its own seat's HTML from a selector, so a message never holds another seat's cards.
 """
 
+import math
 from time import monotonic
 
 from channels.db import database_sync_to_async
@@ -44,6 +45,10 @@ class TableConsumer(realtime.PageConsumer):
     default every consumer of the process would queue on one thread (each call is still awaited
     in turn, so one consumer never runs two at once).
     """
+
+    # When the login was last found valid; connect() sets it. A consumer never connected
+    # (a test's) checks at its first render.
+    session_checked_at = -math.inf
 
     async def connect(self):
         user = self.scope["user"]

@@ -127,18 +127,24 @@ def compute(function, *args, lane: Lane = Lane.PLAY, **kwargs):
     for attempt in (1, 2):
         pool = _pool(lane)
         try:
-            future = pool.submit(run_pickled, call)
-        except RuntimeError as error:  # "cannot schedule new futures after shutdown"
-            raise Stopping(str(error)) from error
-        try:
-            return future.result()
+            return _submit(pool, call).result()
         except BrokenProcessPool:
-            # A search process died: every search it shared the pool with fails the same way.
+            # A search process died (between searches, or during this one): every search it
+            # shared the pool with fails the same way.
             _replace_broken(lane, pool)
             if attempt == 2:
                 raise
             log.warning("a %s search process died; trying %s again", lane, function.__name__)
     raise AssertionError("unreachable")
+
+
+def _submit(pool: ProcessPoolExecutor, call: bytes):
+    try:
+        return pool.submit(run_pickled, call)
+    except BrokenProcessPool:  # itself a RuntimeError: a dead process, not a stop
+        raise
+    except RuntimeError as error:  # "cannot schedule new futures after shutdown"
+        raise Stopping(str(error)) from error
 
 
 def search_process_ids(lane: Lane) -> list[int]:

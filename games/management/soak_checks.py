@@ -186,6 +186,7 @@ class TableWatch:
 # --- The server's log ------------------------------------------------------------------------
 
 _ACCESS_LINE = re.compile(r'^\S+:\d+ - - \[[^\]]+\] "')
+_ANSWER_500 = re.compile(_ACCESS_LINE.pattern + r'[^"]*" 5\d\d ')
 _MAKE_LINE = re.compile(
     r"^(make(\[\d+\])?: |\S*python\S* manage\.py |SECRET_KEY=|\S*daphne |Serving )"
 )
@@ -221,6 +222,8 @@ def _fault_spans(lines: list[str]) -> list[tuple[int, int]]:
                 end += 1  # (the exception's own line follows the traceback's indented ones)
                 continue
             break
+        if end > number + 1 and end < len(lines) and _ANSWER_500.match(lines[end]):
+            end += 1  # the failed request's own answer of 500 ends its traceback: one fault
         spans.append((number, end))
         number = end
     return spans
@@ -230,7 +233,12 @@ def fault_signature(fault: str) -> str:
     """A fault in one line: its first line, and a traceback's exception (its last line that
     is not indented) when there is one."""
     lines = [line for line in fault.splitlines() if line.strip()]
-    last = next((line for line in reversed(lines[1:]) if not line[0].isspace()), "")
+    exception_lines = (
+        line
+        for line in reversed(lines[1:])
+        if not line[0].isspace() and not _ACCESS_LINE.match(line)
+    )
+    last = next(exception_lines, "")
     if not last or last.startswith("Traceback"):
         return lines[0]
     return f"{lines[0]} ... {last}"

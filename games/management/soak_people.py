@@ -399,7 +399,7 @@ class Person:
         """One look at the table (`seen`: the tab's count of screens then): a move, a deal on,
         the end, or a wait for the next change."""
         html = screen.html
-        if screen.phase == "over" and ('class="match-over"' in html or "data-practice" in html):
+        if screen.phase == engine.Phase.OVER and ('class="match-over"' in html or "data-practice" in html):
             return "over"  # the match, or the one deal of a practice match
         if screen.my_turn:
             if shared and self.rng.random() < 0.1:
@@ -410,7 +410,7 @@ class Person:
                 return ""  # it changed while they thought: look again
             await self.move(screen)
             return ""
-        if screen.phase == "over" and NEXT_DEAL in html:
+        if screen.phase == engine.Phase.OVER and NEXT_DEAL in html:
             await self.think()
             if self.tab.screen is screen:
                 data = {"version": str(screen.version)}
@@ -455,7 +455,7 @@ class Person:
         """Now and then, something other than the next move; True when something was done.
         Mostly at a moment of decision (their turn, a deal's end), where a person's attention
         is; a tab is also closed at any moment, a bot's turn included."""
-        decision = screen.my_turn or screen.phase == "over"
+        decision = screen.my_turn or screen.phase == engine.Phase.OVER
         roll = self.rng.random() * (1 if decision else 4)
         if roll < 0.025:
             await self.close_tab_for_a_while()

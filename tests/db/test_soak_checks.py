@@ -12,7 +12,7 @@ from aiohttp.test_utils import TestServer
 from django.template.loader import render_to_string
 from django.test import Client
 
-from games import engine, services, tables, turns
+from games import engine, services, turns
 from games.management.site_client import (
     FORMING_RE,
     PLAY_AGAIN_RE,
@@ -47,6 +47,7 @@ from games.management.soak_people import (
     faceup_answer,
     faceup_next,
 )
+from games.tables import services as tables
 
 from .play import play_until
 from .replays import finish_match, play_deals, played_deals
