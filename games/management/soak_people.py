@@ -399,7 +399,9 @@ class Person:
         """One look at the table (`seen`: the tab's count of screens then): a move, a deal on,
         the end, or a wait for the next change."""
         html = screen.html
-        if screen.phase == engine.Phase.OVER and ('class="match-over"' in html or "data-practice" in html):
+        if screen.phase == engine.Phase.OVER and (
+            'class="match-over"' in html or "data-practice" in html
+        ):
             return "over"  # the match, or the one deal of a practice match
         if screen.my_turn:
             if shared and self.rng.random() < 0.1:
@@ -476,11 +478,13 @@ class Person:
             return False
         return True
 
-    async def close_tab_for_a_while(self) -> None:
-        self.world.tally["tabs closed"] += 1
+    async def close_tab_for_a_while(
+        self, tally: str = "tabs closed", away: tuple[float, float] = (2, 20)
+    ) -> None:
+        self.world.tally[tally] += 1
         match_id = self.tab.match_id
         await self.close_tab()
-        await self.think(2, 20)
+        await self.think(*away)
         await self.open_table(match_id)
 
     async def reload(self) -> None:
@@ -488,11 +492,8 @@ class Person:
 
     async def close_tab_on_own_turn(self) -> None:
         """At a shared table, on their own turn: the stand-in must play it while they are away."""
-        self.world.tally["tabs closed on their own turn at a shared table"] += 1
-        match_id = self.tab.match_id
-        await self.close_tab()
-        await self.think(5, 25)
-        await self.open_table(match_id)
+        tally = "tabs closed on their own turn at a shared table"
+        await self.close_tab_for_a_while(tally, away=(5, 25))
 
     async def step_away_and_come_back(self) -> None:
         """Leave the table's page for others (the lobby, home) and come back to it from the
