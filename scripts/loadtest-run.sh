@@ -11,7 +11,9 @@
 # PACE (BOT_PACE_SECONDS, default 0), THINK (the person's time to decide, default 0), PACED=1
 # (people think 2-6 s), CAPACITY=N,STEP,MAX (the most tables that hold) and DEBUG (default
 # false, as `make run`) are read from the environment. The load test prints the server's CPU per
-# move. Run `make run` or `make test` once first: it uses .venv.
+# move. SITE_DIR=/path/to/another/checkout serves that checkout's code instead (this one's .venv
+# and load generator), for before-and-after figures. Run `make run` or `make test` once first:
+# it uses .venv.
 set -u
 TABLES=${1:?tables}; SECONDS_=${2:-60}; BOTS=${3:-easy}; OUT=${4:-var/loadtest}
 cd "$(dirname "$0")/.."
@@ -19,6 +21,9 @@ mkdir -p "$OUT"
 export BOT_PACE_SECONDS=${PACE:-0} DEBUG=${DEBUG:-false}
 export SECRET_KEY=${SECRET_KEY:-loadtest-only-key-not-for-anything-else}
 PY=.venv/bin/python
+SITE=$(realpath "${SITE_DIR:-.}")
+VENV=$(realpath .venv)
+serve() { (cd "$SITE" && PYTHONPATH="$SITE" exec "$@"); }
 pids=()
 stop() { kill "${pids[@]}" 2>/dev/null; wait 2>/dev/null; }
 trap stop EXIT
@@ -34,17 +39,17 @@ else
   export DATABASE_URL="sqlite:///$(realpath "$OUT")/db.sqlite3"
   ports=(8303)
 fi
-$PY manage.py migrate -v0
-$PY manage.py collectstatic --noinput -v0
+serve "$VENV/bin/python" manage.py migrate -v0
+serve "$VENV/bin/python" manage.py collectstatic --noinput -v0
 [ -n "${CAPACITY:-}" ] && $PY manage.py loadtest_users "${CAPACITY##*,}" >/dev/null
 $PY manage.py loadtest_users "$TABLES" >/dev/null
 urls=()
 for port in "${ports[@]}"; do
-  .venv/bin/daphne -b 127.0.0.1 -p "$port" setback_site.asgi:application >"$OUT/daphne-$port.log" 2>&1 &
+  serve "$VENV/bin/daphne" -b 127.0.0.1 -p "$port" setback_site.asgi:application >"$OUT/daphne-$port.log" 2>&1 &
   pids+=($!); urls+=("http://127.0.0.1:$port")
 done
 if [ -n "${REDIS_URL:-}" ]; then
-  .venv/bin/celery -A setback_site worker --queues bots,coach --concurrency 2 --loglevel WARNING >"$OUT/worker.log" 2>&1 &
+  serve "$VENV/bin/celery" -A setback_site worker --queues bots,coach --concurrency 2 --loglevel WARNING >"$OUT/worker.log" 2>&1 &
   pids+=($!)
 fi
 for url in "${urls[@]}"; do

@@ -57,7 +57,9 @@ def wait_until_serving(url: str, processes: list[subprocess.Popen], seconds: flo
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if any(p.poll() is not None for p in processes):
-            sys.exit("serve_behind_proxy: a process exited at start-up (see var/proxy/*.log)")
+            sys.exit(
+                "serve_behind_proxy: a process exited at start-up (see the logs in PROXY_RUN_DIR, var/proxy/ by default)"
+            )
         try:
             with urllib.request.urlopen(url, timeout=5) as answer:
                 if answer.status == 200:
@@ -78,7 +80,8 @@ def main() -> None:
     count = args.daphne or (2 if services else 1)
     if count > 1 and not services:
         sys.exit("serve_behind_proxy: several Daphne processes need DATABASE_URL and REDIS_URL")
-    run_dir = ROOT / "var" / "proxy"
+    # Its configuration, logs and nginx's temporary files (the journeys give one of their own).
+    run_dir = Path(os.environ.get("PROXY_RUN_DIR") or ROOT / "var" / "proxy")
     run_dir.mkdir(parents=True, exist_ok=True)
     ports = [free_port() for _ in range(count)]
     processes = []

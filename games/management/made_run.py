@@ -114,13 +114,17 @@ class MadeRunSite:
             self.process.wait()
 
 
-def start(folder: Path, changes: dict | None = None, timeout: float = 180) -> MadeRunSite:
-    """`make run` on a free port and a SQLite file in `folder`, its output in
-    `folder`/server.log; returns once the home page answers 200."""
+def start(
+    folder: Path, changes: dict | None = None, timeout: float = 180, target: str = "run"
+) -> MadeRunSite:
+    """`make run` (or `make proxy`: nginx before Daphne) on a free port and a SQLite file in
+    `folder`, its output in `folder`/server.log; returns once the home page answers 200."""
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k not in NOT_FOR_THE_SERVER}
     env.update(
         PORT=str(port),
+        PROXY_PORT=str(port),
+        PROXY_RUN_DIR=str(folder / "proxy"),  # nginx's and Daphne's files, beside the database
         DATABASE_URL=f"sqlite:///{folder / 'db.sqlite3'}",
         SECRET_KEY=secrets.token_urlsafe(50),
         **(changes or {}),
@@ -128,7 +132,7 @@ def start(folder: Path, changes: dict | None = None, timeout: float = 180) -> Ma
     log = folder / "server.log"
     with log.open("w") as out:
         server = subprocess.Popen(
-            ["make", "--no-print-directory", "run"],
+            ["make", "--no-print-directory", target],
             cwd=ROOT,
             env=env,
             stdout=out,
