@@ -66,6 +66,10 @@ after_change = Hook("after_change")
 # Inside the transaction that ends a deal that counts (not a practice), with (deal_row, result).
 after_deal = Hook("after_deal")
 
+# Inside the transaction that ends a single-deal match (`Match.single_deal`: a daily deal),
+# with (deal_row, result): the daily deals keep each player's result (games/daily).
+after_single_deal = Hook("after_single_deal")
+
 # Inside the transaction that ends a match that counts, with (match,).
 after_match = Hook("after_match")
 

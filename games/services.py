@@ -185,6 +185,33 @@ def do_start_practice(user, match_id: int, number: int, step: int, bot_level: st
     return match
 
 
+def begin_single_deal(
+    rules: engine.Rules, user, hands: dict, stock: list, dealer: str, bot_seed: int
+) -> Match:
+    """A match of one deal with these cards, `user` in the person's seat and hard bots in the
+    others, seeded by `bot_seed` (`Match.bot_seed`): a daily deal (games/daily), the same for
+    everyone who plays it. In the caller's transaction; the first bot is told once it commits."""
+    seat_of_user = human_seat(rules)
+    match = Match.objects.create(
+        rules=rules.to_spec(),
+        host=user,
+        first_dealer=dealer,
+        totals={side: 0 for side in rules.sides},
+        single_deal=True,
+        bot_seed=bot_seed,
+    )
+    Seat.objects.bulk_create(
+        Seat(match=match, position=position, user=user)
+        if position == seat_of_user
+        else Seat(match=match, position=position, bot_level=BotLevel.HARD)
+        for position in rules.seats
+    )
+    deal_row = Deal.objects.create(match=match, number=1, dealer=dealer, hands=hands, stock=stock)
+    save_state_columns(deal_row, selectors.deal_from_rows(deal_row, [], rules))
+    announce_after_commit(match, deal_row)
+    return match
+
+
 def begin_offline_match(rules: engine.Rules, host, first_dealer: str, bots: dict) -> Match:
     """A match `host` played against bots (`bots`: seat -> level) in their browser
     (games/offline), to keep its deals in as they come home and are checked
@@ -403,8 +430,10 @@ def _finish_deal(match: Match, deal_row: Deal, state: engine.Deal) -> None:
     deal_row.result = result.to_json()
     deal_row.finished_at = timezone.now()
     deal_row.save(update_fields=["result", "finished_at"])
-    if match.is_practice:
+    if match.is_practice or match.single_deal:
         # One deal, then over: no winner, and nothing for statistics or ratings.
+        if match.single_deal:
+            hooks.after_single_deal(deal_row, deal_row.result)
         match.totals = {
             side: match.totals.get(side, 0) + delta for side, delta in result.score.items()
         }
