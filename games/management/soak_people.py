@@ -399,7 +399,9 @@ class Person:
         """One look at the table (`seen`: the tab's count of screens then): a move, a deal on,
         the end, or a wait for the next change."""
         html = screen.html
-        if screen.phase == engine.Phase.OVER and ('class="match-over"' in html or "data-practice" in html):
+        if screen.phase == engine.Phase.OVER and (
+            'class="match-over"' in html or "data-practice" in html
+        ):
             return "over"  # the match, or the one deal of a practice match
         if screen.my_turn:
             if shared and self.rng.random() < 0.1:
