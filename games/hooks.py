@@ -92,6 +92,11 @@ review_scored = Hook("review_scored")
 # (match, seat, **context) and returning HTML (the coach's panel).
 table_panels = Hook("table_panels")
 
+# Extra sections of a player's page, each function called with (player, viewer) and returning
+# HTML, shown only where the page shows the player's record (their history is public, or it is
+# the viewer's own): the daily deals' last 30 days and streak (games/daily).
+player_panels = Hook("player_panels")
+
 # Tasks will run in this process (no broker; games/dispatch.py), with (): start the sweeper here.
 in_process_tasks_started = Hook("in_process_tasks_started")
 

@@ -17,5 +17,6 @@ class DailyConfig(AppConfig):
         # The core says a single deal ended, in its transaction: the player's result is kept.
         hooks.after_single_deal.register(services.record_result)
         hooks.table_panels.register(panels.daily_panel)
+        hooks.player_panels.register(panels.player_panel)
         # Today's set is made soon after midnight by whichever process's sweeper ticks first.
         sweeping.connect(services.make_todays_set, dispatch_uid="daily-set")

@@ -6,6 +6,7 @@ from django.urls import reverse
 
 from games.models import Match
 
+from . import selectors
 from .models import DailyPlay
 
 
@@ -29,3 +30,12 @@ def daily_panel(match: Match, position: str, **already_read) -> str:
             "field_url": reverse("daily:deal", args=[day, number]) if over else "",
         },
     )
+
+
+def player_panel(player, viewer) -> str:
+    """The daily deals on a player's page (`hooks.player_panels`): nothing for someone who
+    never played them."""
+    record = selectors.player_record(player)
+    if not record.days and not record.streak:
+        return ""
+    return render_to_string("daily/_player.html", {"record": record})

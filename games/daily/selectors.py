@@ -397,3 +397,67 @@ def field_play(day: datetime.date, number: int, play_id: int, user) -> DailyPlay
     if play is None:
         raise NotFound("There is no such play to replay.")
     return play
+
+
+# --- A person's record, on their player page --------------------------------------------------
+
+RECORD_DAYS = 30
+
+
+@dataclass(frozen=True)
+class DayResult:
+    day: datetime.date
+    played: int
+    percent: float
+
+
+@dataclass(frozen=True)
+class PlayerRecord:
+    days: list[DayResult]  # the last 30 days that are over, newest first
+    streak: int  # days in a row with a deal played, up to today (or yesterday)
+    average: float | None
+
+
+def player_record(player) -> PlayerRecord:
+    """The player's last 30 finished days (a day still going shows nothing of its deals), their
+    streak and their average percentage. The fields come grouped by score from the database:
+    a few rows a deal, however many played it."""
+    now = today()
+    since = now - datetime.timedelta(days=RECORD_DAYS)
+    mine = list(
+        _counted_finished(user=player, deal__daily_set__day__gte=since).values_list(
+            "deal_id", "deal__daily_set__day", "score"
+        )
+    )
+    past = [(deal_id, day, score) for deal_id, day, score in mine if day < now]
+    fields = _grouped_fields({deal_id for deal_id, _, _ in past})
+    percents = defaultdict(list)
+    for deal_id, day, score in past:
+        percents[day].append(fields[deal_id].percent(score))
+    days = [DayResult(day, len(p), day_percent(p)) for day, p in sorted(percents.items())][::-1]
+    every = [p for day in days for p in percents[day.day]]
+    return PlayerRecord(
+        days=days,
+        streak=_streak({day for _, day, _ in mine}, now),
+        average=day_percent(every) if every else None,
+    )
+
+
+def _grouped_fields(deal_ids) -> dict[int, Field]:
+    counts = defaultdict(list)
+    rows = _counted_finished(deal_id__in=list(deal_ids)).order_by().values("deal_id", "score")
+    for deal_id, score, count in rows.annotate(count=Count("pk")).values_list(
+        "deal_id", "score", "count"
+    ):
+        counts[deal_id].extend([score] * count)
+    return {deal_id: Field(scores) for deal_id, scores in counts.items()}
+
+
+def _streak(days_played: set, now: datetime.date) -> int:
+    """Days in a row with a deal played, ending today, or yesterday if today is not played yet."""
+    day = now if now in days_played else now - datetime.timedelta(days=1)
+    streak = 0
+    while day in days_played:
+        streak += 1
+        day -= datetime.timedelta(days=1)
+    return streak

@@ -237,3 +237,26 @@ def test_pages_link_the_daily_deals(logged_in_client):
     assert page.status_code == 200
     assert b"Play</button>" in page.content
     assert not DailySet.objects.exists()  # a GET makes nothing
+
+
+def test_the_player_page_shows_the_last_30_days_and_the_streak(client, make_user):
+    now = services.today()
+    ann, ben = make_user("ann"), make_user("ben")
+    for days_ago, ann_score, ben_score in ((1, 4, 2), (2, -2, 3), (40, 4, 0)):
+        daily_set = services.ensure_day(now - datetime.timedelta(days=days_ago))
+        deal_row = daily_set.deals.get(number=1)
+        _hand_made_play(ann, deal_row, ann_score)
+        _hand_made_play(ben, deal_row, ben_score)
+    today_deal = services.ensure_day(now).deals.get(number=1)
+    _hand_made_play(ann, today_deal, 1)  # today's: counts for the streak, shows no result yet
+    record = selectors.player_record(ann)
+    assert [(d.day, d.played, d.percent) for d in record.days] == [
+        (now - datetime.timedelta(days=1), 1, 100.0),
+        (now - datetime.timedelta(days=2), 1, 0.0),
+    ]
+    assert record.streak == 3 and record.average == 50.0
+    page = client.get(reverse("player", args=["ann"])).content.decode()
+    assert "Streak: <strong>3</strong>" in page and "50.0%" in page
+    ann.history_public = False
+    ann.save()
+    assert "Streak" not in client.get(reverse("player", args=["ann"])).content.decode()
