@@ -110,6 +110,8 @@ def lock_for_rematch(match_id: int, user) -> tuple[Match, Match | None]:
     old, _ = selectors.players_match(match_id, user, lock=True)
     if old.status != Match.Status.FINISHED:
         raise GameError("The match is not over yet.")
+    if old.single_deal:
+        raise GameError("A daily deal is played once: there is no rematch.")
     return old, old.rematches.order_by("pk").first()
 
 

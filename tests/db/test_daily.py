@@ -260,3 +260,18 @@ def test_the_player_page_shows_the_last_30_days_and_the_streak(client, make_user
     ann.history_public = False
     ann.save()
     assert "Streak" not in client.get(reverse("player", args=["ann"])).content.decode()
+
+
+def test_a_daily_table_leads_back_to_the_day_not_to_a_rematch(
+    logged_in_client, user, quick_hard_bots
+):
+    day = services.today()
+    match = services.do_play(user, day, 1)
+    page = logged_in_client.get(reverse("table", args=[match.pk])).content.decode()
+    assert "Daily deal 1 of" in page and "data-next-deal" not in page
+    finish(match)
+    page = logged_in_client.get(reverse("table", args=[match.pk])).content.decode()
+    assert reverse("daily:deal", args=[day.isoformat(), 1]) in page
+    assert "data-next-deal" not in page and "match-over" not in page
+    assert logged_in_client.post(reverse("rematch", args=[match.pk])).status_code == 400
+    assert Match.objects.count() == 1
