@@ -103,6 +103,8 @@ def day_page(day: datetime.date, user) -> DayPage:
     lines = mark_next(
         [_deal_line(number, mine.get(number), fields, is_today) for number in _numbers()]
     )
+    if daily_set is None and not is_today:
+        lines = []  # no deals were dealt that day
     # The day's table: on the deals the viewer may see (all of them once the day is over).
     table, my_row, people = day_table(daily_set, visible, user) if daily_set else ([], None, 0)
     page = DayPage(

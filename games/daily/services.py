@@ -79,7 +79,11 @@ def do_play(user, day: datetime.date, number: int):
     if not 1 <= number <= deals.DEALS_A_DAY:
         raise NotFound("There is no such deal.")
     counted = day == today()
-    daily_set = ensure_day(day)
+    # Today's set is made if need be; a past day is practised only if its set was made then
+    # (the sweeper makes every day's), so no request can fill the table with sets of old dates.
+    daily_set = ensure_day(day) if counted else DailySet.objects.filter(day=day).first()
+    if daily_set is None:
+        raise NotFound("No deals were dealt that day.")
     deal_row = daily_set.deals.get(number=number)
     mine = DailyPlay.objects.filter(deal=deal_row, user=user, counted=counted)
     existing = mine.filter(finished_at__isnull=True).first() if not counted else mine.first()

@@ -51,7 +51,7 @@ def _day_page(request: HttpRequest, on: datetime.date) -> HttpResponse:
         "daily/day.html",
         {
             "page": page,
-            "previous_day": on - datetime.timedelta(days=1),
+            "previous_day": on - datetime.timedelta(days=1) if on > datetime.date.min else None,
             "next_day": on + datetime.timedelta(days=1) if on < services.today() else None,
         },
     )

@@ -162,6 +162,10 @@ def test_the_same_play_meets_the_same_replies(make_user, quick_hard_bots):
 
 def test_a_past_day_is_practice_never_counted(user, quick_hard_bots):
     yesterday = services.today() - datetime.timedelta(days=1)
+    with pytest.raises(services.NotFound):
+        services.do_play(user, yesterday, 3)  # a day nobody dealt: nothing to practise
+    assert not DailySet.objects.exists()
+    services.ensure_day(yesterday)
     match = finish(services.do_play(user, yesterday, 3))  # any deal, any order
     play = DailyPlay.objects.get(match=match)
     assert not play.counted
