@@ -15,8 +15,10 @@ from itertools import takewhile
 from django.contrib.auth import get_user_model
 from django.db.models import Count, Q
 
+from games import engine
 from games.engine.display import seat_name
 from games.errors import NotFound
+from games.replay.frames import Timeline, build_frame
 
 from . import deals
 from .matchpoints import Field, day_percent
@@ -463,3 +465,26 @@ def _streak(days_played: set, now: datetime.date) -> int:
         streak += 1
         day -= datetime.timedelta(days=1)
     return streak
+
+
+def par_frame(day: datetime.date, number: int, user, step: int, url_of):
+    """A step of deal `number`'s par line (the hard bots in every seat), for a viewer who may see
+    the deal's field; every hand face up, as in any replay of a finished deal."""
+    if number not in visible_numbers(day, user):
+        raise NotFound("Finish this deal to see how the others played it.")
+    deal_row = DailyDeal.objects.select_related("daily_set").filter(
+        daily_set__day=day, number=number
+    )
+    deal_row = deal_row.first()
+    if deal_row is None or deal_row.par_tokens is None:
+        raise NotFound("Par is being worked out.")
+    state = engine.Deal(
+        engine.Rules.from_spec(deal_row.daily_set.rules),
+        deal_row.dealer,
+        deal_row.hands,
+        deal_row.stock,
+    )
+    for token in deal_row.par_tokens:
+        state.apply(token)
+    names = {seat: seat_name(seat) for seat in state.rules.seats}
+    return build_frame(Timeline(state), step, number=number, names=names, url_of=url_of)

@@ -117,3 +117,27 @@ def play_replay(
     )
     template = "replay/_replay.html" if request.htmx else "replay/replay.html"
     return render(request, template, {"frame": frame, "page": page})
+
+
+@login_required
+@refused_as_pages
+def par_replay(request: HttpRequest, day: str, number: int, step: int) -> HttpResponse:
+    """The par line of a deal (the hard bots in every seat, yours too), step by step."""
+    on = selectors.parse_day(day)
+    try:
+        frame = selectors.par_frame(
+            on,
+            number,
+            request.user,
+            step,
+            lambda n: reverse("daily:par_replay", args=[day, number, n]),
+        )
+    except NoSuchStep:
+        raise NotFound("This deal has no such step.") from None
+    page = ReplayPage(
+        heading=f"Par of daily deal {number}, {day}: the hard bots in every seat",
+        back_url=reverse("daily:deal", args=[day, number]),
+        back_label=f"Deal {number} against the field",
+    )
+    template = "replay/_replay.html" if request.htmx else "replay/replay.html"
+    return render(request, template, {"frame": frame, "page": page})

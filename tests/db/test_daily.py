@@ -279,3 +279,20 @@ def test_a_daily_table_leads_back_to_the_day_not_to_a_rematch(
     assert "data-next-deal" not in page and "match-over" not in page
     assert logged_in_client.post(reverse("rematch", args=[match.pk])).status_code == 400
     assert Match.objects.count() == 1
+
+
+def test_the_par_line_is_replayed_once_the_deal_is_finished(
+    logged_in_client, user, quick_hard_bots
+):
+    day = services.today()
+    services.ensure_day(day)
+    deal_row = DailyDeal.objects.get(number=1)
+    services.do_compute_par(deal_row.pk, level="easy")
+    url = reverse("daily:par_replay", args=[day.isoformat(), 1, 0])
+    assert logged_in_client.get(url).status_code == 404  # not before one's own play
+    finish(services.do_play(user, day, 1))
+    response = logged_in_client.get(url)
+    assert response.status_code == 200 and b"Par of daily deal 1" in response.content
+    last = len(DailyDeal.objects.get(number=1).par_tokens)
+    assert logged_in_client.get(url.replace("/0/", f"/{last}/")).status_code == 200
+    assert logged_in_client.get(url.replace("/0/", f"/{last + 1}/")).status_code == 404
