@@ -6,7 +6,7 @@ asking again (a reload, a second tab, a double click) gives the same match.
 """
 
 import datetime
-import logging
+from functools import partial
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
@@ -20,8 +20,6 @@ from games.models import Action, Deal
 
 from . import deals
 from .models import DailyDeal, DailyPlay, DailySet
-
-log = logging.getLogger(__name__)
 
 PAR_LEVEL = "hard"
 
@@ -41,7 +39,7 @@ def ensure_day(day: datetime.date) -> DailySet:
     try:
         with transaction.atomic():
             daily_set = DailySet.objects.create(day=day, rules=deals.RULES)
-            made = DailyDeal.objects.bulk_create(
+            DailyDeal.objects.bulk_create(
                 DailyDeal(
                     daily_set=daily_set,
                     number=deal.number,
@@ -54,13 +52,6 @@ def ensure_day(day: datetime.date) -> DailySet:
             )
     except IntegrityError:
         return DailySet.objects.get(day=day)
-    for deal_row in made:
-        transaction.on_commit(
-            lambda deal_id=deal_row.pk: dispatch.enqueue(
-                dispatch.registered_task("games.daily.tasks.compute_par"), deal_id
-            ),
-            robust=True,
-        )
     return daily_set
 
 
@@ -110,6 +101,10 @@ def _finished_before(user, daily_set: DailySet, number: int) -> bool:
 
 
 def _start(user, deal_row: DailyDeal, rules_spec, counted: bool) -> DailyPlay:
+    if deal_row.par_score is None and not deal_row.plays.exists():
+        # Par is worked out when a deal is first played (a day nobody plays costs no search),
+        # and is ready long before the first person finishes the deal.
+        transaction.on_commit(partial(_enqueue_par, deal_row.pk), robust=True)
     match = game_services.begin_single_deal(
         engine.Rules.from_spec(rules_spec),
         user,
@@ -119,6 +114,10 @@ def _start(user, deal_row: DailyDeal, rules_spec, counted: bool) -> DailyPlay:
         bot_seed=deal_row.bot_seed,
     )
     return DailyPlay.objects.create(deal=deal_row, user=user, match=match, counted=counted)
+
+
+def _enqueue_par(deal_id: int) -> None:
+    dispatch.enqueue(dispatch.registered_task("games.daily.tasks.compute_par"), deal_id)
 
 
 def record_result(deal_row: Deal, result: dict) -> None:

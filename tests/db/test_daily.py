@@ -296,3 +296,21 @@ def test_the_par_line_is_replayed_once_the_deal_is_finished(
     last = len(DailyDeal.objects.get(number=1).par_tokens)
     assert logged_in_client.get(url.replace("/0/", f"/{last}/")).status_code == 200
     assert logged_in_client.get(url.replace("/0/", f"/{last + 1}/")).status_code == 404
+
+
+def test_par_is_asked_for_when_a_deal_is_first_played(
+    user, bob, django_capture_on_commit_callbacks, monkeypatch
+):
+    asked = []
+    monkeypatch.setattr("games.dispatch.enqueue", lambda task, *args, **kw: asked.append(args))
+    day = services.today()
+    services.ensure_day(day)
+    assert asked == []  # a day's set alone costs no search
+    with django_capture_on_commit_callbacks(execute=True):
+        services.do_play(user, day, 1)
+    deal_id = DailyDeal.objects.get(number=1).pk
+    assert (deal_id,) in asked
+    asked.clear()
+    with django_capture_on_commit_callbacks(execute=True):
+        services.do_play(bob, day, 1)
+    assert (deal_id,) not in asked  # asked once, by the first play
