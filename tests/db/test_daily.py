@@ -14,6 +14,7 @@ from games.daily.models import DailyDeal, DailyPlay, DailySet
 from games.engine import bots
 from games.engine.bots.search import Config
 from games.models import Match
+from tests.hidden import leaks
 
 from .play import play_until
 
@@ -314,3 +315,18 @@ def test_par_is_asked_for_when_a_deal_is_first_played(
     with django_capture_on_commit_callbacks(execute=True):
         services.do_play(bob, day, 1)
     assert (deal_id,) not in asked  # asked once, by the first play
+
+
+def test_a_daily_table_and_the_day_s_page_show_no_hidden_card(
+    logged_in_client, user, bob, quick_hard_bots
+):
+    day = services.today()
+    finish(services.do_play(bob, day, 1))  # someone has played the deal out
+    match = services.do_play(user, day, 1)
+    play_until(match, stop=lambda m: m.version >= 6)  # the auction is over, cards are falling
+    page = logged_in_client.get(reverse("table", args=[match.pk])).content.decode()
+    assert not leaks(page, match, "S")
+    # The day's page names no card at all while the deal is unfinished.
+    day_page = logged_in_client.get(reverse("daily:today")).content.decode()
+    cards = {card for hand in DailyDeal.objects.get(number=1).hands.values() for card in hand}
+    assert not [card for card in cards if f">{card}<" in day_page or f'"{card}"' in day_page]
