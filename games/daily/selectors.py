@@ -284,6 +284,8 @@ class Comparison:
     par_score: int | None = None
     par_auction: str = ""
     par_contract: str = ""
+    # Your play and the par line, move by move: (step, your move, par's move, differ).
+    side_by_side: list[tuple[int, str, str, bool]] = field(default_factory=list)
 
 
 # The house rules' calls (the set's rules): the par line's auction is its tokens up to the first card.
@@ -311,7 +313,11 @@ def deal_comparison(day: datetime.date, number: int, user) -> Comparison:
     the results, the most common auctions, others' replays and par."""
     if number not in visible_numbers(day, user):
         raise NotFound("Finish this deal to see how the others played it.")
-    deal_row = DailyDeal.objects.filter(daily_set__day=day, number=number).first()
+    deal_row = (
+        DailyDeal.objects.select_related("daily_set")
+        .filter(daily_set__day=day, number=number)
+        .first()
+    )
     if deal_row is None:
         raise NotFound("Nobody has played this deal.")
     counted = _counted_finished(deal=deal_row)
@@ -335,7 +341,37 @@ def deal_comparison(day: datetime.date, number: int, user) -> Comparison:
     if deal_row.par_tokens is not None:
         calls = takewhile(lambda token: token in CALLS, deal_row.par_tokens)
         comparison.par_auction = auction_words(" ".join(calls))
+        if my_play is not None:
+            comparison.side_by_side = side_by_side(deal_row, my_play)
     return comparison
+
+
+def _par_state(deal_row: DailyDeal) -> engine.Deal:
+    state = engine.Deal(
+        engine.Rules.from_spec(deal_row.daily_set.rules),
+        deal_row.dealer,
+        deal_row.hands,
+        deal_row.stock,
+    )
+    for token in deal_row.par_tokens:
+        state.apply(token)
+    return state
+
+
+def side_by_side(deal_row: DailyDeal, play: DailyPlay) -> list[tuple[int, str, str, bool]]:
+    """Your play's moves beside the par line's, step by step ("S 3", "E 7H"): where they part
+    is where your result and par's began to differ."""
+    par = [f"{seat} {token}" for seat, token in _par_state(deal_row).history]
+    mine = [
+        f"{seat} {token}"
+        for seat, token in play.match.deals.get(number=1)
+        .actions.order_by("sequence")
+        .values_list("seat", "token")
+    ]
+    length = max(len(par), len(mine))
+    par += [""] * (length - len(par))
+    mine += [""] * (length - len(mine))
+    return [(step + 1, m, p, m != p) for step, (m, p) in enumerate(zip(mine, par, strict=True))]
 
 
 def _grouped(queryset, *fields):
@@ -478,13 +514,6 @@ def par_frame(day: datetime.date, number: int, user, step: int, url_of):
     deal_row = deal_row.first()
     if deal_row is None or deal_row.par_tokens is None:
         raise NotFound("Par is being worked out.")
-    state = engine.Deal(
-        engine.Rules.from_spec(deal_row.daily_set.rules),
-        deal_row.dealer,
-        deal_row.hands,
-        deal_row.stock,
-    )
-    for token in deal_row.par_tokens:
-        state.apply(token)
+    state = _par_state(deal_row)
     names = {seat: seat_name(seat) for seat in state.rules.seats}
     return build_frame(Timeline(state), step, number=number, names=names, url_of=url_of)

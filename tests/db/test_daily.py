@@ -294,6 +294,10 @@ def test_the_par_line_is_replayed_once_the_deal_is_finished(
     finish(services.do_play(user, day, 1))
     response = logged_in_client.get(url)
     assert response.status_code == 200 and b"Par of daily deal 1" in response.content
+    comparison = selectors.deal_comparison(day, 1, user)
+    par_line = DailyDeal.objects.get(number=1).par_tokens
+    assert [p.split()[1] for _, _, p, _ in comparison.side_by_side if p] == par_line
+    assert all(differ == (m != p) for _, m, p, differ in comparison.side_by_side)
     last = len(DailyDeal.objects.get(number=1).par_tokens)
     assert logged_in_client.get(url.replace("/0/", f"/{last}/")).status_code == 200
     assert logged_in_client.get(url.replace("/0/", f"/{last + 1}/")).status_code == 404
