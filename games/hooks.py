@@ -66,6 +66,10 @@ after_change = Hook("after_change")
 # Inside the transaction that ends a deal that counts (not a practice), with (deal_row, result).
 after_deal = Hook("after_deal")
 
+# Inside the transaction that ends a single-deal match (`Match.single_deal`: a daily deal),
+# with (deal_row, result): the daily deals keep each player's result (games/daily).
+after_single_deal = Hook("after_single_deal")
+
 # Inside the transaction that ends a match that counts, with (match,).
 after_match = Hook("after_match")
 
@@ -87,6 +91,11 @@ review_scored = Hook("review_scored")
 # Extra panels a table's page shows beside the cards, each function called with
 # (match, seat, **context) and returning HTML (the coach's panel).
 table_panels = Hook("table_panels")
+
+# Extra sections of a player's page, each function called with (player, viewer) and returning
+# HTML, shown only where the page shows the player's record (their history is public, or it is
+# the viewer's own): the daily deals' last 30 days and streak (games/daily).
+player_panels = Hook("player_panels")
 
 # Tasks will run in this process (no broker; games/dispatch.py), with (): start the sweeper here.
 in_process_tasks_started = Hook("in_process_tasks_started")

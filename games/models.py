@@ -81,6 +81,12 @@ class Match(models.Model):
     # Played in the person's browser (games/offline), its deals checked here once they came
     # home: shown in history and counted in statistics as played offline, never rated.
     played_offline = models.BooleanField(default=False)
+    # One deal, then over, like a practice deal (never counted in statistics or ratings), its
+    # end told to `hooks.after_single_deal`: a daily deal (games/daily) is one.
+    single_deal = models.BooleanField(default=False)
+    # The bots' searches are seeded from this instead of the match's number when set, so that
+    # the same cards and the same moves meet the same replies at every table (the daily deals).
+    bot_seed = models.BigIntegerField(null=True, blank=True)
 
     class Meta:
         indexes = [models.Index(fields=["status", "-updated_at"])]

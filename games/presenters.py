@@ -158,6 +158,9 @@ class TableView:
     rematch_id: int | None = None
     invite_code: str = ""
     practice: PracticeNote | None = None  # a practice deal ("play from here")
+    # One deal and over (a daily deal): no match result, no next deal, no rematch; its own
+    # panel (hooks.table_panels) says where to go next.
+    single_deal: bool = False
 
 
 def side_label(
@@ -258,6 +261,7 @@ def table_view(
         else None,
         invite_code=match.invite_code or "",
         practice=_practice_note(match, rules, seen.seats, observer, seen.over),
+        single_deal=match.single_deal,
     )
 
 

@@ -110,6 +110,8 @@ def lock_for_rematch(match_id: int, user) -> tuple[Match, Match | None]:
     old, _ = selectors.players_match(match_id, user, lock=True)
     if old.status != Match.Status.FINISHED:
         raise GameError("The match is not over yet.")
+    if old.single_deal:
+        raise GameError("A daily deal is played once: there is no rematch.")
     return old, old.rematches.order_by("pk").first()
 
 
@@ -182,6 +184,33 @@ def do_start_practice(user, match_id: int, number: int, step: int, bot_level: st
         state = selectors.deal_from_rows(deal_row, [a.token for a in actions[:step]], rules)
         save_state_columns(practice, state)
         announce_after_commit(match)
+    return match
+
+
+def begin_single_deal(
+    rules: engine.Rules, user, hands: dict, stock: list, dealer: str, bot_seed: int
+) -> Match:
+    """A match of one deal with these cards, `user` in the person's seat and hard bots in the
+    others, seeded by `bot_seed` (`Match.bot_seed`): a daily deal (games/daily), the same for
+    everyone who plays it. In the caller's transaction; the first bot is told once it commits."""
+    seat_of_user = human_seat(rules)
+    match = Match.objects.create(
+        rules=rules.to_spec(),
+        host=user,
+        first_dealer=dealer,
+        totals={side: 0 for side in rules.sides},
+        single_deal=True,
+        bot_seed=bot_seed,
+    )
+    Seat.objects.bulk_create(
+        Seat(match=match, position=position, user=user)
+        if position == seat_of_user
+        else Seat(match=match, position=position, bot_level=BotLevel.HARD)
+        for position in rules.seats
+    )
+    deal_row = Deal.objects.create(match=match, number=1, dealer=dealer, hands=hands, stock=stock)
+    save_state_columns(deal_row, selectors.deal_from_rows(deal_row, [], rules))
+    announce_after_commit(match, deal_row)
     return match
 
 
@@ -403,8 +432,10 @@ def _finish_deal(match: Match, deal_row: Deal, state: engine.Deal) -> None:
     deal_row.result = result.to_json()
     deal_row.finished_at = timezone.now()
     deal_row.save(update_fields=["result", "finished_at"])
-    if match.is_practice:
+    if match.is_practice or match.single_deal:
         # One deal, then over: no winner, and nothing for statistics or ratings.
+        if match.single_deal:
+            hooks.after_single_deal(deal_row, deal_row.result)
         match.totals = {
             side: match.totals.get(side, 0) + delta for side, delta in result.score.items()
         }

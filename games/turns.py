@@ -10,6 +10,7 @@ from enum import StrEnum
 from django.conf import settings
 
 from . import engine, selectors
+from .engine.par import step_seed
 from .models import Deal, Match
 
 
@@ -99,9 +100,11 @@ def waiting_at(match: Match, deal_row: Deal) -> Waiting:
     )
 
 
-def search_seed(match_id: int, version: int) -> int:
-    """The seed of a search at a table's moment: the hard bot's and the coach's, so they agree."""
-    return match_id * 1_000_003 + version
+def search_seed(match_id: int, version: int, bot_seed: int | None = None) -> int:
+    """The seed of a search at a table's moment: the hard bot's and the coach's, so they agree.
+    A match with its own `bot_seed` (a daily deal) is seeded from it, not from its number: the
+    same moves on the same cards then meet the same replies at every table."""
+    return step_seed(match_id if bot_seed is None else bot_seed, version)
 
 
 @dataclass(frozen=True)
@@ -141,5 +144,5 @@ def bot_turn(
         seat=seat,
         level=level,
         observation=state.observation(seat, match_totals=dict(match.totals)),
-        seed=search_seed(match.pk, version),
+        seed=search_seed(match.pk, version, match.bot_seed),
     )

@@ -65,6 +65,7 @@ INSTALLED_APPS = [
     "games.offline",
     "axes",
     "games.lobby",
+    "games.daily",
     # The site's own commands: backup and restore (setback_site/backups.py); no models.
     "setback_site",
 ]
@@ -294,6 +295,8 @@ CELERY_TASK_ROUTES = {
     "games.replay.tasks.*": {"queue": f"{QUEUE_PREFIX}coach"},  # face-up analysis
     # The check of an offline deal searches every bot move again: heavy, and never urgent.
     "games.offline.tasks.*": {"queue": f"{QUEUE_PREFIX}coach"},
+    # A daily deal's par: a whole deal of hard searches, once a day per deal.
+    "games.daily.tasks.*": {"queue": f"{QUEUE_PREFIX}coach"},
 }
 
 # Without workers, the web process runs searches (bot decisions, coach advice) in this many

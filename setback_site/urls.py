@@ -7,6 +7,7 @@ urlpatterns = [
     path("", include("games.replay.urls")),
     path("stats/", include("games.stats.urls")),
     path("lobby/", include("games.lobby.urls")),
+    path("daily/", include("games.daily.urls")),
     path("", include("games.stats.player_urls")),
     path("coach/", include("games.coach.urls")),
     path("offline/", include("games.offline.urls")),

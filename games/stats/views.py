@@ -5,6 +5,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
+from games import hooks
 from games import selectors as game_selectors
 from games.engine import PRESET_NAMES
 
@@ -52,6 +53,9 @@ def player(request: HttpRequest, name: str) -> HttpResponse:
             "preset_rows": [(line, drawn.get(line.preset)) for line in page.presets],
             "muted": person.pk in blocks["mute"],
             "blocked": person.pk in blocks["block"],
+            "panels": hooks.player_panels(person, request.user)
+            if page.history_public or page.is_me
+            else [],
         },
     )
 

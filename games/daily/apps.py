@@ -1,0 +1,22 @@
+from django.apps import AppConfig
+
+
+class DailyConfig(AppConfig):
+    default_auto_field = "django.db.models.BigAutoField"
+    name = "games.daily"
+    label = "daily"
+    verbose_name = "Daily deals"
+
+    def ready(self):
+        from games import dispatch, hooks
+        from games.signals import sweeping
+
+        from . import panels, services, tasks
+
+        dispatch.register_task(tasks.compute_par)  # the services enqueue it by name
+        # The core says a single deal ended, in its transaction: the player's result is kept.
+        hooks.after_single_deal.register(services.record_result)
+        hooks.table_panels.register(panels.daily_panel)
+        hooks.player_panels.register(panels.player_panel)
+        # Today's set is made soon after midnight by whichever process's sweeper ticks first.
+        sweeping.connect(services.make_todays_set, dispatch_uid="daily-set")

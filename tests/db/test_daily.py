@@ -1,0 +1,336 @@
+"""The daily deals (games/daily, docs/daily.md): one set a day, played once, compared fairly,
+nothing of a deal shown before one has played it."""
+
+import datetime
+import re
+
+import pytest
+from django.urls import reverse
+
+from games import selectors as game_selectors
+from games.daily import deals, selectors, services
+from games.daily.matchpoints import Field, day_percent
+from games.daily.models import DailyDeal, DailyPlay, DailySet
+from games.engine import bots
+from games.engine.bots.search import Config
+from games.models import Match
+from tests.hidden import leaks
+
+from .play import play_until
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def quick_hard_bots(monkeypatch, searches_in_this_process):
+    """The hard level with a tiny search budget, in this process: the same seeding, in a blink."""
+    monkeypatch.setitem(bots.CONFIGS, "hard", Config(budget=8, bid_budget=8, exact_tricks=0))
+    bots.level_config.cache_clear()
+    yield
+    bots.level_config.cache_clear()
+
+
+def finish(match: Match) -> Match:
+    """Play a daily deal to its end: the bots' turns with the bot task, the person's first legal move."""
+    return play_until(match)
+
+
+def tokens_of(match: Match) -> list[str]:
+    deal_row = game_selectors.current_deal(match)
+    return list(deal_row.actions.order_by("sequence").values_list("token", flat=True))
+
+
+# --- Matchpoints, on hand-made results ---------------------------------------------------------
+
+
+def test_matchpoints_one_per_result_beaten_half_per_tie():
+    field = Field([4, 2, 2, -3, 0])
+    assert field.matchpoints(4) == 4 and field.percent(4) == 100.0
+    assert field.matchpoints(2) == 2.5 and field.percent(2) == 62.5  # beats 0 and -3, ties one 2
+    assert field.percent(0) == 25.0
+    assert field.percent(-3) == 0.0
+    assert Field([1]).percent(1) == 50.0  # alone: nobody to compare with
+    assert Field([3, 1]).percent(2, own=False) == 50.0  # a practice score, not one of the field
+    assert day_percent([100.0, 62.5, 25.0]) == pytest.approx(62.5)
+
+
+def _hand_made_play(user, deal_row, score, pitcher="S", bid=2, made=True, auction="pass 2"):
+    match = Match.objects.create(
+        rules="house", host=user, first_dealer="N", status=Match.Status.FINISHED, single_deal=True
+    )
+    return DailyPlay.objects.create(
+        deal=deal_row,
+        user=user,
+        match=match,
+        counted=True,
+        finished_at=match.created_at,
+        score=score,
+        pitcher=pitcher,
+        bid=bid,
+        made=made,
+        auction=auction,
+    )
+
+
+def test_the_day_s_table_from_hand_made_results(make_user):
+    day = services.today()
+    daily_set = services.ensure_day(day)
+    one, two = daily_set.deals.get(number=1), daily_set.deals.get(number=2)
+    ann, ben, cat = make_user("ann"), make_user("ben"), make_user("cat")
+    # Deal 1: ann 4, ben 2, cat 2.  Deal 2: ann -2, ben 3.
+    _hand_made_play(ann, one, 4)
+    _hand_made_play(ben, one, 2)
+    _hand_made_play(cat, one, 2, pitcher="E", made=False)
+    _hand_made_play(ann, two, -2, made=False)
+    _hand_made_play(ben, two, 3)
+    table, my_row, people = selectors.day_table(daily_set, {1, 2}, ann)
+    # ann: 100 % and 0 % -> 50; ben: 25 % and 100 % -> 62.5; cat: 25 %.
+    assert [(r.rank, r.name, r.percent, r.played) for r in table] == [
+        (1, "ben", 62.5, 2),
+        (2, "ann", 50.0, 2),
+        (3, "cat", 25.0, 1),
+    ]
+    assert my_row.name == "ann" and my_row.me
+    assert people == 3
+    # Ranked on deal 1 only (what a viewer who finished only deal 1 sees): ben and cat tie.
+    table, _, _ = selectors.day_table(daily_set, {1}, ann)
+    assert [(r.rank, r.name) for r in table] == [(1, "ann"), (2, "ben"), (2, "cat")]
+    comparison = selectors.deal_comparison(day, 1, ann)
+    assert [(r.contract, r.outcome, r.score, r.count) for r in comparison.results] == [
+        ("2 by you", "made", 4, 1),
+        ("2 by East", "set", 2, 1),
+        ("2 by you", "made", 2, 1),
+    ]
+    assert comparison.my_percent == 100.0
+    assert comparison.auctions == [("Pass, 2", 3)]
+
+
+# --- The day's set ---------------------------------------------------------------------------
+
+
+def test_a_day_s_deals_come_from_the_date_and_the_secret():
+    day = datetime.date(2026, 12, 3)
+    first = deals.deal_the_day("secret", day)
+    assert first == deals.deal_the_day("secret", day)  # every process deals the same set
+    assert len(first) == deals.DEALS_A_DAY == 8
+    assert first != deals.deal_the_day("another secret", day)  # not computable without it
+    assert first != deals.deal_the_day("secret", day + datetime.timedelta(days=1))
+    assert len({tuple(d.hands["S"]) for d in first}) == 8
+
+
+def test_the_day_s_set_is_made_once():
+    day = services.today()
+    first = services.ensure_day(day)
+    assert services.ensure_day(day) == first
+    assert DailySet.objects.count() == 1 and DailyDeal.objects.count() == 8
+
+
+# --- Playing -----------------------------------------------------------------------------------
+
+
+def test_a_deal_is_played_once_in_order(user, quick_hard_bots):
+    day = services.today()
+    with pytest.raises(services.GameError, match="in order"):
+        services.do_play(user, day, 2)
+    match = services.do_play(user, day, 1)
+    assert services.do_play(user, day, 1) == match  # a reload, a second tab: the same play
+    assert match.single_deal and match.bot_seed == DailyDeal.objects.get(number=1).bot_seed
+    assert {s.position: s.bot_level for s in match.seats.all()} == {
+        "N": "hard",
+        "E": "hard",
+        "S": "",
+        "W": "hard",
+    }
+    match = finish(match)
+    assert match.status == Match.Status.FINISHED and match.deals.count() == 1
+    play = DailyPlay.objects.get(match=match)
+    assert play.counted and play.finished_at is not None
+    assert play.score == match.deals.get().result["score"]["NS"]
+    # No second try: asking again gives the finished play, and no new match is made.
+    assert services.do_play(user, day, 1) == match
+    assert DailyPlay.objects.filter(user=user).count() == 1
+    assert services.do_play(user, day, 2) != match  # the next one opens once this one is done
+
+
+def test_the_same_play_meets_the_same_replies(make_user, quick_hard_bots):
+    day = services.today()
+    alice, bob = make_user("alice"), make_user("bob")
+    first = finish(services.do_play(alice, day, 1))
+    second = finish(services.do_play(bob, day, 1))
+    assert first.pk != second.pk
+    assert tokens_of(first) == tokens_of(second)
+
+
+def test_a_past_day_is_practice_never_counted(user, quick_hard_bots):
+    yesterday = services.today() - datetime.timedelta(days=1)
+    with pytest.raises(services.NotFound):
+        services.do_play(user, yesterday, 3)  # a day nobody dealt: nothing to practise
+    assert not DailySet.objects.exists()
+    services.ensure_day(yesterday)
+    match = finish(services.do_play(user, yesterday, 3))  # any deal, any order
+    play = DailyPlay.objects.get(match=match)
+    assert not play.counted
+    again = services.do_play(user, yesterday, 3)
+    assert again != match  # practice can be played again
+    page = selectors.day_page(yesterday, user)
+    assert page.table == [] and page.people == 0
+
+
+def test_tomorrow_cannot_be_played_or_seen(logged_in_client, user):
+    tomorrow = (services.today() + datetime.timedelta(days=1)).isoformat()
+    assert logged_in_client.get(reverse("daily:day", args=[tomorrow])).status_code == 404
+    response = logged_in_client.post(reverse("daily:play", args=[tomorrow, 1]))
+    assert response.status_code == 404
+    assert not DailySet.objects.exists()
+
+
+# --- What is shown, and to whom ------------------------------------------------------------
+
+
+def test_the_field_is_hidden_until_one_has_finished_the_deal(
+    client, make_user, password, quick_hard_bots
+):
+    day = services.today()
+    alice, bob = make_user("alice"), make_user("bob")
+    finish(services.do_play(alice, day, 1))
+    bob_match = services.do_play(bob, day, 1)  # started, not finished
+    alice_play = DailyPlay.objects.get(user=alice)
+    client.login(username="bob", password=password)
+    deal_url = reverse("daily:deal", args=[day.isoformat(), 1])
+    replay_url = reverse("daily:play_replay", args=[day.isoformat(), 1, alice_play.pk, 0])
+    assert client.get(deal_url).status_code == 404
+    assert client.get(replay_url).status_code == 404
+    page = client.get(reverse("daily:today")).content.decode()
+    assert "alice" not in page  # not even on the day's table
+    finish(bob_match)
+    response = client.get(deal_url)
+    assert response.status_code == 200
+    assert "alice" in response.content.decode()
+    assert client.get(replay_url).status_code == 200
+    page = client.get(reverse("daily:today")).content.decode()
+    assert "alice" in page and re.search(r"Setback daily \d{4}-\d\d-\d\d: \d/1 made, \d+%", page)
+
+
+def test_a_private_history_is_not_replayed_to_others(client, make_user, password, quick_hard_bots):
+    day = services.today()
+    alice, bob = make_user("alice"), make_user("bob")
+    alice.history_public = False
+    alice.save()
+    finish(services.do_play(alice, day, 1))
+    finish(services.do_play(bob, day, 1))
+    client.login(username="bob", password=password)
+    response = client.get(reverse("daily:deal", args=[day.isoformat(), 1]))
+    assert "play_replay" not in response.content.decode()
+    alice_play = DailyPlay.objects.get(user=alice)
+    url = reverse("daily:play_replay", args=[day.isoformat(), 1, alice_play.pk, 0])
+    assert client.get(url).status_code == 404
+
+
+def test_par_is_the_bots_playing_the_person_s_seat(quick_hard_bots):
+    daily_set = services.ensure_day(services.today())
+    deal_row = daily_set.deals.get(number=1)
+    score = services.do_compute_par(deal_row.pk, level="medium")
+    deal_row.refresh_from_db()
+    assert deal_row.par_score == score and deal_row.par_tokens
+    assert services.do_compute_par(deal_row.pk, level="easy") == score  # kept once
+
+
+def test_pages_link_the_daily_deals(logged_in_client):
+    home = logged_in_client.get(reverse("home")).content.decode()
+    assert reverse("daily:today") in home
+    page = logged_in_client.get(reverse("daily:today"))
+    assert page.status_code == 200
+    assert b"Play</button>" in page.content
+    assert not DailySet.objects.exists()  # a GET makes nothing
+
+
+def test_the_player_page_shows_the_last_30_days_and_the_streak(client, make_user):
+    now = services.today()
+    ann, ben = make_user("ann"), make_user("ben")
+    for days_ago, ann_score, ben_score in ((1, 4, 2), (2, -2, 3), (40, 4, 0)):
+        daily_set = services.ensure_day(now - datetime.timedelta(days=days_ago))
+        deal_row = daily_set.deals.get(number=1)
+        _hand_made_play(ann, deal_row, ann_score)
+        _hand_made_play(ben, deal_row, ben_score)
+    today_deal = services.ensure_day(now).deals.get(number=1)
+    _hand_made_play(ann, today_deal, 1)  # today's: counts for the streak, shows no result yet
+    record = selectors.player_record(ann)
+    assert [(d.day, d.played, d.percent) for d in record.days] == [
+        (now - datetime.timedelta(days=1), 1, 100.0),
+        (now - datetime.timedelta(days=2), 1, 0.0),
+    ]
+    assert record.streak == 3 and record.average == 50.0
+    page = client.get(reverse("player", args=["ann"])).content.decode()
+    assert "Streak: <strong>3</strong>" in page and "50.0%" in page
+    ann.history_public = False
+    ann.save()
+    assert "Streak" not in client.get(reverse("player", args=["ann"])).content.decode()
+
+
+def test_a_daily_table_leads_back_to_the_day_not_to_a_rematch(
+    logged_in_client, user, quick_hard_bots
+):
+    day = services.today()
+    match = services.do_play(user, day, 1)
+    page = logged_in_client.get(reverse("table", args=[match.pk])).content.decode()
+    assert "Daily deal 1 of" in page and "data-next-deal" not in page
+    finish(match)
+    page = logged_in_client.get(reverse("table", args=[match.pk])).content.decode()
+    assert reverse("daily:deal", args=[day.isoformat(), 1]) in page
+    assert "data-next-deal" not in page and "match-over" not in page
+    assert logged_in_client.post(reverse("rematch", args=[match.pk])).status_code == 400
+    assert Match.objects.count() == 1
+
+
+def test_the_par_line_is_replayed_once_the_deal_is_finished(
+    logged_in_client, user, quick_hard_bots
+):
+    day = services.today()
+    services.ensure_day(day)
+    deal_row = DailyDeal.objects.get(number=1)
+    services.do_compute_par(deal_row.pk, level="easy")
+    url = reverse("daily:par_replay", args=[day.isoformat(), 1, 0])
+    assert logged_in_client.get(url).status_code == 404  # not before one's own play
+    finish(services.do_play(user, day, 1))
+    response = logged_in_client.get(url)
+    assert response.status_code == 200 and b"Par of daily deal 1" in response.content
+    comparison = selectors.deal_comparison(day, 1, user)
+    par_line = DailyDeal.objects.get(number=1).par_tokens
+    assert [p.split()[1] for _, _, p, _ in comparison.side_by_side if p] == par_line
+    assert all(differ == (m != p) for _, m, p, differ in comparison.side_by_side)
+    last = len(DailyDeal.objects.get(number=1).par_tokens)
+    assert logged_in_client.get(url.replace("/0/", f"/{last}/")).status_code == 200
+    assert logged_in_client.get(url.replace("/0/", f"/{last + 1}/")).status_code == 404
+
+
+def test_par_is_asked_for_when_a_deal_is_first_played(
+    user, bob, django_capture_on_commit_callbacks, monkeypatch
+):
+    asked = []
+    monkeypatch.setattr("games.dispatch.enqueue", lambda task, *args, **kw: asked.append(args))
+    day = services.today()
+    services.ensure_day(day)
+    assert asked == []  # a day's set alone costs no search
+    with django_capture_on_commit_callbacks(execute=True):
+        services.do_play(user, day, 1)
+    deal_id = DailyDeal.objects.get(number=1).pk
+    assert (deal_id,) in asked
+    asked.clear()
+    with django_capture_on_commit_callbacks(execute=True):
+        services.do_play(bob, day, 1)
+    assert (deal_id,) not in asked  # asked once, by the first play
+
+
+def test_a_daily_table_and_the_day_s_page_show_no_hidden_card(
+    logged_in_client, user, bob, quick_hard_bots
+):
+    day = services.today()
+    finish(services.do_play(bob, day, 1))  # someone has played the deal out
+    match = services.do_play(user, day, 1)
+    play_until(match, stop=lambda m: m.version >= 6)  # the auction is over, cards are falling
+    page = logged_in_client.get(reverse("table", args=[match.pk])).content.decode()
+    assert not leaks(page, match, "S")
+    # The day's page names no card at all while the deal is unfinished.
+    day_page = logged_in_client.get(reverse("daily:today")).content.decode()
+    cards = {card for hand in DailyDeal.objects.get(number=1).hands.values() for card in hand}
+    assert not [card for card in cards if f">{card}<" in day_page or f'"{card}"' in day_page]

@@ -1,0 +1,83 @@
+"""Three people play the day's first deal in Chromium against the hard bots, each in a browser of
+their own; each sees the field only once their own play is over, and then everyone's results."""
+
+import re
+import time
+
+import pytest
+from playwright.sync_api import Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+from games.daily.services import today
+from games.models import Match
+from tests.hidden import leaks
+
+from .test_replay import log_in
+
+pytestmark = pytest.mark.browser
+
+OVER = "#daily-panel a:has-text('See how the others played it')"
+
+
+def play_the_deal(page: Page, deadline_seconds: float = 180) -> None:
+    """Click the first offered call or card at each of our turns until the deal is over."""
+    deadline = time.monotonic() + deadline_seconds
+    while time.monotonic() < deadline:
+        if page.locator(OVER).count():
+            return
+        version = page.locator("#table").get_attribute("data-version")
+        if page.locator("#table.table-my-turn [data-action]").count():
+            try:
+                page.locator("#table [data-action]").first.click(timeout=2000)
+            except PlaywrightTimeout:
+                continue  # the table was swapped under the pointer: look again
+        page.wait_for_function(
+            "([v, over]) => document.querySelector(over)"
+            " || document.querySelector('#table').dataset.version !== v",
+            arg=[version, OVER.replace(":has-text('See how the others played it')", " a.button")],
+            timeout=60_000,
+        )
+    raise AssertionError("the daily deal did not end in time")
+
+
+def test_three_people_play_the_day_s_first_deal(site, browser, make_user, password):
+    people = ["ada", "ben", "cleo"]
+    for name in people:
+        make_user(name)
+    pages = {}
+    for name in people:
+        page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+        log_in(page, site, name, password)
+        page.goto(site + "/daily/")
+        page.get_by_role("button", name="Play").first.click()
+        expect(page.locator("#table")).to_be_visible()
+        expect(page.locator("#daily-panel")).to_contain_text("Daily deal 1 of")
+        pages[name] = page
+    day = today().isoformat()
+    deal_url = f"{site}/daily/{day}/1/"
+    for name in people[:2]:
+        page = pages[name]
+        match = Match.objects.get(seats__user__username=name)
+        assert not leaks(page.content(), match, "S")  # only South's own hand before the end
+        play_the_deal(page)
+    # cleo has not finished: the field is hidden from her, even by its address.
+    peek = pages["cleo"].context.new_page()
+    assert peek.goto(deal_url).status == 404
+    peek.close()
+    play_the_deal(pages["cleo"])
+    for name in people:
+        page = pages[name]
+        page.goto(deal_url)
+        expect(page.locator("#my-result")).to_contain_text(re.compile(r"against 3 results"))
+        expect(page.locator("#field-results tbody tr").first).to_be_visible()
+        others = [other for other in people if other != name]
+        for other in others:
+            expect(page.locator("#field-plays")).to_contain_text(other)
+    page = pages["ada"]
+    page.locator("#field-plays a").first.click()
+    expect(page.locator("#replay")).to_be_visible()
+    page.goto(site + "/daily/")
+    expect(page.locator(".daily-table")).to_contain_text("cleo")
+    expect(page.locator("#share-line")).to_have_value(
+        re.compile(rf"Setback daily {day}: \d/1 made, \d+%")
+    )
