@@ -95,6 +95,13 @@ class Match(models.Model):
         return f"Match {self.pk} ({self.status})"
 
     @property
+    def coach_may_advise(self) -> bool:
+        """Whether the coach may advise during a deal. Not at a table of seeded bots: its deal
+        is compared with everyone's who held the same cards (the daily deals), so everyone
+        plays it on their own; the coach's review still comes once the deal is over."""
+        return self.bot_seed is None
+
+    @property
     def rules_label(self) -> str:
         """The preset's name, and the options that differ from it, for lists."""
         if isinstance(self.rules, str):

@@ -68,7 +68,7 @@ def waiting_at(match: Match, deal_row: Deal) -> Waiting:
             "position", "user_id", "bot_level", "connections", "user__coach_enabled"
         )
     }
-    coached = any(coach for _, _, _, coach in seats.values())
+    coached = match.coach_may_advise and any(coach for _, _, _, coach in seats.values())
     if deal_row.phase == engine.OVER:
         thrown_in = bool(deal_row.result and deal_row.result.get("thrown_in"))
         everyone_bot = all(user_id is None for user_id, _, _, _ in seats.values())

@@ -23,7 +23,7 @@ export SECRET_KEY=${SECRET_KEY:-loadtest-only-key-not-for-anything-else}
 PY=.venv/bin/python
 SITE=$(realpath "${SITE_DIR:-.}")
 VENV=$(realpath .venv)
-serve() { (cd "$SITE" && PYTHONPATH="$SITE" exec "$@"); }
+serve() { (cd "$SITE" && PYTHONPATH="$SITE" exec "$@"); }  # (the servers below: the same, in the background)
 pids=()
 stop() { kill "${pids[@]}" 2>/dev/null; wait 2>/dev/null; }
 trap stop EXIT
@@ -41,15 +41,15 @@ else
 fi
 serve "$VENV/bin/python" manage.py migrate -v0
 serve "$VENV/bin/python" manage.py collectstatic --noinput -v0
-[ -n "${CAPACITY:-}" ] && $PY manage.py loadtest_users "${CAPACITY##*,}" >/dev/null
-$PY manage.py loadtest_users "$TABLES" >/dev/null
+[ -n "${CAPACITY:-}" ] && serve "$VENV/bin/python" manage.py loadtest_users "${CAPACITY##*,}" >/dev/null
+serve "$VENV/bin/python" manage.py loadtest_users "$TABLES" >/dev/null
 urls=()
 for port in "${ports[@]}"; do
-  serve "$VENV/bin/daphne" -b 127.0.0.1 -p "$port" setback_site.asgi:application >"$OUT/daphne-$port.log" 2>&1 &
+  (cd "$SITE" && PYTHONPATH="$SITE" exec "$VENV/bin/daphne" -b 127.0.0.1 -p "$port" setback_site.asgi:application) >"$OUT/daphne-$port.log" 2>&1 &
   pids+=($!); urls+=("http://127.0.0.1:$port")
 done
 if [ -n "${REDIS_URL:-}" ]; then
-  serve "$VENV/bin/celery" -A setback_site worker --queues bots,coach --concurrency 2 --loglevel WARNING >"$OUT/worker.log" 2>&1 &
+  (cd "$SITE" && PYTHONPATH="$SITE" exec "$VENV/bin/celery" -A setback_site worker --queues bots,coach --concurrency 2 --loglevel WARNING) >"$OUT/worker.log" 2>&1 &
   pids+=($!)
 fi
 for url in "${urls[@]}"; do

@@ -75,7 +75,7 @@ class Turn:
 
 def coached_turn(match: Match) -> Turn | None:
     """The current decision if a person with the coach on has it, else None."""
-    if match.status != Match.Status.PLAYING:
+    if match.status != Match.Status.PLAYING or not match.coach_may_advise:
         return None
     deal_row = game_selectors.current_deal(match)
     if deal_row.is_over or not deal_row.to_act:
@@ -94,7 +94,9 @@ def coached_turn(match: Match) -> Turn | None:
 
 
 def coached_seats(match: Match) -> list[str]:
-    """The seats of people who have the coach on."""
+    """The seats of people who have the coach on (none where it may not advise)."""
+    if not match.coach_may_advise:
+        return []
     return [
         seat.position
         for seat in match.seats.select_related("user")
@@ -211,6 +213,8 @@ def coach_panel(
         _show_review(panel, deal_row, position)
     elif not panel.enabled:
         pass  # the panel says the coach is off
+    elif not match.coach_may_advise:
+        panel.state = "quiet"
     elif deal_row.to_act != position or match.status != Match.Status.PLAYING:
         panel.state = "waiting"
     else:

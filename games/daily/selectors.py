@@ -17,6 +17,7 @@ from django.db.models import Count, Q
 
 from games import engine
 from games.engine.display import seat_name
+from games.engine.wording import move_label
 from games.errors import NotFound
 from games.replay.frames import Timeline, build_frame
 
@@ -359,11 +360,11 @@ def _par_state(deal_row: DailyDeal) -> engine.Deal:
 
 
 def side_by_side(deal_row: DailyDeal, play: DailyPlay) -> list[tuple[int, str, str, bool]]:
-    """Your play's moves beside the par line's, step by step ("S 3", "E 7H"): where they part
+    """Your play's moves beside the par line's, step by step ("S 3", "E 7♥"): where they part
     is where your result and par's began to differ."""
-    par = [f"{seat} {token}" for seat, token in _par_state(deal_row).history]
+    par = [f"{seat} {move_label(token)}" for seat, token in _par_state(deal_row).history]
     mine = [
-        f"{seat} {token}"
+        f"{seat} {move_label(token)}"
         for seat, token in play.match.deals.get(number=1)
         .actions.order_by("sequence")
         .values_list("seat", "token")

@@ -8,7 +8,7 @@ coach's wording can use it too.
 
 from __future__ import annotations
 
-from .actions import PASS, PITCH, Action
+from .actions import CARD, DISCARD, PASS, PITCH, TRUMP, Action
 from .cards import SUIT_NAMES, SUIT_SYMBOLS, suit_of
 from .rules import SMUDGE
 from .scoring import POINT_NAMES
@@ -74,6 +74,18 @@ def call_label(token: str) -> str:
     return CALL_NAMES.get(token, token)
 
 
+def move_label(token: str) -> str:
+    """Any move in a list of moves: "Pass", "3", "Pitch K♠", "Trump ♥", "Discards 2", "10♥"."""
+    action = Action.parse(token)
+    if action.kind == CARD:
+        return short_card(action.word)
+    if action.kind == TRUMP:
+        return f"Trump {SUIT_SYMBOLS[action.word]}"
+    if action.kind == DISCARD:
+        return f"Discards {len(action.cards)}"
+    return call_label(token)
+
+
 __all__ = [
     "CALL_NAMES",
     "FACE_NAMES",
@@ -85,6 +97,7 @@ __all__ = [
     "call_label",
     "card_name",
     "card_words",
+    "move_label",
     "rank_label",
     "short_card",
     "trick_taken",

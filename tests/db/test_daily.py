@@ -8,11 +8,14 @@ import pytest
 from django.urls import reverse
 
 from games import selectors as game_selectors
+from games import turns
+from games.coach import selectors as coach_selectors
 from games.daily import deals, selectors, services
 from games.daily.matchpoints import Field, day_percent
 from games.daily.models import DailyDeal, DailyPlay, DailySet
 from games.engine import bots
 from games.engine.bots.search import Config
+from games.engine.wording import move_label
 from games.models import Match
 from tests.hidden import leaks
 
@@ -282,6 +285,23 @@ def test_a_daily_table_leads_back_to_the_day_not_to_a_rematch(
     assert Match.objects.count() == 1
 
 
+def test_the_coach_keeps_quiet_during_a_daily_deal_and_reviews_it_after(
+    logged_in_client, user, quick_hard_bots
+):
+    """Everyone holding these cards is compared: advice during the deal would not be fair."""
+    user.coach_enabled = True
+    user.save(update_fields=["coach_enabled"])
+    match = services.do_play(user, services.today(), 1)
+    assert coach_selectors.coached_turn(match) is None
+    assert coach_selectors.coached_seats(match) == []
+    assert not turns.waiting_on(match.pk).coached  # no advice task is ever asked for
+    page = logged_in_client.get(reverse("table", args=[match.pk])).content.decode()
+    assert "The coach keeps quiet during a daily deal" in page
+    finish(match)
+    page = logged_in_client.get(reverse("table", args=[match.pk])).content.decode()
+    assert "The coach keeps quiet" not in page  # the deal is over: its review is offered
+
+
 def test_the_par_line_is_replayed_once_the_deal_is_finished(
     logged_in_client, user, quick_hard_bots
 ):
@@ -296,7 +316,8 @@ def test_the_par_line_is_replayed_once_the_deal_is_finished(
     assert response.status_code == 200 and b"Par of daily deal 1" in response.content
     comparison = selectors.deal_comparison(day, 1, user)
     par_line = DailyDeal.objects.get(number=1).par_tokens
-    assert [p.split()[1] for _, _, p, _ in comparison.side_by_side if p] == par_line
+    par_moves = [p.split(" ", 1)[1] for _, _, p, _ in comparison.side_by_side if p]
+    assert par_moves == [move_label(token) for token in par_line]
     assert all(differ == (m != p) for _, m, p, differ in comparison.side_by_side)
     last = len(DailyDeal.objects.get(number=1).par_tokens)
     assert logged_in_client.get(url.replace("/0/", f"/{last}/")).status_code == 200
