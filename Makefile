@@ -70,15 +70,32 @@ proxy: $(VENV)/.installed $(SECRET_KEY_FILE) runtime
 
 # Browser tests run in a second pytest process: Playwright's sync API keeps an event loop in
 # the main thread, which breaks async tests that come after it in the same process.
-# MARKS narrows both runs to a marker expression: CI's second pass, on PostgreSQL, Redis and a
-# Celery worker, runs `make test MARKS=real_services` (what depends on those services).
+# On the embedded default the two processes run side by side (the browser tests mostly wait on
+# Chromium and on the bots' pace, the rest mostly compute; each has its own SQLite file), the
+# browser pass's output printed when both are done. MARKS narrows both runs to a marker
+# expression: CI's second pass, on PostgreSQL, Redis and a Celery worker, runs
+# `make test MARKS=real_services` (what depends on those services), one process after the
+# other: both would share the test database's name and Redis's channel groups.
 ONLY = $(if $(MARKS), and ($(MARKS)))
+TEST_OTHERS = $(BIN)/pytest -m "not browser$(ONLY)" $(PYTEST_ARGS)
+TEST_BROWSER = DJANGO_ALLOW_ASYNC_UNSAFE=true $(BIN)/pytest -m "browser$(ONLY)" $(PYTEST_ARGS)
+BROWSER_LOG := var/test-browser.log
 test: $(VENV)/.installed-test runtime
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
-	$(BIN)/pytest -m "not browser$(ONLY)" $(PYTEST_ARGS)
-	DJANGO_ALLOW_ASYNC_UNSAFE=true $(BIN)/pytest -m "browser$(ONLY)" $(PYTEST_ARGS)
+ifeq ($(strip $(MARKS)$(DATABASE_URL)),)
+	@mkdir -p var
+	@echo "browser tests running beside the others; their output follows at the end ($(BROWSER_LOG))"
+	@$(TEST_BROWSER) > $(BROWSER_LOG) 2>&1 & browser=$$!; \
+	  $(TEST_OTHERS); others=$$?; \
+	  wait $$browser; status=$$?; \
+	  echo "== browser tests =="; cat $(BROWSER_LOG); \
+	  test $$others -eq 0 && test $$status -eq 0
+else
+	$(TEST_OTHERS)
+	$(TEST_BROWSER)
+endif
 
 # The fault suite (tests/faults): its own PostgreSQL, Redis, two Daphne processes and a worker,
 # about twenty tables in play; kills and restarts each service and checks that every table and
