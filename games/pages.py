@@ -154,3 +154,21 @@ def posted_version(request: HttpRequest, what: str) -> int:
         return int(request.POST.get("version"))
     except (TypeError, ValueError):
         raise services.GameError(f"The {what} was incomplete; please try again.") from None
+
+
+def refusals_as_pages(template: str):
+    """A view's refusal (`GameError`: no such match or day, not yours, not yet) answered as the
+    feature's own page saying why, with the error's status."""
+
+    def decorate(view):
+        @wraps(view)
+        def answer(request, *args, **kwargs):
+            try:
+                return view(request, *args, **kwargs)
+            except services.GameError as error:
+                context = {"message": str(error), "status": error.status}
+                return render(request, template, context, status=error.status)
+
+        return answer
+
+    return decorate

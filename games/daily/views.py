@@ -4,7 +4,6 @@ player's replay of it. Reads go through selectors; the one write, starting a pla
 
 import datetime
 from dataclasses import dataclass
-from functools import wraps
 
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
@@ -12,27 +11,16 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from games.errors import GameError, NotFound
+from games import pages
+from games.errors import NotFound
 from games.replay import selectors as replay_selectors
 from games.replay.frames import NoSuchStep
 from setback_site.limits import limited
 
 from . import selectors, services
 
-
-def refused_as_pages(view):
-    """A refusal (no such day, a deal not yet finished, out of order) as a page with its status."""
-
-    @wraps(view)
-    def answer(request, *args, **kwargs):
-        try:
-            return view(request, *args, **kwargs)
-        except GameError as error:
-            return render(
-                request, "daily/refused.html", {"message": str(error)}, status=error.status
-            )
-
-    return answer
+# A refusal (no such day, a deal not yet finished, out of order) as a page with its status.
+refused_as_pages = pages.refusals_as_pages("daily/refused.html")
 
 
 def today(request: HttpRequest) -> HttpResponse:

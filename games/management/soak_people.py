@@ -689,9 +689,11 @@ class Person:
         await self.open_table(match_id)
         await self.play_shared()
 
-    async def wait_to_be_paired(self, seconds: float):
-        url = self.web.base.replace("http://", "ws://") + "/ws/pairing/"
-        deadline = time.monotonic() + min(seconds, max(0.1, self.time_left()))
+    async def listen(self, path: str, seconds: float, heard):
+        """Hold the socket at `path` open for `seconds` (within the run), handing each message to
+        `heard`; the first answer of `heard` that is not None ends it and is returned."""
+        url = self.web.base.replace("http://", "ws://") + path
+        deadline = time.monotonic() + min(seconds, max(0, self.time_left()))
         async with await self.web.socket(url) as socket_:
             while (left := deadline - time.monotonic()) > 0:
                 try:
@@ -700,11 +702,19 @@ class Person:
                     break
                 if message.type != aiohttp.WSMsgType.TEXT:
                     break
-                status = PAIRING_STATUS.search(message.data)
-                if status and status.group(1) == "seated":
-                    return MATCH_URL_RE.search(message.data)
-        await self.web.post("/lobby/pairing/cancel/", {})
+                if (answer := heard(message.data)) is not None:
+                    return answer
         return None
+
+    async def wait_to_be_paired(self, seconds: float):
+        def seated(text: str):
+            status = PAIRING_STATUS.search(text)
+            return MATCH_URL_RE.search(text) if status and status.group(1) == "seated" else None
+
+        found = await self.listen("/ws/pairing/", max(0.1, seconds), seated)
+        if found is None:
+            await self.web.post("/lobby/pairing/cancel/", {})
+        return found
 
     async def play_shared(self) -> None:
         """At a shared table: wait for the start, play a while, then move on (the seat stays
@@ -907,17 +917,11 @@ class Person:
         if not (path == "/lobby/" and answer.status == 200):
             await self.think(low, high)
             return answer
-        url = self.web.base.replace("http://", "ws://") + "/ws/lobby/"
-        deadline = time.monotonic() + min(self.rng.uniform(low, high), max(0, self.time_left()))
-        async with await self.web.socket(url) as socket_:
-            while (left := deadline - time.monotonic()) > 0:
-                try:
-                    message = await socket_.receive(timeout=left)
-                except TimeoutError:
-                    break
-                if message.type != aiohttp.WSMsgType.TEXT:
-                    break
-                self.world.tally["lobby lists received"] += 1
+
+        def counted(_text: str) -> None:
+            self.world.tally["lobby lists received"] += 1
+
+        await self.listen("/ws/lobby/", self.rng.uniform(low, high), counted)
         return answer
 
 

@@ -8,7 +8,6 @@ gets the fragment, anything else (a shared link, a reload, htmx restoring histor
 
 import json
 from dataclasses import dataclass
-from functools import wraps
 
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
@@ -17,9 +16,9 @@ from django.urls import reverse
 from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_http_methods, require_POST
 
-from games import engine
+from games import engine, pages
 from games import services as game_services
-from games.errors import GameError, NotFound
+from games.errors import NotFound
 from games.models import BotLevel
 from setback_site.limits import limited
 from setback_site.redirects import redirect_back
@@ -28,23 +27,8 @@ from . import selectors, services
 from .forms import HistoryFilter, ImportForm
 from .frames import NoSuchStep
 
-
-def refusals_as_pages(view):
-    """A refused request (no such match, not a player, a deal in play) gets a page saying why."""
-
-    @wraps(view)
-    def answer(request, *args, **kwargs):
-        try:
-            return view(request, *args, **kwargs)
-        except GameError as error:
-            return render(
-                request,
-                "replay/refused.html",
-                {"message": str(error), "status": error.status},
-                status=error.status,
-            )
-
-    return answer
+# A refused request (no such match, not a player, a deal in play) gets a page saying why.
+refusals_as_pages = pages.refusals_as_pages("replay/refused.html")
 
 
 @dataclass(frozen=True)
