@@ -68,30 +68,31 @@ proxy: $(VENV)/.installed $(SECRET_KEY_FILE) runtime
 	$(WITH_KEY) $(BIN)/python manage.py collectstatic --noinput --verbosity 0
 	$(WITH_KEY) $(BIN)/python scripts/serve_behind_proxy.py --host $(HOST) --port $(PROXY_PORT)
 
-# Browser tests run in a second pytest process: Playwright's sync API keeps an event loop in
-# the main thread, which breaks async tests that come after it in the same process.
-# On the embedded default the two processes run side by side (the browser tests mostly wait on
-# Chromium and on the bots' pace, the rest mostly compute; each has its own SQLite file), the
-# browser pass's output printed when both are done. MARKS narrows both runs to a marker
-# expression: CI's second pass, on PostgreSQL, Redis and a Celery worker, runs
-# `make test MARKS=real_services` (what depends on those services), one process after the
-# other: both would share the test database's name and Redis's channel groups.
+# Browser tests run in a pytest process of their own: Playwright's sync API keeps an event loop
+# in the main thread, which breaks async tests that come after it in the same process.
+# On the embedded default both run side by side, the rest on two workers (pytest-xdist, a
+# file's tests in one worker, each worker with its own SQLite file): the browser tests mostly
+# wait on Chromium and the bots' pace, the rest mostly compute (two browser workers beside them
+# left the bots too little of the two cores). The browser pass's output is printed when both
+# are done. MARKS narrows both runs to a marker expression: CI's second pass, on
+# PostgreSQL, Redis and a Celery worker, runs `make test MARKS=real_services` (what depends on
+# those services), one process after the other: they would share Redis's channel groups.
 ONLY = $(if $(MARKS), and ($(MARKS)))
 TEST_OTHERS = $(BIN)/pytest -m "not browser$(ONLY)" $(PYTEST_ARGS)
 TEST_BROWSER = DJANGO_ALLOW_ASYNC_UNSAFE=true $(BIN)/pytest -m "browser$(ONLY)" $(PYTEST_ARGS)
-BROWSER_LOG := var/test-browser.log
+SIDE_BY_SIDE = -n 2 --dist loadfile
 test: $(VENV)/.installed-test runtime
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
 ifeq ($(strip $(MARKS)$(DATABASE_URL)),)
 	@mkdir -p var
-	@echo "browser tests running beside the others; their output follows at the end ($(BROWSER_LOG))"
-	@$(TEST_BROWSER) > $(BROWSER_LOG) 2>&1 & browser=$$!; \
-	  $(TEST_OTHERS); others=$$?; \
-	  wait $$browser; status=$$?; \
-	  echo "== browser tests =="; cat $(BROWSER_LOG); \
-	  test $$others -eq 0 && test $$status -eq 0
+	@echo "browser tests running beside the rest; their output follows at the end (var/test-browser.log)"
+	@$(TEST_BROWSER) > var/test-browser.log 2>&1 & browser=$$!; \
+	  $(TEST_OTHERS) $(SIDE_BY_SIDE); others=$$?; \
+	  wait $$browser; browser=$$?; \
+	  echo "== browser tests =="; cat var/test-browser.log; \
+	  test $$others -eq 0 && test $$browser -eq 0
 else
 	$(TEST_OTHERS)
 	$(TEST_BROWSER)

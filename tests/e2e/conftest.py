@@ -67,6 +67,7 @@ def daphne_url(django_db_setup, django_db_blocker, site_mailbox):
     from channels.testing.live import make_application, set_database_connection
     from daphne.testing import DaphneProcess
     from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
+    from django.db import connection
 
     # A forked child inherits the parent's event-loop state and breaks websocket handshakes.
     multiprocessing.set_start_method("spawn", force=True)
@@ -75,6 +76,10 @@ def daphne_url(django_db_setup, django_db_blocker, site_mailbox):
     TASK_FAILURES.parent.mkdir(parents=True, exist_ok=True)
     TASK_FAILURES.write_text("")
     os.environ["SETBACK_TASK_FAILURES"] = str(TASK_FAILURES)
+    # The spawned server reads its test database's name from its own fresh settings: under
+    # pytest-xdist each worker's SQLite file bears a suffix (…_gw0) that only this process knows.
+    if connection.vendor == "sqlite":
+        os.environ["SETBACK_TEST_SQLITE"] = connection.settings_dict["NAME"]
     server = DaphneProcess(
         "127.0.0.1",
         partial(make_application, static_wrapper=ASGIStaticFilesHandler),

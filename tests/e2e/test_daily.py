@@ -22,6 +22,7 @@ OVER = "#daily-panel a:has-text('See how the others played it')"
 def play_the_deal(page: Page, deadline_seconds: float = 180) -> None:
     """Click the first offered call or card at each of our turns until the deal is over."""
     deadline = time.monotonic() + deadline_seconds
+    refusals: list[str] = []
     while time.monotonic() < deadline:
         if page.locator(OVER).count():
             return
@@ -31,13 +32,42 @@ def play_the_deal(page: Page, deadline_seconds: float = 180) -> None:
                 page.locator("#table [data-action]").first.click(timeout=2000)
             except PlaywrightTimeout:
                 continue  # the table was swapped under the pointer: look again
-        page.wait_for_function(
-            "([v, over]) => document.querySelector(over)"
-            " || document.querySelector('#table').dataset.version !== v",
-            arg=[version, OVER.replace(":has-text('See how the others played it')", " a.button")],
-            timeout=60_000,
-        )
+        # The table moves on, the deal ends, or the move is refused with the reason on the
+        # table (a click that raced a swap of the table): then look again, as a person would.
+        try:
+            page.wait_for_function(
+                "([v, over]) => document.querySelector(over)"
+                " || document.querySelector('#table .table-error')"
+                " || document.querySelector('#table').dataset.version !== v",
+                arg=[
+                    version,
+                    OVER.replace(":has-text('See how the others played it')", " a.button"),
+                ],
+                timeout=60_000,
+            )
+        except PlaywrightTimeout:
+            raise AssertionError(_stuck(page, version)) from None
+        refused = page.locator("#table .table-error")
+        if refused.count():
+            refusals.append(refused.first.inner_text())
+            if len(refusals) > 3:
+                raise AssertionError(f"moves refused again and again: {refusals}")
+            page.reload()  # the table afresh, without the reason on it
+            expect(page.locator("#table")).to_be_visible()
     raise AssertionError("the daily deal did not end in time")
+
+
+def _stuck(page: Page, version: str) -> str:
+    """What a table that did not move for a minute shows, beside what the database holds."""
+    match_id = int(re.search(r"/matches/(\d+)/", page.url).group(1))
+    match = Match.objects.get(pk=match_id)
+    deal = match.deals.order_by("-number").first()
+    table = page.locator("#table")
+    return (
+        f"the table showed version {version} for a minute ({table.get_attribute('class')}); "
+        f"the database: match version {match.version}, {deal.steps} steps, to act "
+        f"{deal.to_act!r}, phase {deal.phase}"
+    )
 
 
 def test_three_people_play_the_day_s_first_deal(site, browser, make_user, password):

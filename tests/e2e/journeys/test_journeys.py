@@ -79,6 +79,7 @@ def test_a_person_closes_the_tab_at_a_shared_table_a_bot_stands_in_and_they_come
     guest.page.locator("[data-take-seat]").click()
     expect(page.locator(".forming-seat", has_text=guest_name)).to_be_visible()
     page.locator("[data-fill-bots]").click()
+    expect(page.locator("[data-fill-bots]")).to_have_count(0)  # every seat taken: start
     page.locator("[data-start]").click()
     expect(page.locator("#table[data-deal]")).to_be_visible()
     expect(guest.page.locator("#table[data-deal]")).to_be_visible()
