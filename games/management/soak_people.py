@@ -770,16 +770,27 @@ class Person:
         )
         return match_id, number, reviews[0] if reviews else ""
 
-    async def play_from_here(self) -> None:
+    async def a_finished_replay(self) -> tuple[int, int, int] | None:
+        """A finished deal of the person's, opened in the replay: (match, deal number, its last
+        step); None if they have none yet."""
         found = await self.a_finished_deal()
         if found is None:
-            return await self.play_against_bots()
+            return None
         match_id, number, _ = found
         first = await self.web.get(f"/replay/matches/{match_id}/{number}/0/")
         last = REPLAY_LAST.search(first.text)
-        if first.status != 200 or last is None or int(last.group(1)) < 1:
+        if first.status != 200 or last is None:
             raise Confused(f"the replay answered {first.status}")
-        step = self.rng.randrange(0, int(last.group(1)))
+        return match_id, number, int(last.group(1))
+
+    async def play_from_here(self) -> None:
+        found = await self.a_finished_replay()
+        if found is None:
+            return await self.play_against_bots()
+        match_id, number, last = found
+        if last < 1:
+            raise Confused("a finished deal's replay has no step to play from")
+        step = self.rng.randrange(0, last)
         page = await self.web.get(f"/replay/matches/{match_id}/{number}/{step}/")
         if "data-practice-start" not in page.text:
             raise Confused("no Play from here on the step")
@@ -801,15 +812,10 @@ class Person:
     async def face_up_analysis(self) -> None:
         """An impatient person: many steps' face-up analysis at once, by clicking through the
         replay (each step asks as it loads) or by opening several steps side by side."""
-        found = await self.a_finished_deal()
+        found = await self.a_finished_replay()
         if found is None:
             return await self.play_against_bots()
-        match_id, number, _ = found
-        first = await self.web.get(f"/replay/matches/{match_id}/{number}/0/")
-        last = REPLAY_LAST.search(first.text)
-        if first.status != 200 or last is None:
-            raise Confused(f"the replay answered {first.status}")
-        last = int(last.group(1))
+        match_id, number, last = found
         base = f"/replay/matches/{match_id}/{number}"
         if self.rng.random() < 0.5:
             start = self.rng.randrange(0, max(1, last - 4))

@@ -111,8 +111,21 @@ class RatingView:
     last_change: int | None
 
 
+class BiddingRates:
+    """The share of pitches made and of defences that set the pitcher, for figures that count
+    `pitched`, `pitched_made`, `defended` and `sets`."""
+
+    @property
+    def pitched_made_rate(self) -> float | None:
+        return rate(self.pitched_made, self.pitched)
+
+    @property
+    def set_rate(self) -> float | None:
+        return rate(self.sets, self.defended)
+
+
 @dataclass(frozen=True)
-class OfflineFigures:
+class OfflineFigures(BiddingRates):
     """The deals a person played in their browser and brought home (games/offline): counted
     apart from the site's own deals, and in no rating."""
 
@@ -125,17 +138,9 @@ class OfflineFigures:
     sets: int
     points: list[PointLine]
 
-    @property
-    def pitched_made_rate(self) -> float | None:
-        return rate(self.pitched_made, self.pitched)
-
-    @property
-    def set_rate(self) -> float | None:
-        return rate(self.sets, self.defended)
-
 
 @dataclass
-class PlayerStats:
+class PlayerStats(BiddingRates):
     filters: Filters
     matches: Record
     by_preset: list[Record]
@@ -161,14 +166,6 @@ class PlayerStats:
     @property
     def scored_deals(self) -> int:
         return self.deals - self.thrown_in
-
-    @property
-    def pitched_made_rate(self) -> float | None:
-        return rate(self.pitched_made, self.pitched)
-
-    @property
-    def set_rate(self) -> float | None:
-        return rate(self.sets, self.defended)
 
     @property
     def empty(self) -> bool:

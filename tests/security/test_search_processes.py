@@ -119,6 +119,12 @@ def _alice_has_a_choice(match) -> bool:
     return len(state.legal_actions()) > 1
 
 
+def _a_deal_played_out(match) -> bool:
+    """The current deal is over with its cards played (a hand everyone passed has none)."""
+    deal_row = selectors.current_deal(match)
+    return deal_row.is_over and deal_row.actions.filter(kind="play").exists()
+
+
 def _every_kind_of_search(user, bob) -> None:
     """A bot's move, a stand-in's, the coach's advice and review, and a face-up solve, each
     through the task that really runs it."""
@@ -138,7 +144,7 @@ def _every_kind_of_search(user, bob) -> None:
     advice = coach_services.do_request_advice(match)
     assert advice is not None
     coach_tasks.advise_position(advice.pk)
-    match = play_until(match, stop=lambda m: selectors.current_deal(m).is_over)
+    match = play_until(match, stop=_a_deal_played_out)
     deal_row = selectors.current_deal(match)
     review = coach_services.do_request_review(deal_row, "S")
     coach_tasks.review_deal(review.pk)
