@@ -236,6 +236,12 @@ if REDIS_URL:
                         "socket_keepalive": True,
                         "health_check_interval": 5,
                         "retry_on_timeout": True,
+                        # redis-py 8 caps a pool at 100 connections and refuses the 101st
+                        # (MaxConnectionsError): a Daphne process with about fifty busy tables
+                        # reached it and refused sockets (500 at the handshake). Each group
+                        # send or add holds a connection only for its round trip, so this
+                        # bounds a burst, not what stays open.
+                        "max_connections": 1000,
                     }
                 ]
             },

@@ -197,7 +197,10 @@ async def test_switching_the_coach_at_a_forming_table_keeps_its_socket():
     await database_sync_to_async(alice_client.post)(
         "/accounts/coach/", {"enabled": "on", "match": match.pk}, HTTP_HX_REQUEST="true"
     )
-    assert await socket.receive_nothing(timeout=1)  # nothing sent, and not closed
+    # No panel is sent, and the socket stays open (a close fails `drain`). Her arrival, pushed
+    # to every screen after the first, may still come on a busy machine: a forming screen.
+    pushed = await drain(socket, quiet=1)
+    assert not any("coach-panel" in message for message in pushed)
     await database_sync_to_async(alice_client.post)(f"/matches/{match.pk}/chat/", {"text": "hi"})
     assert "hi" in await until(socket, r"chat-line|hi")
     await socket.disconnect()
