@@ -68,22 +68,18 @@ proxy: $(VENV)/.installed $(SECRET_KEY_FILE) runtime
 	$(WITH_KEY) $(BIN)/python manage.py collectstatic --noinput --verbosity 0
 	$(WITH_KEY) $(BIN)/python scripts/serve_behind_proxy.py --host $(HOST) --port $(PROXY_PORT)
 
-# Browser tests run in pytest processes of their own: Playwright's sync API keeps an event loop
+# Browser tests run in a pytest process of their own: Playwright's sync API keeps an event loop
 # in the main thread, which breaks async tests that come after it in the same process.
-# On the embedded default three lanes run side by side: the rest on two workers (pytest-xdist, a
-# file's tests in one worker, each worker with its own SQLite file); the browser tests on the
-# test harness's server; the journeys, each against `make run` itself. The browser lanes mostly
-# wait on Chromium and the bots' pace, the rest mostly compute (two workers of harness browser
-# tests left the bots too little of the two cores: the journeys' server is a process of its own
-# with its own bots). Each browser lane's output is printed when all are done. MARKS narrows
-# every lane to a marker expression: CI's second pass, on PostgreSQL, Redis and a Celery worker,
-# runs `make test MARKS=real_services` (what depends on those services), one process after the
-# other: they would share Redis's channel groups.
+# On the embedded default both run side by side, the rest on two workers (pytest-xdist, a
+# file's tests in one worker, each worker with its own SQLite file): the browser tests mostly
+# wait on Chromium and the bots' pace, the rest mostly compute (two browser workers beside them
+# left the bots too little of the two cores). The browser pass's output is printed when both
+# are done. MARKS narrows both runs to a marker expression: CI's second pass, on
+# PostgreSQL, Redis and a Celery worker, runs `make test MARKS=real_services` (what depends on
+# those services), one process after the other: they would share Redis's channel groups.
 ONLY = $(if $(MARKS), and ($(MARKS)))
 TEST_OTHERS = $(BIN)/pytest -m "not browser$(ONLY)" $(PYTEST_ARGS)
 TEST_BROWSER = DJANGO_ALLOW_ASYNC_UNSAFE=true $(BIN)/pytest -m "browser$(ONLY)" $(PYTEST_ARGS)
-TEST_HARNESS = DJANGO_ALLOW_ASYNC_UNSAFE=true $(BIN)/pytest -m "browser and not journey" $(PYTEST_ARGS)
-TEST_JOURNEYS = DJANGO_ALLOW_ASYNC_UNSAFE=true $(BIN)/pytest -m "journey" $(PYTEST_ARGS)
 SIDE_BY_SIDE = -n 2 --dist loadfile
 test: $(VENV)/.installed-test runtime
 	$(BIN)/ruff check .
@@ -91,14 +87,12 @@ test: $(VENV)/.installed-test runtime
 	$(BIN)/lint-imports
 ifeq ($(strip $(MARKS)$(DATABASE_URL)),)
 	@mkdir -p var
-	@echo "browser tests and journeys running beside the rest; their output follows at the end (var/test-browser.log, var/test-journeys.log)"
-	@$(TEST_HARNESS) > var/test-browser.log 2>&1 & browser=$$!; \
-	  $(TEST_JOURNEYS) > var/test-journeys.log 2>&1 & journeys=$$!; \
+	@echo "browser tests running beside the rest; their output follows at the end (var/test-browser.log)"
+	@$(TEST_BROWSER) > var/test-browser.log 2>&1 & browser=$$!; \
 	  $(TEST_OTHERS) $(SIDE_BY_SIDE); others=$$?; \
-	  wait $$browser; browser=$$?; wait $$journeys; journeys=$$?; \
+	  wait $$browser; browser=$$?; \
 	  echo "== browser tests =="; cat var/test-browser.log; \
-	  echo "== journeys =="; cat var/test-journeys.log; \
-	  test $$others -eq 0 && test $$browser -eq 0 && test $$journeys -eq 0
+	  test $$others -eq 0 && test $$browser -eq 0
 else
 	$(TEST_OTHERS)
 	$(TEST_BROWSER)

@@ -5,7 +5,7 @@
 #
 # With DATABASE_URL and REDIS_URL unset: the embedded default (one Daphne, SQLite in OUT, the
 # in-memory channel layer, bots on threads). With both set: two Daphne processes (ports 8301,
-# 8302) and one Celery worker (concurrency 2). The database named by DATABASE_URL is DROPPED and
+# 8302) and one Celery worker (concurrency 2); DAPHNES=N and WORKERS=N change those counts. The database named by DATABASE_URL is DROPPED and
 # created again, and the Redis database is flushed: point them at throwaway ones, e.g.
 #   DATABASE_URL=postgres://root@127.0.0.1:5432/setback_lt REDIS_URL=redis://127.0.0.1:6379/7
 # PACE (BOT_PACE_SECONDS, default 0), THINK (the person's time to decide, default 0), PACED=1
@@ -32,7 +32,8 @@ if [ -n "${DATABASE_URL:-}" ] && [ -n "${REDIS_URL:-}" ]; then
   db=${DATABASE_URL##*/}; server=${DATABASE_URL%/*}
   psql "$server/postgres" -qc "DROP DATABASE IF EXISTS \"$db\"" -c "CREATE DATABASE \"$db\"" >/dev/null
   redis-cli -u "$REDIS_URL" flushdb >/dev/null
-  ports=(8301 8302)
+  ports=()
+  for i in $(seq "${DAPHNES:-2}"); do ports+=($((8300 + i))); done
 else
   unset REDIS_URL
   rm -f "$OUT"/db.sqlite3*
@@ -49,8 +50,10 @@ for port in "${ports[@]}"; do
   pids+=($!); urls+=("http://127.0.0.1:$port")
 done
 if [ -n "${REDIS_URL:-}" ]; then
-  (cd "$SITE" && PYTHONPATH="$SITE" exec "$VENV/bin/celery" -A setback_site worker --queues bots,coach --concurrency 2 --loglevel WARNING) >"$OUT/worker.log" 2>&1 &
-  pids+=($!)
+  for i in $(seq "${WORKERS:-1}"); do
+    (cd "$SITE" && PYTHONPATH="$SITE" exec "$VENV/bin/celery" -A setback_site worker -n "loadtest$i@%h" --queues bots,coach --concurrency 2 --loglevel WARNING) >"$OUT/worker-$i.log" 2>&1 &
+    pids+=($!)
+  done
 fi
 for url in "${urls[@]}"; do
   for _ in $(seq 120); do curl -sf -o /dev/null "$url/accounts/login/" && break; sleep 0.5; done
