@@ -197,14 +197,17 @@ def _state(pid: int) -> str:
 
 
 @pytest.mark.django_db(transaction=True)
-def test_after_a_search_process_is_killed_the_table_moves_on_within_seconds(search_processes, user):
+def test_after_a_search_process_is_killed_the_table_moves_on(search_processes, user):
     searches.compute(os.getpid)
     for pid in searches.search_process_ids(searches.Lane.PLAY):
         os.kill(pid, signal.SIGKILL)
     match = services.do_start_match(user, "house", "easy")  # its bots' tasks run by themselves
     started = time.monotonic()
     while not Action.objects.filter(deal__match=match, user__isnull=True).exists():
-        assert time.monotonic() - started < 5, "no bot moved: the search processes stayed broken"
+        # A broken pool stayed broken for good; a new one is a fresh interpreter importing the
+        # engine, a second or two, but several times that on a machine busy with other tests
+        # (5 s ran out once in CI). The bound tells "moves on" from "never", not a speed.
+        assert time.monotonic() - started < 60, "no bot moved: the search processes stayed broken"
         turn = turns.waiting_on(match.pk)
         if turn is not None and turn.kind == WaitingFor.PERSON:
             person = services.Actor(user=user)
