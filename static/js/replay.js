@@ -72,6 +72,7 @@
   // the button plays and pauses; a step key pauses.
   let playing = false;
   let timer = null;
+  let timerStep = null; // the step the pending timer moves on from
 
   function speed() {
     const select = document.querySelector("[data-autoplay-speed]");
@@ -80,6 +81,8 @@
 
   function schedule() {
     clearTimeout(timer);
+    const replay = document.getElementById("replay");
+    timerStep = replay ? shownStep() : null;
     timer = setTimeout(function () {
       const replay = document.getElementById("replay");
       if (!playing || !replay) return;
@@ -114,8 +117,18 @@
     if (event.key === "p" || event.key === "P") setPlaying(!playing);
     else if (KEYS[event.key] && playing) setPlaying(false);
   }, true);
+  // A new step on screen starts the next step's timer. Other swaps must not: the face-up
+  // panel polls every 250 ms while it solves, and restarting the timer at each poll held the
+  // replay on that step for as long as the solve took (minutes on a busy server).
   document.body.addEventListener("htmx:afterSettle", function () {
-    if (playing) schedule();
+    if (playing && document.getElementById("replay") && shownStep() !== timerStep) schedule();
+  });
+  // A step that failed to load (a dropped connection, a busy server) is tried again.
+  document.body.addEventListener("htmx:afterRequest", function (event) {
+    const link = event.detail.elt;
+    if (playing && !event.detail.successful && link && link.matches && link.matches("a.move")) {
+      schedule();
+    }
   });
 
   document.addEventListener("click", function (event) {
