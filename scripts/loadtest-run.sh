@@ -5,8 +5,9 @@
 #
 # With DATABASE_URL and REDIS_URL unset: the embedded default (one Daphne, SQLite in OUT, the
 # in-memory channel layer, bots on threads). With both set: two Daphne processes (ports 8301,
-# 8302) and one Celery worker (concurrency 2); DAPHNES=N and WORKERS=N change those counts. The database named by DATABASE_URL is DROPPED and
-# created again, and the Redis database is flushed: point them at throwaway ones, e.g.
+# 8302) and one Celery worker (concurrency 2); DAPHNES=N and WORKERS=N change those counts.
+# The database named by DATABASE_URL is DROPPED and created again, and the Redis database is
+# flushed: point them at throwaway ones, e.g.
 #   DATABASE_URL=postgres://root@127.0.0.1:5432/setback_lt REDIS_URL=redis://127.0.0.1:6379/7
 # PACE (BOT_PACE_SECONDS, default 0), THINK (the person's time to decide, default 0), PACED=1
 # (people think 2-6 s), CAPACITY=N,STEP,MAX (the most tables that hold) and DEBUG (default

@@ -52,17 +52,20 @@ def test_fixed_seed_matches_play_the_same_natively_and_under_pyodide(tmp_path):
     wheel_file.write_bytes(built.data)
 
     # Both at once: the native run is the shorter, and the two share nothing.
-    native = subprocess.Popen(
+    with subprocess.Popen(
         [sys.executable, str(PROGRAM)], cwd=ROOT, stdout=subprocess.PIPE, text=True
-    )
-    under_pyodide = subprocess.run(
-        [NODE, str(RUNNER), str(folder), str(wheel_file), str(PROGRAM), "--snapshot"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
-    native_output, _ = native.communicate(timeout=600)
+    ) as native:  # killed on the way out if the Pyodide run fails first
+        try:
+            under_pyodide = subprocess.run(
+                [NODE, str(RUNNER), str(folder), str(wheel_file), str(PROGRAM), "--snapshot"],
+                cwd=ROOT,
+                capture_output=True,
+                text=True,
+                timeout=900,
+            )
+            native_output, _ = native.communicate(timeout=600)
+        finally:
+            native.kill()
     assert native.returncode == 0
     assert under_pyodide.returncode == 0, under_pyodide.stderr[-3000:]
 
