@@ -10,6 +10,7 @@ Standard library only. It stops everything it started on Ctrl-C or SIGTERM.
 """
 
 import argparse
+import getpass
 import os
 import shutil
 import signal
@@ -47,6 +48,7 @@ def write_config(run_dir: Path, listen: str, upstream_ports: list[int]) -> Path:
         listen=listen,
         upstream_servers=servers,
         static_root=ROOT / "staticfiles",
+        user=getpass.getuser(),
     )
     config = run_dir / "nginx.conf"
     config.write_text(text)

@@ -16,7 +16,8 @@ from .test_replay import log_in
 
 pytestmark = pytest.mark.browser
 
-OVER = "#daily-panel a:has-text('See how the others played it')"
+OVER_TEXT = "See how the others played it"
+OVER = f"#daily-panel a:has-text('{OVER_TEXT}')"
 
 
 def play_the_deal(page: Page, deadline_seconds: float = 180) -> None:
@@ -36,13 +37,11 @@ def play_the_deal(page: Page, deadline_seconds: float = 180) -> None:
         # table (a click that raced a swap of the table): then look again, as a person would.
         try:
             page.wait_for_function(
-                "([v, over]) => document.querySelector(over)"
+                "([v, over]) => [...document.querySelectorAll('#daily-panel a')]"
+                ".some((link) => link.textContent.includes(over))"
                 " || document.querySelector('#table .table-error')"
                 " || document.querySelector('#table').dataset.version !== v",
-                arg=[
-                    version,
-                    OVER.replace(":has-text('See how the others played it')", " a.button"),
-                ],
+                arg=[version, OVER_TEXT],
                 timeout=60_000,
             )
         except PlaywrightTimeout:
