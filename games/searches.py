@@ -39,8 +39,11 @@ class Lane(enum.StrEnum):
 
 
 # Searches run below the web process's priority, analysis below play: a page request wins the
-# CPU, then a table's move, then a person's analysis.
-NICENESS = {Lane.PLAY: 10, Lane.ANALYSIS: 15}
+# CPU, then a table's move, then a person's analysis. Each step about halves the CPU share (the
+# kernel's weights for 0, 3 and 6 are 1024, 526 and 272). Deeper (10 and 15) kept the login page
+# a few ms faster under 40 hard-bot matches (docs/security.md) but left analysis about 1.4% of a
+# core beside other busy programs: the coach's answers took minutes on a shared machine.
+NICENESS = {Lane.PLAY: 3, Lane.ANALYSIS: 6}
 ANALYSIS_PROCESSES = 1
 
 
