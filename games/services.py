@@ -27,6 +27,7 @@ from .errors import (  # noqa: F401  (re-exported: the views catch them as servi
     StaleMove,
 )
 from .models import Action, BotLevel, Deal, Match, Seat, known_bot_level
+from .prepared import PreparedQuery
 
 log = logging.getLogger(__name__)
 
@@ -302,17 +303,21 @@ def lock_match(match_id: int) -> Match:
     return match
 
 
+_LOCKED_MATCH_WITH_DEAL = PreparedQuery(
+    lambda match_id: (
+        Deal.objects.select_related("match")
+        .select_for_update(of=("match",))
+        .filter(match_id=match_id)
+        .order_by("-number")[:1]
+    )
+)
+
+
 def lock_match_with_deal(match_id: int) -> tuple[Match, Deal | None]:
     """The match row, locked until the caller's transaction ends, and its current deal, read
     in the same query (only the match row is locked, as by `lock_match`; a second query while
     nothing is dealt); NotFound if there is no such match."""
-    deal_row = (
-        Deal.objects.select_related("match")
-        .select_for_update(of=("match",))
-        .filter(match_id=match_id)
-        .order_by("-number")
-        .first()
-    )
+    deal_row = _LOCKED_MATCH_WITH_DEAL.first(match_id)
     if deal_row is None:
         return lock_match(match_id), None
     return deal_row.match, deal_row

@@ -11,7 +11,8 @@ from django.conf import settings
 
 from . import engine, selectors
 from .engine.par import step_seed
-from .models import Deal, Match
+from .models import Deal, Match, Seat
+from .prepared import PreparedQuery
 
 
 class WaitingFor(StrEnum):
@@ -56,6 +57,13 @@ def waiting_on(match_id: int) -> Waiting | None:
     return waiting_at(deal_row.match, deal_row)
 
 
+_SEATS_FOR_WAITING = PreparedQuery(
+    lambda match_id: Seat.objects.filter(match_id=match_id).values_list(
+        "position", "user_id", "bot_level", "connections", "user__coach_enabled"
+    )
+)
+
+
 def waiting_at(match: Match, deal_row: Deal) -> Waiting:
     """What a playing match waits on at its current deal, from the rows the caller holds: a
     service that has just changed the table passes its own (locked, fresh) rows, so waking the
@@ -64,9 +72,7 @@ def waiting_at(match: Match, deal_row: Deal) -> Waiting:
     # on, and whether the coach has work, read together.
     seats = {
         position: (user_id, bot_level, connections, coach)
-        for position, user_id, bot_level, connections, coach in match.seats.values_list(
-            "position", "user_id", "bot_level", "connections", "user__coach_enabled"
-        )
+        for position, user_id, bot_level, connections, coach in _SEATS_FOR_WAITING(match.pk)
     }
     coached = match.coach_may_advise and any(coach for _, _, _, coach in seats.values())
     if deal_row.phase == engine.OVER:
