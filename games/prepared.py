@@ -10,19 +10,20 @@ parameters and instances are Django's, so the query-count ceilings and the debug
 as before.
 """
 
+import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
 from threading import Lock
-from typing import Any
 
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.models import Model, QuerySet
 from django.db.models.query import ValuesListIterable, get_related_populators
 from django.db.transaction import TransactionManagementError
 
-# Stands for the argument while the query compiles, to find its place among the parameters
-# (the query is refused if a constant of its own has this value). Positive and within a 32-bit
-# integer's range: Django compiles a lookup past a field's range to no query at all.
+# Stand for the arguments while the query compiles (the first MARKER, the next MARKER + 1...),
+# to find their places among the parameters (the query is refused if a constant of its own has
+# such a value). Positive and within a 32-bit integer's range: Django compiles a lookup past a
+# field's range to no query at all.
 MARKER = 1_987_654_321
 
 
@@ -30,7 +31,7 @@ MARKER = 1_987_654_321
 class _Compiled:
     sql: str
     params: tuple
-    argument_at: int
+    arguments_at: tuple[int, ...]
     converters: list  # (position in the row, converters, expression), as the compiler makes them
     model: type[Model] | None  # None: a `values_list` query, whose rows are tuples
     init_list: list[str]
@@ -40,24 +41,25 @@ class _Compiled:
 
 
 class PreparedQuery:
-    """`query(value)`: the instances `build(value)` would give, without building its SQL again.
+    """`query(*values)`: the instances `build(*values)` would give, without building its SQL
+    again.
 
-    `build` takes the argument and returns a queryset of model instances (filters, ordering,
+    `build` takes the arguments and returns a queryset of model instances (filters, ordering,
     slicing, `select_related` and `select_for_update` as usual) or a `values_list` of tuples,
-    in which the argument appears exactly once among the query's parameters.
+    in which each argument appears exactly once among the query's parameters.
     """
 
-    def __init__(self, build: Callable[[Any], QuerySet]):
+    def __init__(self, build: Callable[..., QuerySet]):
         self.build = build
         self._compiled: dict[str, _Compiled] = {}
         self._lock = Lock()
 
-    def __call__(self, value) -> list:
+    def __call__(self, *values) -> list:
         alias = DEFAULT_DB_ALIAS  # the site has one database
         compiled = self._compiled.get(alias)
         if compiled is None:
             with self._lock:
-                compiled = self._compiled.get(alias) or _compile(self.build(MARKER), alias)
+                compiled = self._compiled.get(alias) or _compile(self.build, alias)
                 self._compiled[alias] = compiled
         connection = connections[alias]
         if compiled.locks and connection.get_autocommit():
@@ -65,7 +67,8 @@ class PreparedQuery:
                 "select_for_update cannot be used outside of a transaction."
             )
         params = list(compiled.params)
-        params[compiled.argument_at] = value
+        for at, value in zip(compiled.arguments_at, values, strict=True):
+            params[at] = value
         with connection.cursor() as cursor:
             cursor.execute(compiled.sql, params)
             rows = cursor.fetchall()
@@ -84,18 +87,20 @@ class PreparedQuery:
             instances.append(instance)
         return instances
 
-    def first(self, value) -> Model | None:
-        found = self(value)
+    def first(self, *values) -> Model | None:
+        found = self(*values)
         return found[0] if found else None
 
 
-def _compile(queryset: QuerySet, alias: str) -> _Compiled:
+def _compile(build: Callable[..., QuerySet], alias: str) -> _Compiled:
+    markers = [MARKER + index for index in range(len(inspect.signature(build).parameters))]
+    queryset = build(*markers)
     compiler = queryset.query.get_compiler(using=alias)
     sql, params = compiler.as_sql()
     params = tuple(params)
-    found = [index for index, param in enumerate(params) if param == MARKER]
-    if len(found) != 1:
-        raise ValueError(f"the argument must appear once among the parameters: {params!r}")
+    found = [[index for index, param in enumerate(params) if param == marker] for marker in markers]
+    if any(len(places) != 1 for places in found):
+        raise ValueError(f"each argument must appear once among the parameters: {params!r}")
     select, klass_info = compiler.select, compiler.klass_info
     tuples = queryset._iterable_class is ValuesListIterable
     if queryset._known_related_objects or not (tuples or klass_info):
@@ -113,7 +118,7 @@ def _compile(queryset: QuerySet, alias: str) -> _Compiled:
     return _Compiled(
         sql=sql,
         params=params,
-        argument_at=found[0],
+        arguments_at=tuple(places[0] for places in found),
         converters=converters,
         model=None if tuples else klass_info["model"],
         init_list=[column[0].target.attname for column in select[fields[0] : fields[-1] + 1]],

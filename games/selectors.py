@@ -100,17 +100,43 @@ def state_is_cached(deal_row: Deal) -> bool:
         return _state_key(deal_row, deal_row.steps) in _states
 
 
+# The latest step kept for each deal: a process that did not make the last moves (another
+# Daphne, the worker) catches up from it with only the new action rows.
+_latest: dict[tuple, int] = {}
+
+_TOKENS_FROM = PreparedQuery(
+    lambda deal_id, start, end: (
+        Action.objects.filter(deal_id=deal_id, sequence__gte=start, sequence__lt=end)
+        .order_by("sequence")
+        .values_list("token")
+    )
+)
+
+
 def current_state(deal_row: Deal) -> engine.Deal:
-    """The engine's state after the deal row's `steps` actions: from this process's cache, or
-    rebuilt from the action rows (and then cached). The caller gets a copy it may change."""
+    """The engine's state after the deal row's `steps` actions: from this process's cache,
+    caught up from an earlier step it keeps, or rebuilt from the action rows (and then cached).
+    The caller gets a copy it may change."""
     key = _state_key(deal_row, deal_row.steps)
     with _states_lock:
         state = _states.get(key)
         if state is not None:
             _states.move_to_end(key)
-    if state is None:
+        else:
+            earlier = _states.get(_state_key(deal_row, _latest.get(key[:2], -1)))
+            state = earlier.copy() if earlier is not None else None
+    if state is None or state.version > deal_row.steps:
         state = deal_state(deal_row, upto=deal_row.steps)
-        remember_state(deal_row, state)
+    elif state.version < deal_row.steps:
+        tokens = _TOKENS_FROM(deal_row.pk, state.version, deal_row.steps)
+        if len(tokens) != deal_row.steps - state.version:
+            state = deal_state(deal_row, upto=deal_row.steps)  # not expected: rebuild
+        else:
+            for (token,) in tokens:
+                state.apply(token)
+    else:
+        return state.copy()
+    remember_state(deal_row, state)
     return state.copy()
 
 
@@ -124,13 +150,18 @@ def remember_state(deal_row: Deal, state: engine.Deal) -> None:
     with _states_lock:
         _states[key] = state.copy()
         _states.move_to_end(key)
+        if state.version >= _latest.get(key[:2], -1):
+            _latest[key[:2]] = state.version
         while len(_states) > STATE_CACHE_SIZE:
-            _states.popitem(last=False)
+            (deal, dealt, steps), _ = _states.popitem(last=False)
+            if _latest.get((deal, dealt)) == steps:
+                del _latest[(deal, dealt)]
 
 
 def forget_states() -> None:
     with _states_lock:
         _states.clear()
+        _latest.clear()
 
 
 @dataclass(frozen=True)

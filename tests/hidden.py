@@ -10,6 +10,18 @@ TABLE_MOMENT = re.compile(r'id="table"[^>]*data-deal="(\d+)" data-step="(\d+)"')
 
 def hidden_cards(match: Match, deal_number: int, step: int, seat: str) -> set[str]:
     """Cards `seat` may not know at that moment: others' unplayed cards, their discards, the stock."""
+    # A whole-match test checks hundreds of screens, many of the same moment: a moment's cards
+    # never change (actions are only appended; the match's creation time tells an id used again).
+    key = (match.pk, match.created_at, deal_number, step, seat)
+    if key not in _hidden:
+        _hidden[key] = frozenset(_hidden_cards(match, deal_number, step, seat))
+    return set(_hidden[key])
+
+
+_hidden: dict[tuple, frozenset[str]] = {}
+
+
+def _hidden_cards(match: Match, deal_number: int, step: int, seat: str) -> set[str]:
     deal_row = Deal.objects.get(match=match, number=deal_number)
     state = selectors.deal_state(deal_row, upto=step)
     hidden = set(state.stock_remaining)

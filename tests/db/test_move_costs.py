@@ -108,6 +108,30 @@ def test_a_move_does_not_replay_the_deal_once_its_state_is_kept(
             assert tasks.play_bot_turn(match.pk, turn.version) != "stale"
 
 
+def test_a_process_that_kept_an_earlier_step_reads_only_the_moves_made_since(
+    user, wakes, monkeypatch
+):
+    """Another process (the worker, the other Daphne) made the last moves: this one catches up
+    from the step it kept with one query for the new action rows, to the state a rebuild gives."""
+    match = services.do_start_match(user, "house", "easy")
+    match = play_until(match, stop=lambda m: selectors.current_deal(m).steps >= 3)
+    then = selectors.current_deal(match)
+    kept = selectors.current_state(then)
+    match = play_until(match, stop=lambda m: selectors.current_deal(m).steps >= then.steps + 4)
+    now = selectors.current_deal(match)
+    assert now.number == then.number
+    selectors.forget_states()
+    selectors.remember_state(then, kept)  # all this process saw of the deal
+    rebuilt = selectors.deal_state(now)
+    monkeypatch.setattr(selectors, "deal_state", lambda *a, **k: pytest.fail("replayed the deal"))
+    with CaptureQueriesContext(connection) as queries:
+        caught_up = selectors.current_state(now)
+    assert len(queries.captured_queries) == 1
+    assert deal_to_record(caught_up) == deal_to_record(rebuilt)
+    assert (caught_up.to_act, caught_up.version) == (rebuilt.to_act, now.steps)
+    assert selectors.state_is_cached(now)
+
+
 @pytest.mark.django_db(transaction=True)  # so each move's on-commit work runs, keeping its state
 def test_the_kept_state_and_the_standing_agree_with_a_rebuild_from_the_rows(user, wakes):
     """A whole match to its end: at every step the state a process keeps (or rebuilds when it
