@@ -17,7 +17,7 @@ from threading import Lock
 
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.models import Model, QuerySet
-from django.db.models.query import ValuesListIterable, get_related_populators
+from django.db.models.query import ModelIterable, ValuesListIterable, get_related_populators
 from django.db.transaction import TransactionManagementError
 
 # Stand for the arguments while the query compiles (the first MARKER, the next MARKER + 1...),
@@ -98,17 +98,8 @@ def _compile(build: Callable[..., QuerySet], alias: str) -> _Compiled:
     compiler = queryset.query.get_compiler(using=alias)
     sql, params = compiler.as_sql()
     params = tuple(params)
-    found = [[index for index, param in enumerate(params) if param == marker] for marker in markers]
-    if any(len(places) != 1 for places in found):
-        raise ValueError(f"each argument must appear once among the parameters: {params!r}")
-    select, klass_info = compiler.select, compiler.klass_info
-    tuples = queryset._iterable_class is ValuesListIterable
-    if queryset._known_related_objects or not (tuples or klass_info):
-        raise ValueError("a prepared query returns model instances or a values_list's tuples")
-    if not tuples and compiler.annotation_col_map:
-        raise ValueError("a prepared query's instances carry no annotations")
-    if tuples:
-        klass_info = None  # the row is the answer
+    select = compiler.select
+    klass_info = _instances_of(queryset, compiler)
     columns = [column for column, _, _ in select[: compiler.col_count]]
     converters = [
         (position, converters, expression)
@@ -118,11 +109,31 @@ def _compile(build: Callable[..., QuerySet], alias: str) -> _Compiled:
     return _Compiled(
         sql=sql,
         params=params,
-        arguments_at=tuple(places[0] for places in found),
+        arguments_at=_places(params, markers),
         converters=converters,
-        model=None if tuples else klass_info["model"],
+        model=klass_info["model"] if klass_info else None,
         init_list=[column[0].target.attname for column in select[fields[0] : fields[-1] + 1]],
         fields=slice(fields[0], fields[-1] + 1),
         related_populators=get_related_populators(klass_info, select, alias) if klass_info else [],
         locks=queryset.query.select_for_update,
     )
+
+
+def _places(params: tuple, markers: list[int]) -> tuple[int, ...]:
+    """Where each argument's marker sits among the compiled query's parameters."""
+    found = [[index for index, param in enumerate(params) if param == marker] for marker in markers]
+    if any(len(places) != 1 for places in found):
+        raise ValueError(f"each argument must appear once among the parameters: {params!r}")
+    return tuple(places[0] for places in found)
+
+
+def _instances_of(queryset: QuerySet, compiler) -> dict | None:
+    """What the rows make: the compiler's description of the model instances (with their
+    `select_related` rows), or None for a `values_list`, whose rows are the answer."""
+    if queryset._iterable_class is ValuesListIterable:
+        return None
+    if queryset._iterable_class is not ModelIterable or queryset._known_related_objects:
+        raise ValueError("a prepared query returns model instances or a values_list's tuples")
+    if compiler.annotation_col_map:
+        raise ValueError("a prepared query's instances carry no annotations")
+    return compiler.klass_info
