@@ -18,9 +18,10 @@ from django.test import Client
 
 from accounts.mail import wait_until_sent
 from accounts.sockets import LOGGED_OUT
-from games import consumers, services
+from games import consumers, services, turns
 from games.tables import services as tables
 from games.tables.services import announce_seen
+from games.turns import WaitingFor
 from setback_site.asgi import application
 
 from .helpers import PASSWORD, person
@@ -74,11 +75,21 @@ async def frames_until_closed(socket, timeout=10):
         texts.append(message.get("text", ""))
 
 
-async def until_quiet(socket, quiet=0.5):
-    """Take every frame on its way until the socket has been quiet for `quiet` seconds: the
-    bots of a solo match move at once until it is the person's turn, then wait for them."""
-    while not await socket.receive_nothing(timeout=quiet):
-        await socket.receive_from(timeout=30)
+SHOWN_VERSION = re.compile(r'id="table"[^>]*data-version="(\d+)"')
+
+
+async def until_the_persons_turn(socket, match_id: int, first: str) -> None:
+    """Take every frame until the table waits on the person and the screen of that moment has
+    arrived (`first`: the frame already taken). The bots of a solo match move at once until then,
+    each move a screen; a quiet moment is no proof on a loaded machine (a bot's screen came after
+    half a second of quiet and carried the hand past a session that had ended meanwhile)."""
+    text = first
+    while True:
+        shown = SHOWN_VERSION.search(text)
+        turn = await database_sync_to_async(turns.waiting_on)(match_id)
+        if turn.kind == WaitingFor.PERSON and shown and int(shown[1]) == turn.version:
+            return
+        text = await socket.receive_from(timeout=30)
 
 
 async def test_a_forming_table_s_socket_needs_the_invite():
@@ -116,9 +127,9 @@ async def test_logging_out_closes_every_tab_of_that_login_and_says_so():
     second_tab = await open_socket(match.pk, tab_browser)
     phone = await open_socket(match.pk, other_device)
     for socket in (first_tab, second_tab, phone):
-        assert 'id="table"' in await socket.receive_from(timeout=30)
-    for socket in (first_tab, second_tab, phone):
-        await until_quiet(socket)  # the bots have moved on to the person's turn
+        first = await socket.receive_from(timeout=30)
+        assert 'id="table"' in first
+        await until_the_persons_turn(socket, match.pk, first)
     await database_sync_to_async(tab_browser.post)("/accounts/logout/")
     for socket in (first_tab, second_tab):
         texts, code = await frames_until_closed(socket)
@@ -156,8 +167,10 @@ async def test_no_hand_is_sent_on_a_session_that_ended_without_a_word():
     browser = await logged_in("alice")
     user, match = await started_solo(browser, "alice")
     socket = await open_socket(match.pk, browser)
-    assert HAND in await socket.receive_from(timeout=30)  # the hand, while logged in
-    await until_quiet(socket)  # every screen rendered while logged in has arrived
+    first = await socket.receive_from(timeout=30)
+    assert HAND in first  # the hand, while logged in
+    # Every screen rendered while logged in has arrived, and no bot is left to move.
+    await until_the_persons_turn(socket, match.pk, first)
     await database_sync_to_async(Session.objects.all().delete)()
     # The socket checks its login again once its last check is SESSION_RECHECK_SECONDS old.
     later = time.monotonic() + consumers.SESSION_RECHECK_SECONDS
@@ -219,9 +232,8 @@ async def test_signing_out_everywhere_or_deleting_the_account_closes_every_socke
     _, bobs = await started_solo(bystander, "bob")
     sockets = [await open_socket(match.pk, here), await open_socket(match.pk, elsewhere)]
     bobs_socket = await open_socket(bobs.pk, bystander)
-    for socket in [*sockets, bobs_socket]:
-        await socket.receive_from(timeout=30)
-        await until_quiet(socket)
+    for socket, table in [(sockets[0], match), (sockets[1], match), (bobs_socket, bobs)]:
+        await until_the_persons_turn(socket, table.pk, await socket.receive_from(timeout=30))
     response = await database_sync_to_async(here.post)(url, data)
     assert response.status_code == 302
     for socket in sockets:
@@ -236,8 +248,9 @@ async def test_a_password_set_in_the_admin_closes_the_sockets_of_every_session()
     browser = await logged_in("alice")
     user, match = await started_solo(browser, "alice")
     socket = await open_socket(match.pk, browser)
-    assert HAND in await socket.receive_from(timeout=30)
-    await until_quiet(socket)
+    first = await socket.receive_from(timeout=30)
+    assert HAND in first
+    await until_the_persons_turn(socket, match.pk, first)
 
     def set_in_the_admin():
         with transaction.atomic():
