@@ -104,14 +104,6 @@ def state_is_cached(deal_row: Deal) -> bool:
 # Daphne, the worker) catches up from it with only the new action rows.
 _latest: dict[tuple, int] = {}
 
-_TOKENS_FROM = PreparedQuery(
-    lambda deal_id, start, end: (
-        Action.objects.filter(deal_id=deal_id, sequence__gte=start, sequence__lt=end)
-        .order_by("sequence")
-        .values_list("token")
-    )
-)
-
 
 def current_state(deal_row: Deal) -> engine.Deal:
     """The engine's state after the deal row's `steps` actions: from this process's cache,
@@ -128,11 +120,19 @@ def current_state(deal_row: Deal) -> engine.Deal:
     if state is None or state.version > deal_row.steps:
         state = deal_state(deal_row, upto=deal_row.steps)
     elif state.version < deal_row.steps:
-        tokens = _TOKENS_FROM(deal_row.pk, state.version, deal_row.steps)
+        # An ORM query, not a prepared one: the action's small sequence column refuses the
+        # prepared query's marker on PostgreSQL (Django compiles an out-of-range lookup to none).
+        tokens = list(
+            Action.objects.filter(
+                deal_id=deal_row.pk, sequence__gte=state.version, sequence__lt=deal_row.steps
+            )
+            .order_by("sequence")
+            .values_list("token", flat=True)
+        )
         if len(tokens) != deal_row.steps - state.version:
             state = deal_state(deal_row, upto=deal_row.steps)  # not expected: rebuild
         else:
-            for (token,) in tokens:
+            for token in tokens:
                 state.apply(token)
     else:
         return state.copy()
