@@ -70,13 +70,14 @@ proxy: $(VENV)/.installed $(SECRET_KEY_FILE) runtime
 
 # Browser tests run in a pytest process of their own: Playwright's sync API keeps an event loop
 # in the main thread, which breaks async tests that come after it in the same process.
-# On the embedded default both run side by side, the rest on two workers (pytest-xdist, a
-# file's tests in one worker, each worker with its own SQLite file): the browser tests mostly
-# wait on Chromium and the bots' pace, the rest mostly compute (two browser workers beside them
-# left the bots too little of the two cores). The browser pass's output is printed when both
-# are done. MARKS narrows both runs to a marker expression: CI's second pass, on
-# PostgreSQL, Redis and a Celery worker, runs `make test MARKS=real_services` (what depends on
-# those services), one process after the other: they would share Redis's channel groups.
+# Both run side by side, the rest on two workers (pytest-xdist, a file's tests in one worker,
+# each worker with its own test database): the browser tests mostly wait on Chromium and the
+# bots' pace, the rest mostly compute (two browser workers beside them left the bots too little
+# of the two cores). The browser pass's output is printed when both are done. MARKS narrows
+# both runs to a marker expression: CI's second pass, on PostgreSQL, Redis and a Celery worker,
+# runs `make test MARKS=real_services` (what depends on those services) the same way, each
+# pytest process with a Redis database and a Celery worker of its own (tests/settings.py,
+# tests/conftest.py): their match numbers overlap.
 ONLY = $(if $(MARKS), and ($(MARKS)))
 TEST_OTHERS = $(BIN)/pytest -m "not browser$(ONLY)" $(PYTEST_ARGS)
 TEST_BROWSER = DJANGO_ALLOW_ASYNC_UNSAFE=true $(BIN)/pytest -m "browser$(ONLY)" $(PYTEST_ARGS)
@@ -85,7 +86,6 @@ test: $(VENV)/.installed-test runtime
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
-ifeq ($(strip $(MARKS)$(DATABASE_URL)),)
 	@mkdir -p var
 	@echo "browser tests running beside the rest; their output follows at the end (var/test-browser.log)"
 	@$(TEST_BROWSER) > var/test-browser.log 2>&1 & browser=$$!; \
@@ -93,10 +93,6 @@ ifeq ($(strip $(MARKS)$(DATABASE_URL)),)
 	  wait $$browser; browser=$$?; \
 	  echo "== browser tests =="; cat var/test-browser.log; \
 	  test $$others -eq 0 && test $$browser -eq 0
-else
-	$(TEST_OTHERS)
-	$(TEST_BROWSER)
-endif
 
 # The fault suite (tests/faults): its own PostgreSQL, Redis, two Daphne processes and a worker,
 # about twenty tables in play; kills and restarts each service and checks that every table and

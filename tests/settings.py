@@ -11,6 +11,7 @@ tests, the Celery worker) inherit it, and the variables below, through the envir
 import multiprocessing
 import os
 import secrets
+import urllib.parse
 
 os.environ.setdefault("SECRET_KEY", secrets.token_urlsafe(50))
 
@@ -43,6 +44,31 @@ TEST_ENVIRONMENT = {
 }
 for _variable, (_value, _setting, _why) in TEST_ENVIRONMENT.items():
     os.environ[_variable] = _value
+
+
+def redis_database_of_this_test_process(url: str, xdist_worker: str) -> str:
+    """REDIS_URL for one pytest process of a run: the URL's own database for the browser pass,
+    the next ones for pytest-xdist's workers (gw0, gw1...).
+
+    CI's second pass runs its pytest processes side by side (the Makefile), each on a test
+    database of its own whose match numbers start again at 1: on one Redis database, a table's
+    events, cached counts and channel groups would reach another process's table of the same
+    number.
+    """
+    if not xdist_worker.startswith("gw"):
+        return url
+    parts = urllib.parse.urlsplit(url)
+    own = int(parts.path.strip("/") or 0) + 1 + int(xdist_worker[2:])
+    return urllib.parse.urlunsplit(parts._replace(path=f"/{own}"))
+
+
+# Chosen once, in the pytest process: the processes it starts (its Celery worker, its Daphne
+# server) read these settings again with its environment, and must keep its database.
+if os.environ.get("REDIS_URL") and "SETBACK_TEST_REDIS_CHOSEN" not in os.environ:
+    os.environ["REDIS_URL"] = redis_database_of_this_test_process(
+        os.environ["REDIS_URL"], os.environ.get("PYTEST_XDIST_WORKER", "")
+    )
+    os.environ["SETBACK_TEST_REDIS_CHOSEN"] = "1"
 
 from setback_site.settings import *  # noqa: E402, F403
 

@@ -150,3 +150,14 @@ def test_the_site_keeps_djangos_strong_password_hasher():
     """Only the tests hash passwords fast (tests/settings.py): the site keeps Django's PBKDF2."""
     hashers = getattr(site_settings, "PASSWORD_HASHERS", global_settings.PASSWORD_HASHERS)
     assert hashers[0] == "django.contrib.auth.hashers.PBKDF2PasswordHasher"
+
+
+def test_each_pytest_process_of_a_run_on_redis_has_a_database_of_its_own():
+    choose = test_settings.redis_database_of_this_test_process
+    assert choose("redis://127.0.0.1:6379/1", "") == "redis://127.0.0.1:6379/1"
+    assert choose("redis://127.0.0.1:6379/1", "gw0") == "redis://127.0.0.1:6379/2"
+    assert choose("redis://127.0.0.1:6379/1", "gw1") == "redis://127.0.0.1:6379/3"
+    assert (
+        choose("redis://:secret@cache.example:6379", "gw0")
+        == "redis://:secret@cache.example:6379/1"
+    )
