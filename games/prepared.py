@@ -23,7 +23,8 @@ from django.db.transaction import TransactionManagementError
 # Stand for the arguments while the query compiles (the first MARKER, the next MARKER + 1...),
 # to find their places among the parameters (the query is refused if a constant of its own has
 # such a value). Positive and within a 32-bit integer's range: Django compiles a lookup past a
-# field's range to no query at all.
+# field's range to no query at all (on PostgreSQL), so a query on a smaller column names
+# markers within that column's range (`markers=`).
 MARKER = 1_987_654_321
 
 
@@ -46,11 +47,14 @@ class PreparedQuery:
 
     `build` takes the arguments and returns a queryset of model instances (filters, ordering,
     slicing, `select_related` and `select_for_update` as usual) or a `values_list` of tuples,
-    in which each argument appears exactly once among the query's parameters.
+    in which each argument appears exactly once among the query's parameters. `markers`: the
+    values that stand for the arguments while it compiles, when the default's do not fit a
+    column the query compares them with.
     """
 
-    def __init__(self, build: Callable[..., QuerySet]):
+    def __init__(self, build: Callable[..., QuerySet], markers: tuple[int, ...] | None = None):
         self.build = build
+        self.markers = markers
         self._compiled: dict[str, _Compiled] = {}
         self._lock = Lock()
 
@@ -59,7 +63,7 @@ class PreparedQuery:
         compiled = self._compiled.get(alias)
         if compiled is None:
             with self._lock:
-                compiled = self._compiled.get(alias) or _compile(self.build, alias)
+                compiled = self._compiled.get(alias) or _compile(self.build, alias, self.markers)
                 self._compiled[alias] = compiled
         connection = connections[alias]
         if compiled.locks and connection.get_autocommit():
@@ -92,8 +96,11 @@ class PreparedQuery:
         return found[0] if found else None
 
 
-def _compile(build: Callable[..., QuerySet], alias: str) -> _Compiled:
-    markers = [MARKER + index for index in range(len(inspect.signature(build).parameters))]
+def _compile(build: Callable[..., QuerySet], alias: str, markers: tuple | None) -> _Compiled:
+    count = len(inspect.signature(build).parameters)
+    markers = list(markers or (MARKER + index for index in range(count)))
+    if len(markers) != count or len(set(markers)) != count:
+        raise ValueError(f"a prepared query of {count} arguments needs {count} distinct markers")
     queryset = build(*markers)
     compiler = queryset.query.get_compiler(using=alias)
     sql, params = compiler.as_sql()

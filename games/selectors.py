@@ -104,6 +104,18 @@ def state_is_cached(deal_row: Deal) -> bool:
 # Daphne, the worker) catches up from it with only the new action rows.
 _latest: dict[tuple, int] = {}
 
+# The tokens of a deal's actions from one step up to (not including) another. Its markers lie
+# within the small `sequence` column's range: Django compiles a lookup past a column's range to
+# no query at all on PostgreSQL (every catch-up failed there with the default markers).
+_ACTIONS_BETWEEN = PreparedQuery(
+    lambda deal_id, first, end: (
+        Action.objects.filter(deal_id=deal_id, sequence__gte=first, sequence__lt=end)
+        .order_by("sequence")
+        .values_list("token")
+    ),
+    markers=(30_001, 30_002, 30_003),
+)
+
 
 def current_state(deal_row: Deal) -> engine.Deal:
     """The engine's state after the deal row's `steps` actions: from this process's cache,
@@ -120,15 +132,9 @@ def current_state(deal_row: Deal) -> engine.Deal:
     if state is None or state.version > deal_row.steps:
         state = deal_state(deal_row, upto=deal_row.steps)
     elif state.version < deal_row.steps:
-        # An ORM query, not a prepared one: the action's small sequence column refuses the
-        # prepared query's marker on PostgreSQL (Django compiles an out-of-range lookup to none).
-        tokens = list(
-            Action.objects.filter(
-                deal_id=deal_row.pk, sequence__gte=state.version, sequence__lt=deal_row.steps
-            )
-            .order_by("sequence")
-            .values_list("token", flat=True)
-        )
+        tokens = [
+            token for (token,) in _ACTIONS_BETWEEN(deal_row.pk, state.version, deal_row.steps)
+        ]
         if len(tokens) != deal_row.steps - state.version:
             state = deal_state(deal_row, upto=deal_row.steps)  # not expected: rebuild
         else:
