@@ -39,7 +39,9 @@ def visible_match_or_404(request: HttpRequest, match_id: int) -> tuple[Match, Se
     match or this user must not know of it: a shared table they did not come to through its
     invite (or the lobby), or a match against bots that is not theirs. Either way the answer is
     the one a number with no match gets, so matches cannot be counted."""
-    match = get_object_or_404(Match, pk=match_id)
+    match = selectors.match_or_none(match_id)
+    if match is None:
+        raise Http404("There is no such table.")
     seat = selectors.viewer_seat(match, request.user)
     if seat is None and (
         match.invite_code is None

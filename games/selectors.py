@@ -47,6 +47,14 @@ def current_deal_with_match(match_id: int) -> Deal | None:
     return _CURRENT_DEAL_WITH_MATCH.first(match_id)
 
 
+_MATCH = PreparedQuery(lambda match_id: Match.objects.filter(pk=match_id))
+
+
+def match_or_none(match_id: int) -> Match | None:
+    """The match of this number, if there is one (every post at a table reads it first)."""
+    return _MATCH.first(match_id)
+
+
 def match_and_current_deal(match_id: int) -> tuple[Match, Deal | None]:
     """A match and its current deal in one query (a second only while nothing is dealt). Raises
     Match.DoesNotExist like `Match.objects.get`."""
@@ -230,7 +238,15 @@ def viewer_seat(match: Match, user, seats: list | None = None) -> Seat | None:
         return None
     if seats is not None:
         return next((seat for seat in seats if seat.user_id == user.pk), None)
-    return match.seats.filter(user=user).first()
+    seat = _SEAT_OF_USER.first(match.pk, user.pk)  # every post at a table asks
+    if seat is not None:
+        seat.match = match  # as `match.seats` would
+    return seat
+
+
+_SEAT_OF_USER = PreparedQuery(
+    lambda match_id, user_id: Seat.objects.filter(match_id=match_id, user_id=user_id)[:1]
+)
 
 
 _SEATS_WITH_USERS = PreparedQuery(

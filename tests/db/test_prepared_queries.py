@@ -40,6 +40,9 @@ def test_the_prepared_reads_agree_with_djangos_through_a_whole_match(bob):
         assert [rows(s) for s in read] == [rows(s) for s in seats]
         assert [rows(s.user) for s in read if s.user] == [rows(s.user) for s in seats if s.user]
         assert turns._SEATS_FOR_WAITING(match.pk) == waiting
+        assert rows(selectors.match_or_none(match.pk)) == rows(theirs.match)
+        mine = selectors.viewer_seat(ours.match, bob)
+        assert rows(mine) == rows(ours.match.seats.get(user=bob)) and mine.match is ours.match
         first, end = ours.steps // 2, ours.steps
         assert selectors._ACTIONS_BETWEEN(ours.pk, first, end) == list(
             Action.objects.filter(deal=ours, sequence__gte=first, sequence__lt=end)
@@ -77,6 +80,12 @@ def test_a_query_whose_argument_is_not_one_parameter_is_refused_when_first_run()
     twice = PreparedQuery(lambda pk: Match.objects.filter(pk=pk, version=pk))
     with pytest.raises(ValueError, match="once"):
         twice(1)
+
+
+def test_no_match_and_no_seat_are_none(bob, carol):
+    match = services.do_start_match(bob, "house", "easy")
+    assert selectors.match_or_none(match.pk + 1000) is None
+    assert selectors.viewer_seat(match, carol) is None
 
 
 def test_a_query_needs_one_distinct_marker_for_each_argument():
