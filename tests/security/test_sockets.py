@@ -78,6 +78,15 @@ async def frames_until_closed(socket, timeout=10):
 SHOWN_VERSION = re.compile(r'id="table"[^>]*data-version="(\d+)"')
 
 
+def describe(texts: list[str]) -> str:
+    """The frames a socket received, for a failure's message: each one's table version and start."""
+    return "\n".join(
+        f"frame {n}: version {getattr(SHOWN_VERSION.search(text), 'group', lambda _: None)(1)}, "
+        f"hand {HAND in text}: {text[:160]!r}"
+        for n, text in enumerate(texts)
+    )
+
+
 async def until_the_persons_turn(socket, match_id: int, first: str) -> None:
     """Take every frame until the table waits on the person and the screen of that moment has
     arrived (`first`: the frame already taken). The bots of a solo match move at once until then,
@@ -260,4 +269,4 @@ async def test_a_password_set_in_the_admin_closes_the_sockets_of_every_session()
     await database_sync_to_async(set_in_the_admin)()
     texts, code = await frames_until_closed(socket)
     assert code == LOGGED_OUT
-    assert all(HAND not in text for text in texts)
+    assert all(HAND not in text for text in texts), describe(texts)
