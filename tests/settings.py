@@ -62,13 +62,16 @@ def redis_database_of_this_test_process(url: str, xdist_worker: str) -> str:
     return urllib.parse.urlunsplit(parts._replace(path=f"/{own}"))
 
 
-# Chosen once, in the pytest process: the processes it starts (its Celery worker, its Daphne
-# server) read these settings again with its environment, and must keep its database.
-if os.environ.get("REDIS_URL") and "SETBACK_TEST_REDIS_CHOSEN" not in os.environ:
+# Chosen once by each pytest process, which notes that it did: the processes it starts (its
+# Celery worker, its Daphne server) read these settings again with its environment and keep its
+# database. xdist's workers are started by a pytest process too (which chose the URL's own
+# database), so the note names the process that chose, and a worker chooses again.
+_this_process = os.environ.get("PYTEST_XDIST_WORKER", "")
+if os.environ.get("REDIS_URL") and os.environ.get("SETBACK_TEST_REDIS_CHOSEN_BY") != _this_process:
     os.environ["REDIS_URL"] = redis_database_of_this_test_process(
-        os.environ["REDIS_URL"], os.environ.get("PYTEST_XDIST_WORKER", "")
+        os.environ["REDIS_URL"], _this_process
     )
-    os.environ["SETBACK_TEST_REDIS_CHOSEN"] = "1"
+    os.environ["SETBACK_TEST_REDIS_CHOSEN_BY"] = _this_process
 
 from setback_site.settings import *  # noqa: E402, F403
 

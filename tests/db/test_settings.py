@@ -6,6 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from django.conf import global_settings, settings
 
 from setback_site import settings as site_settings
@@ -161,3 +162,13 @@ def test_each_pytest_process_of_a_run_on_redis_has_a_database_of_its_own():
         choose("redis://:secret@cache.example:6379", "gw0")
         == "redis://:secret@cache.example:6379/1"
     )
+
+
+@pytest.mark.real_services
+@pytest.mark.skipif(not os.environ.get("REDIS_URL"), reason="needs REDIS_URL")
+def test_this_test_process_chose_its_own_redis_database():
+    """An xdist worker inherits its starter's environment: the choice above must run again in
+    it (once it did not, and the workers shared one database and heard each other's tables)."""
+    assert os.environ["SETBACK_TEST_REDIS_CHOSEN_BY"] == os.environ.get("PYTEST_XDIST_WORKER", "")
+    address = settings.CHANNEL_LAYERS["default"]["CONFIG"]["hosts"][0]["address"]
+    assert address == settings.CACHES["default"]["LOCATION"] == os.environ["REDIS_URL"]
