@@ -9,6 +9,8 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
+from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_POST
 
 from . import invites, presenters, selectors, services
@@ -49,6 +51,13 @@ def visible_match_or_404(request: HttpRequest, match_id: int) -> tuple[Match, Se
     ):
         raise Http404("There is no such table.")
     return match, seat
+
+
+def table_html(request: HttpRequest, view: presenters.TableView):
+    """The live table inside the table page. Its template is Jinja's (games/jinja.py), which
+    Django's {% include %} cannot take in: the page gets it rendered, with the request's CSRF
+    field."""
+    return mark_safe(render_to_string("games/_table.html", {"view": view}, request=request))
 
 
 def table_fragment(request, match_id: int, seat: str, error: str = "", status: int = 200):

@@ -18,6 +18,7 @@ from .pages import (
     move_refused,
     posted_version,
     rematch_refused,
+    table_html,
     table_post,
     visible_match_or_404,
 )
@@ -77,7 +78,7 @@ def table(request: HttpRequest, match_id: int) -> HttpResponse:
         return render(request, "games/table.html", context)
     # A GET only reads: a turn lost in a restart is woken by the table's socket connecting,
     # which the page opens at once, and by the sweeper.
-    context["view"] = presenters.table_view(match, position)
+    context["table"] = table_html(request, presenters.table_view(match, position))
     if position:
         # The coach's panel is drawn here, then only by the table's socket (games.coach.services).
         context["panels"] = hooks.table_panels(match, position)

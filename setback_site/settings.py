@@ -12,6 +12,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
+import jinja2
 
 from setback_site import email_url
 
@@ -112,6 +113,15 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
             ],
         },
+    },
+    {
+        # Only the live table's template (games/jinja.py says why). A missing variable is
+        # empty, as in Django's templates: a table pushed over a socket has no request and so
+        # no csrf_input (Django's backend would print DEBUG's placeholder instead).
+        "BACKEND": "django.template.backends.jinja2.Jinja2",
+        "DIRS": [BASE_DIR / "templates" / "jinja2"],
+        "APP_DIRS": False,
+        "OPTIONS": {"environment": "games.jinja.environment", "undefined": jinja2.Undefined},
     },
 ]
 
