@@ -2,8 +2,12 @@
 coach's exercises. A tag rather than an included template because the table is rendered for
 every screen at every move with a dozen cards on it, and an include costs several times this."""
 
+from functools import cache
+
 from django import template
 from django.utils.html import format_html
+
+from ..presenters import card_view
 
 register = template.Library()
 
@@ -21,6 +25,12 @@ FACE = (
 @register.simple_tag
 def card_face(card, small: bool = False) -> str:
     """One card face. `card` is a presenters.CardView; `small` for trick and summary sizes."""
+    return _face(card.code, small)
+
+
+@cache  # a face depends on the card and its size only: 104 faces, each built once
+def _face(code: str, small: bool) -> str:
+    card = card_view(code)
     classes = "card-face" + (" card-red" if card.red else "") + (" card-small" if small else "")
     return format_html(
         FACE, classes=classes, name=card.name, rank=card.rank_label, symbol=card.symbol
