@@ -144,3 +144,70 @@ def _instances_of(queryset: QuerySet, compiler) -> dict | None:
     if compiler.annotation_col_map:
         raise ValueError("a prepared query's instances carry no annotations")
     return compiler.klass_info
+
+
+# --- Writes -----------------------------------------------------------------------------------
+# The move's three writes (its Action row, the deal's summary columns, the match's version) were
+# a quarter of a worker's busy CPU through `Model.save`, whose work is mostly deciding again what
+# SQL to send. These send the same statements, compiled once per model and set of columns, with
+# each value prepared by its field exactly as `save` prepares it (`pre_save`, so `auto_now`
+# columns are stamped, then `get_db_prep_save`). Neither sends `pre_save`/`post_save` signals:
+# they are for models that have no receivers (a test checks).
+
+_statements: dict[tuple, str] = {}
+
+
+def save_fields(instance: Model, fields: tuple[str, ...]) -> None:
+    """`instance.save(update_fields=fields)`, without building its UPDATE again."""
+    model = type(instance)
+    connection = connections[DEFAULT_DB_ALIAS]
+    key = ("update", model, fields, connection.vendor)
+    sql = _statements.get(key)
+    targets = [model._meta.get_field(name) for name in fields]
+    if sql is None:
+        quote = connection.ops.quote_name
+        columns = ", ".join(f"{quote(field.column)} = %s" for field in targets)
+        sql = f"UPDATE {quote(model._meta.db_table)} SET {columns} WHERE {quote(model._meta.pk.column)} = %s"
+        _statements[key] = sql
+    params = [
+        field.get_db_prep_save(field.pre_save(instance, False), connection) for field in targets
+    ]
+    params.append(model._meta.pk.get_db_prep_value(instance.pk, connection))
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        if cursor.rowcount != 1:
+            raise model.DoesNotExist(f"no {model.__name__} {instance.pk} to update")
+
+
+def insert(instance: Model) -> Model:
+    """`instance.save()` of a new row (as `Model.objects.create` does), without building its
+    INSERT again; the primary key comes back from the database."""
+    model = type(instance)
+    connection = connections[DEFAULT_DB_ALIAS]
+    pk = model._meta.pk
+    targets = [field for field in model._meta.concrete_fields if field is not pk]
+    key = ("insert", model, connection.vendor)
+    sql = _statements.get(key)
+    if sql is None:
+        quote = connection.ops.quote_name
+        columns = ", ".join(quote(field.column) for field in targets)
+        marks = ", ".join(["%s"] * len(targets))
+        sql = f"INSERT INTO {quote(model._meta.db_table)} ({columns}) VALUES ({marks})"
+        returning, _ = connection.ops.return_insert_columns([pk])
+        sql = f"{sql} {returning}" if returning else sql
+        _statements[key] = sql
+    params = [
+        field.get_db_prep_save(field.pre_save(instance, True), connection) for field in targets
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        row = cursor.fetchone() if connection.features.can_return_columns_from_insert else None
+        value = (
+            row[0]
+            if row
+            else connection.ops.last_insert_id(cursor, model._meta.db_table, pk.column)
+        )
+    instance.pk = value
+    instance._state.adding = False
+    instance._state.db = DEFAULT_DB_ALIAS
+    return instance

@@ -16,7 +16,7 @@ from functools import partial
 from django.db import IntegrityError, InterfaceError, OperationalError, transaction
 from django.utils import timezone
 
-from . import engine, events, hooks, refusals, selectors, turns
+from . import engine, events, hooks, prepared, refusals, selectors, turns
 from .errors import (  # noqa: F401  (re-exported: the views catch them as services.*)
     Forbidden,
     GameError,
@@ -346,16 +346,17 @@ def do_act(match_id: int, seat: str, token: str, version: int, actor: Actor) -> 
             )
         state = selectors.current_state(deal_row)
         phase = apply_move(state, seat, token)
+        action = Action(
+            deal=deal_row,
+            sequence=state.version - 1,
+            seat=seat,
+            kind=ACTION_KINDS[phase],
+            token=token,
+            user=actor.user,
+            bot_level=actor.bot_level,
+        )
         try:
-            Action.objects.create(
-                deal=deal_row,
-                sequence=state.version - 1,
-                seat=seat,
-                kind=ACTION_KINDS[phase],
-                token=token,
-                user=actor.user,
-                bot_level=actor.bot_level,
-            )
+            prepared.insert(action)
         except IntegrityError as error:
             # The unique (deal, sequence) constraint backs up the row lock: a second writer of
             # the same step fails here and its whole transaction rolls back.
@@ -364,14 +365,14 @@ def do_act(match_id: int, seat: str, token: str, version: int, actor: Actor) -> 
         if state.phase == engine.OVER:
             _finish_deal(match, deal_row, state)
         match.version += 1
-        match.save(update_fields=_MOVE_FIELDS)
+        prepared.save_fields(match, _MOVE_FIELDS)
         transaction.on_commit(partial(selectors.remember_state, deal_row, state), robust=True)
         announce_after_commit(match, deal_row)
     return Outcome(match, applied=True)
 
 
 # What a move may change in the match row (a deal's end: the totals, and the match's end).
-_MOVE_FIELDS = ["version", "totals", "status", "winner", "finished_at", "updated_at"]
+_MOVE_FIELDS = ("version", "totals", "status", "winner", "finished_at", "updated_at")
 
 
 # Tries of a change whose database connection was cut (a restart of PostgreSQL).
@@ -429,7 +430,10 @@ def save_state_columns(deal_row: Deal, state: engine.Deal) -> None:
     deal_row.bid = state.bid
     deal_row.trump = state.trump or ""
     deal_row.steps = state.version
-    deal_row.save(update_fields=["phase", "to_act", "pitcher", "bid", "trump", "steps"])
+    prepared.save_fields(deal_row, _STATE_COLUMNS)
+
+
+_STATE_COLUMNS = ("phase", "to_act", "pitcher", "bid", "trump", "steps")
 
 
 def _finish_deal(match: Match, deal_row: Deal, state: engine.Deal) -> None:

@@ -1,13 +1,14 @@
 """A prepared query (games/prepared.py) answers what Django's own query answers, at every step of
-a match, with its SQL built once."""
+a match, with its SQL built once; a prepared write leaves the row Django's `save` leaves."""
 
 import pytest
-from django.db import connection, transaction
+from django.db import IntegrityError, connection, transaction
+from django.db.models.signals import post_save, pre_save
 from django.db.transaction import TransactionManagementError
 from django.forms.models import model_to_dict
 from django.test.utils import CaptureQueriesContext
 
-from games import selectors, services, turns
+from games import prepared, selectors, services, turns
 from games.engine.bots import choose
 from games.models import Action, Deal, Match, Seat
 from games.prepared import PreparedQuery
@@ -95,3 +96,54 @@ def test_a_query_needs_one_distinct_marker_for_each_argument():
         )
         with pytest.raises(ValueError, match="distinct markers"):
             query(1, 2)
+
+
+def stored(model, pk) -> dict:
+    """Every column of the row, as the database holds it."""
+    return model.objects.filter(pk=pk).values().get()
+
+
+def test_a_prepared_update_leaves_the_row_that_djangos_save_leaves(bob):
+    match = services.do_start_match(bob, "house", "easy")
+    ours, theirs = Match.objects.get(pk=match.pk), Match.objects.get(pk=match.pk)
+    for instance in (ours, theirs):
+        instance.version += 7
+        instance.totals = {"NS": -3, "EW": 11, "note": "a 'quoted' \"text\""}
+        instance.status, instance.winner = Match.Status.FINISHED, "EW"
+    theirs.save(update_fields=services._MOVE_FIELDS)
+    django_row = stored(Match, match.pk)
+    prepared.save_fields(ours, services._MOVE_FIELDS)
+    our_row = stored(Match, match.pk)
+    assert our_row.pop("updated_at") > django_row.pop("updated_at")  # auto_now: stamped again
+    assert our_row == django_row and django_row["totals"]["note"] == "a 'quoted' \"text\""
+    ours.pk = match.pk + 1000
+    with pytest.raises(Match.DoesNotExist):
+        prepared.save_fields(ours, ("version",))
+
+
+def test_a_prepared_insert_makes_the_row_that_create_makes_and_keeps_the_unique_step(bob):
+    match = services.do_start_match(bob, "house", "easy")
+    deal = selectors.current_deal(match)
+    made = dict(deal=deal, sequence=30, seat="N", kind="card", token="AS", user=bob)
+    ours = prepared.insert(Action(**made))
+    theirs = Action.objects.create(**{**made, "sequence": 31})
+    assert ours.pk is not None and ours.pk != theirs.pk
+    ours_read, theirs_read = Action.objects.get(pk=ours.pk), Action.objects.get(pk=theirs.pk)
+    assert ours_read.created_at is not None
+    assert {**rows(ours_read), "pk": 0, "id": 0, "sequence": 0, "created_at": 0} == {
+        **rows(theirs_read),
+        "pk": 0,
+        "id": 0,
+        "sequence": 0,
+        "created_at": 0,
+    }
+    with pytest.raises(IntegrityError), transaction.atomic():
+        prepared.insert(Action(**made))  # the same (deal, sequence): the constraint refuses it
+
+
+def test_the_models_written_without_save_have_no_save_signals():
+    """The prepared writes send no `pre_save`/`post_save`: a receiver for these models would
+    silently miss the move's writes."""
+    for model in (Match, Deal, Action):
+        for signal in (pre_save, post_save):
+            assert not signal.has_listeners(model), (signal, model)
