@@ -41,3 +41,30 @@ def test_a_task_finished_after_its_connection_was_given_up_neither_crashes_nor_i
             client.delete(queue)
             client.hdel(unacked, message.delivery_tag)
             client.zrem(channel.qos.unacked_index_key, message.delivery_tag)
+
+
+def test_publishing_reuses_one_client_until_the_connection_pool_is_replaced():
+    queue = f"test-transport-{uuid.uuid4().hex}"
+    with Connection(
+        settings.CELERY_BROKER_URL, transport=settings.CELERY_BROKER_TRANSPORT
+    ) as connection:
+        channel = connection.channel()
+        channel.queue_declare(queue=queue)
+        clients = []
+        for body in ("first", "second"):
+            channel.basic_publish(channel.prepare_message(body), exchange="", routing_key=queue)
+            with channel.conn_or_acquire() as client:
+                clients.append(client)
+        assert clients[0] is clients[1]
+        channel._disconnect_pools()  # what a lost connection does
+        channel.basic_publish(channel.prepare_message("third"), exchange="", routing_key=queue)
+        with channel.conn_or_acquire() as client:
+            assert client is not clients[0] and client.connection_pool is channel.pool
+        try:
+            assert [channel.basic_get(queue, no_ack=True).body for _ in range(3)] == [
+                b"first",
+                b"second",
+                b"third",
+            ]
+        finally:
+            client.delete(queue)
