@@ -15,6 +15,7 @@ from django.urls import re_path  # noqa: E402
 from games.consumers import NoSuchSocket  # noqa: E402
 from games.lobby.routing import websocket_urlpatterns as lobby_websockets  # noqa: E402
 from games.routing import websocket_urlpatterns  # noqa: E402
+from setback_site.garbage import settle as settle_garbage_collector  # noqa: E402
 
 # Any other path is refused with a close, not a server error.
 unknown_socket = re_path(r"", NoSuchSocket.as_asgi())
@@ -29,3 +30,5 @@ application = ProtocolTypeRouter(
         ),
     }
 )
+
+settle_garbage_collector()  # last: everything loaded so far is frozen (setback_site/garbage.py)

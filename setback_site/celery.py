@@ -3,8 +3,10 @@
 import os
 
 from celery import Celery
-from celery.signals import task_postrun
+from celery.signals import task_postrun, worker_init
 from django.db import close_old_connections
+
+from .garbage import settle as settle_garbage_collector
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "setback_site.settings")
 
@@ -20,3 +22,10 @@ def give_connections_back(task=None, **kwargs) -> None:
     if getattr(task.request, "is_eager", False):
         return  # run inside the caller (a test's transaction): its connection is not ours to end
     close_old_connections()
+
+
+@worker_init.connect
+def settle_garbage(**kwargs) -> None:
+    """Before the worker forks its pool: the children inherit the frozen start-up objects and
+    the collector's settings (setback_site/garbage.py)."""
+    settle_garbage_collector()
