@@ -13,6 +13,7 @@ as before.
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from threading import Lock
 
 from django.db import DEFAULT_DB_ALIAS, connections
@@ -154,21 +155,39 @@ def _instances_of(queryset: QuerySet, compiler) -> dict | None:
 # columns are stamped, then `get_db_prep_save`). Neither sends `pre_save`/`post_save` signals:
 # they are for models that have no receivers (a test checks).
 
-_statements: dict[tuple, str] = {}
+
+@cache
+def _update(model: type[Model], fields: tuple[str, ...], vendor: str) -> tuple[str, list]:
+    """The UPDATE of `fields` by primary key, and the fields whose values it takes (built once
+    per model, fields and database `vendor`, whose quoting it uses)."""
+    targets = [model._meta.get_field(name) for name in fields]
+    quote = connections[DEFAULT_DB_ALIAS].ops.quote_name
+    columns = ", ".join(f"{quote(field.column)} = %s" for field in targets)
+    table, pk = quote(model._meta.db_table), quote(model._meta.pk.column)
+    return f"UPDATE {table} SET {columns} WHERE {pk} = %s", targets
+
+
+@cache
+def _insert(model: type[Model], vendor: str) -> tuple[str, list]:
+    """The INSERT of a new row, returning its primary key, and the fields whose values it takes."""
+    connection = connections[DEFAULT_DB_ALIAS]
+    pk = model._meta.pk
+    targets = [field for field in model._meta.concrete_fields if field is not pk]
+    quote = connection.ops.quote_name
+    columns = ", ".join(quote(field.column) for field in targets)
+    marks = ", ".join(["%s"] * len(targets))
+    returning, _ = connection.ops.return_insert_columns([pk])
+    return (
+        f"INSERT INTO {quote(model._meta.db_table)} ({columns}) VALUES ({marks}) {returning}",
+        targets,
+    )
 
 
 def save_fields(instance: Model, fields: tuple[str, ...]) -> None:
     """`instance.save(update_fields=fields)`, without building its UPDATE again."""
     model = type(instance)
     connection = connections[DEFAULT_DB_ALIAS]
-    key = ("update", model, fields, connection.vendor)
-    sql = _statements.get(key)
-    targets = [model._meta.get_field(name) for name in fields]
-    if sql is None:
-        quote = connection.ops.quote_name
-        columns = ", ".join(f"{quote(field.column)} = %s" for field in targets)
-        sql = f"UPDATE {quote(model._meta.db_table)} SET {columns} WHERE {quote(model._meta.pk.column)} = %s"
-        _statements[key] = sql
+    sql, targets = _update(model, fields, connection.vendor)
     params = [
         field.get_db_prep_save(field.pre_save(instance, False), connection) for field in targets
     ]
@@ -181,33 +200,16 @@ def save_fields(instance: Model, fields: tuple[str, ...]) -> None:
 
 def insert(instance: Model) -> Model:
     """`instance.save()` of a new row (as `Model.objects.create` does), without building its
-    INSERT again; the primary key comes back from the database."""
-    model = type(instance)
+    INSERT again; the primary key comes back from the database (both of the site's databases
+    return it from the INSERT itself)."""
     connection = connections[DEFAULT_DB_ALIAS]
-    pk = model._meta.pk
-    targets = [field for field in model._meta.concrete_fields if field is not pk]
-    key = ("insert", model, connection.vendor)
-    sql = _statements.get(key)
-    if sql is None:
-        quote = connection.ops.quote_name
-        columns = ", ".join(quote(field.column) for field in targets)
-        marks = ", ".join(["%s"] * len(targets))
-        sql = f"INSERT INTO {quote(model._meta.db_table)} ({columns}) VALUES ({marks})"
-        returning, _ = connection.ops.return_insert_columns([pk])
-        sql = f"{sql} {returning}" if returning else sql
-        _statements[key] = sql
+    sql, targets = _insert(type(instance), connection.vendor)
     params = [
         field.get_db_prep_save(field.pre_save(instance, True), connection) for field in targets
     ]
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
-        row = cursor.fetchone() if connection.features.can_return_columns_from_insert else None
-        value = (
-            row[0]
-            if row
-            else connection.ops.last_insert_id(cursor, model._meta.db_table, pk.column)
-        )
-    instance.pk = value
+        (instance.pk,) = cursor.fetchone()
     instance._state.adding = False
     instance._state.db = DEFAULT_DB_ALIAS
     return instance
