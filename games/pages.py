@@ -14,6 +14,7 @@ from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_POST
 
 from . import invites, presenters, selectors, services
+from .engine.actions import Action
 from .forms import NewMatchForm, NewTableForm
 from .models import Match, Seat
 
@@ -161,10 +162,29 @@ def table_post(*, refused, seated: bool = False):
 
 def posted_version(request: HttpRequest, what: str) -> int:
     """The table version the posting screen showed (a stale screen's post is refused)."""
+    return _version_of(request.POST, what)
+
+
+def _version_of(fields, what: str) -> int:
     try:
-        return int(request.POST.get("version"))
+        return int(fields.get("version"))
     except (TypeError, ValueError):
         raise services.GameError(f"The {what} was incomplete; please try again.") from None
+
+
+def posted_move(fields) -> tuple[str, int]:
+    """The move a table's form sends, and the version its screen showed: (token, version).
+
+    `fields` are the form's (a QueryDict, or a MultiValueDict of the same fields sent over the
+    table's socket): `action`, a call, suit or card; or `discard` with the `cards` chosen.
+    """
+    token = (fields.get("action") or "").strip()
+    if token == "discard" or "discard" in fields:
+        token = str(Action.discard(fields.getlist("cards")))
+    version = _version_of(fields, "move")
+    if not token:
+        raise services.GameError("The move was incomplete; please try again.")
+    return token, version
 
 
 def refusals_as_pages(template: str):

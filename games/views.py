@@ -10,12 +10,12 @@ from django_htmx.http import HttpResponseClientRedirect
 from setback_site.limits import limited
 
 from . import engine, hooks, invites, presenters, selectors, services
-from .engine.actions import Action
 from .forms import PRESETS, NewMatchForm, TableSettingsForm
 from .models import Match
 from .pages import (
     home_context,
     move_refused,
+    posted_move,
     posted_version,
     rematch_refused,
     table_html,
@@ -91,12 +91,7 @@ def table(request: HttpRequest, match_id: int) -> HttpResponse:
 @table_post(seated=True, refused=move_refused)
 def act(request: HttpRequest, match: Match, seat) -> HttpResponse:
     """One move by the user's seat: a call, a suit, a discard or a card."""
-    token = request.POST.get("action", "").strip()
-    if token == "discard" or "discard" in request.POST:
-        token = str(Action.discard(request.POST.getlist("cards")))
-    version = posted_version(request, "move")
-    if not token:
-        raise services.GameError("The move was incomplete; please try again.")
+    token, version = posted_move(request.POST)
     actor = services.Actor(user=request.user)
     services.through_restarts(
         lambda: services.do_act(match.pk, seat.position, token, version, actor)

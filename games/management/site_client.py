@@ -8,6 +8,7 @@ redirect with a GET as a browser does. Every answer can be counted by kind (`rou
 """
 
 import ipaddress
+import json
 import random
 import re
 import socket
@@ -33,6 +34,7 @@ BUTTON_RE = re.compile(
 DISCARD_RE = re.compile(r'<input type="checkbox" name="cards" value="(\w\w)"')
 DISCARD_EXACT_RE = re.compile(r'data-discard-exact="(\d+)"')
 NEXT_DEAL = "data-next-deal"
+REFUSED = 'class="table-message table-error"'  # a refused move's reason, on its screen
 PLAY_AGAIN_RE = re.compile(r'hx-post="(/matches/\d+/rematch/)"')
 MATCH_URL_RE = re.compile(r"/matches/(\d+)/")
 
@@ -148,6 +150,12 @@ def legal_move(screen: Screen, rng: random.Random) -> dict:
     data["discard"] = "1"
     data["cards"] = rng.sample(cards, min(count, len(cards)))
     return data
+
+
+def move_message(data: dict) -> str:
+    """A move's form as the page sends it over the table's socket (static/js/table.js)."""
+    fields = {name: value if isinstance(value, list) else [value] for name, value in data.items()}
+    return json.dumps({"move": fields})
 
 
 @dataclass

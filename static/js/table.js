@@ -7,6 +7,7 @@
 
   let lastTrickOpen = false;
   let focusedIndex = -1;
+  let tableSocket = null; // the table's websocket, once open (see the moves at the end)
 
   function actions() {
     return Array.from(document.querySelectorAll("#table [data-action]"));
@@ -99,5 +100,24 @@
     const code = event.detail && event.detail.event ? event.detail.event.code : 0;
     if (code < 4000) reconnectingNotice(true); // 44xx: refused for good, not a connection lost
   });
-  document.body.addEventListener("htmx:wsOpen", function () { reconnectingNotice(false); });
+  document.body.addEventListener("htmx:wsOpen", function (event) {
+    tableSocket = event.detail.event.target;
+    reconnectingNotice(false);
+  });
+
+  // A move goes over the table's socket while it is open, as the fields of its form: no
+  // request per card (games.consumers.TableConsumer.receive). The socket answers as the POST
+  // would: the new table, or this one with the reason a move was refused. While the socket
+  // is down the form posts as before.
+  document.body.addEventListener("htmx:configRequest", function (event) {
+    const form = event.detail.elt;
+    if (!form.matches("form[data-move]")) return;
+    if (!tableSocket || tableSocket.readyState !== WebSocket.OPEN) return;
+    const fields = {};
+    event.detail.formData.forEach(function (value, name) {
+      if (name !== "csrfmiddlewaretoken") (fields[name] = fields[name] || []).push(value);
+    });
+    tableSocket.send(JSON.stringify({ move: fields }));
+    event.preventDefault();
+  });
 })();

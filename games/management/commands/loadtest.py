@@ -47,10 +47,12 @@ from games.management.site_client import (
     MATCH_URL_RE,
     NEXT_DEAL,
     PLAY_AGAIN_RE,
+    REFUSED,
     Screen,
     SiteClient,
     legal_move,
     loopback_only,
+    move_message,
 )
 from games.models import Action, Deal
 
@@ -104,6 +106,7 @@ class Table:
         self.pending_move: tuple[int, float] | None = None  # (version moved on, when)
         self.moved_at: float | None = None  # the person's last move, until their next turn
         self.socket = None
+        self.refused = False
         self.last_deal_step: tuple[int, int] = (0, 0)
 
     # --- The pages -------------------------------------------------------------------------
@@ -169,6 +172,9 @@ class Table:
                     async for message in socket_:
                         if message.type != aiohttp.WSMsgType.TEXT:
                             break
+                        if REFUSED in message.data:  # a move sent over this socket, refused
+                            self.refused = True
+                            self.changed.set()
                         self.show(Screen.parse(message.data))
                         if self.match_id != match_id:
                             break  # a new match: the new page opens its own socket
@@ -189,6 +195,13 @@ class Table:
         try:
             while time.monotonic() < self.stop_at:
                 screen = self.screen
+                if self.refused:
+                    self.refused = False
+                    self.figures.error("act refused")
+                    self.pending_move = self.moved_at = None
+                    self.figures.reloads += 1
+                    await self.load_table(self.match_id)
+                    continue
                 if screen is not None and self.pending_move is None:
                     if screen.my_turn:
                         await self.move(screen)
@@ -221,6 +234,12 @@ class Table:
         started = time.monotonic()
         self.pending_move = (screen.version, started)
         self.moved_at = started
+        if self.socket is not None and not self.socket.closed:
+            # As the page does: over the table's socket while it is open; its answer is the
+            # next screen, or this one with the reason it was refused.
+            await self.socket.send_str(move_message(data))
+            self.figures.person_moves += 1
+            return
         answer = await self.web.post(f"/matches/{self.match_id}/act/", data, htmx=True)
         status = answer.status
         self.figures.post_seconds.append(time.monotonic() - started)

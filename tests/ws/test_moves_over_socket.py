@@ -1,0 +1,168 @@
+"""A person's moves sent over the table's websocket, as the page sends them (static/js/table.js):
+the same service and the same checks as the move's POST, and the same answers."""
+
+import json
+import re
+
+import pytest
+from channels.db import database_sync_to_async
+
+from games import selectors, turns
+from games.models import Action, Match
+from games.turns import WaitingFor
+from tests.hidden import leaks
+from tests.ws.test_shared_table import connect as shared_connect
+from tests.ws.test_shared_table import follow_invite, forming_table, person, start_with
+from tests.ws.test_table_socket import connect, drain, start, until
+
+pytestmark = [
+    pytest.mark.asyncio,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.real_services,
+]
+
+
+def person_to_move(match):
+    """(version, the first legal move as the form's fields) when the person must move, else None;
+    a next deal that waits on the person is asked for over HTTP, as its button does."""
+    turn = turns.waiting_on(match.pk)
+    if turn is None or turn.kind not in (WaitingFor.PERSON, WaitingFor.NEXT_DEAL):
+        return None
+    if turn.kind == WaitingFor.NEXT_DEAL:
+        return turn.version, None
+    state = selectors.deal_state(selectors.current_deal(match))
+    token = state.observation(turn.seat).legal_actions()[0]
+    if token.startswith("discard:"):
+        cards = [card for card in token[len("discard:") :].split(",") if card]
+        return turn.version, {"discard": ["1"], "cards": cards, "version": [str(turn.version)]}
+    return turn.version, {"action": [token], "version": [str(turn.version)]}
+
+
+def moves_made(match):
+    return Action.objects.filter(deal__match=match, user__isnull=False).count()
+
+
+def next_deal(client, match, version):
+    client.post(f"/matches/{match.pk}/next/", {"version": version}, HTTP_HX_REQUEST="true")
+
+
+async def test_a_whole_match_played_over_the_socket_shows_this_seat_only_its_own_cards():
+    match, client, cookie = await start()
+    me = await database_sync_to_async(lambda: match.seats.get(user__isnull=False).position)()
+    socket = await connect(match, cookie)
+    messages, moved = [], 0
+    while await database_sync_to_async(lambda: Match.objects.get(pk=match.pk).status)() != (
+        Match.Status.FINISHED
+    ):
+        to_move = await database_sync_to_async(person_to_move)(match)
+        if to_move is not None and to_move[1] is None:
+            await database_sync_to_async(next_deal)(client, match, to_move[0])
+        elif to_move is not None:
+            await socket.send_to(text_data=json.dumps({"move": to_move[1]}))
+            moved += 1
+        messages.append(await socket.receive_from(timeout=30))  # the move's screen, or a bot's
+        while not await socket.receive_nothing(timeout=0.02):
+            messages.append(await socket.receive_from(timeout=30))
+    if "the match!" not in messages[-1]:
+        await until(socket, "the match!", seen=messages)
+    await socket.disconnect()
+    # Every move sent was recorded, once, as the person's: none was lost or refused.
+    assert await database_sync_to_async(moves_made)(match) == moved > 10
+    assert not any("table-error" in html for html in messages)
+    for html in messages:
+        found = await database_sync_to_async(leaks)(html, match, me)
+        assert not found, f"hidden cards {found} sent to {me}"
+    assert "the match!" in messages[-1]
+
+
+MY_TURN = r'class="table table-my-turn"'
+
+
+async def my_turn(socket, match):
+    """The person's move as the form's fields once the screen says it is their turn."""
+    await until(socket, MY_TURN)
+    version, fields = await database_sync_to_async(person_to_move)(match)
+    assert fields is not None
+    return version, fields
+
+
+async def until_past(socket, version):
+    """The first screen past `version` (the bots may have moved on too: their screens come)."""
+    for _ in range(100):
+        for html in await drain(socket, 0.2):
+            shown = re.search(r'id="table"[^>]*data-version="(\d+)"', html)
+            if shown and int(shown.group(1)) > version:
+                return html
+    raise AssertionError(f"the screen never went past version {version}")
+
+
+async def send_move(socket, message):
+    await socket.send_to(text_data=message if isinstance(message, str) else json.dumps(message))
+
+
+async def test_a_stale_move_is_refused_on_the_screen_and_a_repeated_one_changes_nothing():
+    match, _, cookie = await start()
+    socket = await connect(match, cookie)
+    version, fields = await my_turn(socket, match)
+    stale = dict(fields, version=[str(version - 1)])
+    await send_move(socket, {"move": stale})
+    refused = await until(socket, "table-error")
+    assert "The table moved on" in refused and MY_TURN.strip("r'") in refused
+    assert await database_sync_to_async(moves_made)(match) == 0
+    await send_move(socket, {"move": fields})
+    await until_past(socket, version)
+    await send_move(socket, {"move": fields})  # a second click, or a message sent again
+    messages = await drain(socket)
+    assert await database_sync_to_async(moves_made)(match) == 1
+    # Recognised as the move just made, unless the bots have moved since: then it is stale.
+    refusals = [html for html in messages if "table-error" in html]
+    assert all("The table moved on" in html for html in refusals)
+    await socket.disconnect()
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "not json",
+        "[1, 2]",
+        {"move": ["QH"]},
+        {"move": {"action": "QH", "version": "1"}},
+        {"move": {"action": [7], "version": ["1"]}},
+        {"move": {"action": ["QH"]}},
+        {"move": {"version": ["1"]}},
+        {"move": {"action": ["QH" * 2_000], "version": ["1"]}},
+        {"move": {"action": ["not-a-move"], "version": ["VERSION"]}},
+        {"move": {"action": ["QH"], "version": ["VERSION"], "cards": ["QH"], "discard": ["1"]}},
+    ],
+)
+async def test_a_malformed_move_message_is_refused_with_a_reason_and_changes_nothing(message):
+    match, _, cookie = await start()
+    socket = await connect(match, cookie)
+    version, _ = await my_turn(socket, match)
+    text = message if isinstance(message, str) else json.dumps(message)
+    # VERSION: the screen's own version, so that only the move itself is wrong.
+    await send_move(socket, text.replace("VERSION", str(version)))
+    refused = await until(socket, "table-error")
+    assert re.search(r'table-error" role="alert">[^<]{10,}', refused)  # a reason, in words
+    assert await database_sync_to_async(moves_made)(match) == 0
+    assert await database_sync_to_async(lambda: Match.objects.get(pk=match.pk).version)() == version
+    await socket.disconnect()
+
+
+async def test_a_spectators_move_is_refused_and_shows_them_no_hand():
+    alice, _, alice_cookie = await person("alice")
+    bob, _, _ = await person("bob")
+    carol, carol_client, carol_cookie = await person("carol")
+    match = await start_with(await forming_table(alice, allow_spectators=True), alice, bob)
+    await follow_invite(carol_client, match)
+    watching = await shared_connect(match, carol_cookie)
+    await until(watching, "Spectating")
+    playing = await shared_connect(match, alice_cookie)
+    version, fields = await my_turn(playing, match)  # a legal move of alice's seat, now
+    await send_move(watching, {"move": fields})
+    refused = await until(watching, "table-error")
+    assert "You are not playing at this table." in refused and "Spectating" in refused
+    assert not await database_sync_to_async(leaks)(refused, match, None)
+    assert await database_sync_to_async(moves_made)(match) == 0
+    await watching.disconnect()
+    await playing.disconnect()
