@@ -15,7 +15,17 @@ from django.utils.datastructures import MultiValueDict
 
 from accounts.sockets import LOGGED_OUT, SessionCheck, session_still_valid, user_group
 
-from . import dispatch, events, hooks, invites, pages, presenters, realtime, selectors, services
+from . import (
+    dispatch,
+    events,
+    hooks,
+    invites,
+    pages,
+    presenters,
+    realtime,
+    selectors,
+    services,
+)
 from .events import TableChanged
 from .models import Match
 from .tables import services as tables
@@ -200,7 +210,9 @@ class TableConsumer(realtime.PageConsumer):
         if not allowed:
             return ""
         view = presenters.table_view(match, seat)
-        return render_to_string("games/_table.html", {"view": view, "error": str(error)})
+        return render_to_string(
+            "games/_table.html", {"view": view, "error": str(error)}, using=pages.TABLE_ENGINE
+        )
 
     async def session_check(self, message):
         """The user logged out somewhere, or changed their password: is this socket's login over?"""
@@ -249,7 +261,7 @@ class TableConsumer(realtime.PageConsumer):
             )
             return view.version, html
         view = presenters.table_view(match, seat, seats=seats, deal_row=deal_row)
-        html = render_to_string("games/_table.html", {"view": view})
+        html = render_to_string("games/_table.html", {"view": view}, using=pages.TABLE_ENGINE)
         if seat:
             # The coach's panel goes with every table, so it never shows advice for an old position.
             html += "".join(hooks.table_panels(match, seat, seats=seats, deal_row=deal_row))

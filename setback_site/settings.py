@@ -119,6 +119,7 @@ TEMPLATES = [
         # empty, as in Django's templates: a table pushed over a socket has no request and so
         # no csrf_input (Django's backend would print DEBUG's placeholder instead).
         "BACKEND": "django.template.backends.jinja2.Jinja2",
+        "NAME": "jinja2",  # games.pages.TABLE_ENGINE
         "DIRS": [BASE_DIR / "templates" / "jinja2"],
         "APP_DIRS": False,
         "OPTIONS": {"environment": "games.jinja.environment", "undefined": jinja2.Undefined},

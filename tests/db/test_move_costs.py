@@ -5,6 +5,9 @@ deal's rows): the whole path of a move is counted, its on-commit work (the table
 next turn's wake-up, the coach's check) included.
 """
 
+import collections
+import gc
+import json
 import math
 import time
 
@@ -203,3 +206,33 @@ def test_one_screens_render_costs_a_bounded_number_of_queries(
     assert version == match.version and 'id="table"' in html and "table-my-turn" in html
     ceiling = RENDER_QUERIES + (0 if login_checked else RECHECK_QUERIES)
     assert len(queries) <= ceiling, "\n".join(q["sql"][:120] for q in queries.captured_queries)
+
+
+def test_a_screens_render_and_a_move_over_its_socket_leave_no_reference_cycles(
+    logged_in_client, user, wakes
+):
+    """Garbage in reference cycles waits for the garbage collector, which pauses the whole web
+    process to find it: under load, every screen it serves waits (docs/performance.md). A render
+    and a move, the work done at every version, make none."""
+    match = at_turn(services.do_start_match(user, "house", "easy"), "person")
+    screen = TableConsumer()
+    screen.match_id, screen.user = match.pk, user
+    screen.session_key = logged_in_client.session.session_key
+    screen.scope = {"session": logged_in_client.session, "headers": []}
+    screen.session_checked_at = -math.inf  # the login's recheck is part of the work too
+    screen._render_table()  # as on a running server: the templates compiled, the state kept
+    token = selectors.deal_state(selectors.current_deal(match)).observation("S").legal_actions()[-1]
+    move = json.dumps({"move": {"action": [token], "version": [str(match.version)]}})
+    gc.collect()
+    gc.set_debug(gc.DEBUG_SAVEALL)  # what a collection finds is kept in gc.garbage, to be seen
+    try:
+        screen._render_table()
+        assert screen._act(move) is None  # applied
+        screen._render_table()
+        gc.collect()
+        cycles = collections.Counter(type(thing).__name__ for thing in gc.garbage)
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+    assert Match.objects.get(pk=match.pk).version == match.version + 1
+    assert not cycles, cycles.most_common(10)

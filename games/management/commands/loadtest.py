@@ -68,6 +68,7 @@ def percentile(values: list[float], p: float) -> float:
 @dataclass
 class Figures:
     move_to_update: list = field(default_factory=list)
+    move_to_update_at: list = field(default_factory=list)  # when each of those moves was made
     bot_to_turn: list = field(default_factory=list)
     own_turn_wait: list = field(default_factory=list)
     post_seconds: list = field(default_factory=list)
@@ -141,6 +142,7 @@ class Table:
         self._count_actions(screen)
         if self.pending_move and screen.version > self.pending_move[0]:
             self.figures.move_to_update.append(now - self.pending_move[1])
+            self.figures.move_to_update_at.append(self.pending_move[1])
         if screen.my_turn and not (self.screen and self.screen.my_turn):
             if self.moved_at is not None:
                 self.figures.own_turn_wait.append(now - self.moved_at)
@@ -385,6 +387,23 @@ async def run(bases: list[str], options, watch: ServerWatch | None = None):
 CAPACITY_P95 = 0.200
 
 
+def _windows(figures: Figures, width: float = 10.0) -> str:
+    """Move -> update p95 in each `width`-second window of the round, in order: whether the
+    slow updates are spread out (a busy machine) or come in bursts (a pause somewhere)."""
+    if not figures.move_to_update_at:
+        return "-"
+    start = min(figures.move_to_update_at)
+    windows: dict[int, list[float]] = {}
+    for at, seconds in zip(figures.move_to_update_at, figures.move_to_update, strict=True):
+        windows.setdefault(int((at - start) // width), []).append(seconds)
+    return (
+        " ".join(
+            f"{percentile(windows.get(i, []), 95) * 1000:.0f}" for i in range(max(windows) + 1)
+        )
+        + " ms"
+    )
+
+
 def _ms(values: list[float]) -> str:
     return " / ".join(f"{percentile(values, p) * 1000:,.0f}" for p in (50, 95, 99)) + " ms"
 
@@ -471,6 +490,7 @@ class Command(BaseCommand):
             f"move -> update        p50/p95/p99 {_ms(figures.move_to_update)}"
             f"  (n={len(figures.move_to_update)})"
         )
+        out(f"  p95 per 10 s window  {_windows(figures)}")
         out(
             f"last bot -> your turn p50/p95/p99 {_ms(figures.bot_to_turn)}"
             f"  (n={len(figures.bot_to_turn)})"
