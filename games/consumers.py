@@ -167,35 +167,45 @@ class TableConsumer(realtime.PageConsumer):
             )  # this tab now holds a seat (just connected, or just sat down)
 
     async def receive(self, text_data=None, bytes_data=None):
-        """A move sent over this socket by the page (static/js/table.js), as the fields of the
-        move's form: `{"move": {"version": ["7"], "action": ["QH"]}}`.
+        """A move, or the next deal, sent over this socket by the page (static/js/table.js) as
+        the fields of its form: `{"move": {"version": ["7"], "action": ["QH"]}}`, or
+        `{"next_deal": {"version": ["30"]}}`.
 
-        The same move as the form's POST (games.views.act) through the same service, checked the
-        same way; it spares the web process a request per move (the middleware, the session and
-        user reads, a thread for the request: about a fifth of its CPU under load, issue 31). An
-        applied move is answered like every other change, by the table's event; a refused one by
-        this screen's table with the reason on it, as the POST's answer shows it.
+        The same change as the form's POST (games.views.act, next_deal) through the same
+        service, checked the same way; it spares the web process a request per move (the
+        middleware, the session and user reads, a thread for the request: about a fifth of its
+        CPU under load, issue 31). An applied change is answered like every other, by the
+        table's event; a refused one by this screen's table with the reason on it, as the
+        POST's answer shows it.
         """
-        answer = await database_sync_to_async(self._act, thread_sensitive=False)(text_data)
+        answer = await database_sync_to_async(self._change, thread_sensitive=False)(text_data)
         if answer is LOGGED_OUT:
             await self.end_logged_out()
         elif answer:
             await self.send(text_data=answer)
 
-    def _act(self, text: str | None):
+    def _change(self, text: str | None):
         if not self._login_still_holds():
             return LOGGED_OUT
         try:
-            fields = _move_fields(text)
-            token, version = pages.posted_move(fields)
+            kind, fields = _table_request(text)
             match = selectors.match_or_none(self.match_id)
             seat = selectors.viewer_seat(match, self.user) if match is not None else None
             if seat is None:
                 raise services.GameError("You are not playing at this table.")
-            actor = services.Actor(user=self.user)
-            services.through_restarts(
-                lambda: services.do_act(match.pk, seat.position, token, version, actor)
-            )
+            if kind == "move":
+                token, version = pages.posted_move(fields)
+                actor = services.Actor(user=self.user)
+
+                def change():
+                    return services.do_act(match.pk, seat.position, token, version, actor)
+            else:
+                version = pages.version_of(fields, "request")
+
+                def change():
+                    return services.do_next_deal(match.pk, version)
+
+            services.through_restarts(change)
         except services.GameError as error:
             return self._refusal(error)
         return None
@@ -287,22 +297,26 @@ class TableConsumer(realtime.PageConsumer):
         return "".join(hooks.table_panels(Match.objects.get(pk=self.match_id), self.seat))
 
 
-def _move_fields(text: str | None) -> MultiValueDict:
-    """The form's fields a move message carries, each a list of strings; a message that is not
-    one is refused as the form's post of nothing would be."""
+def _table_request(text: str | None) -> tuple[str, MultiValueDict]:
+    """What a message asks for ("move" or "next_deal") and its form's fields, each a list of
+    strings; a message that is not one is refused as the form's post of nothing would be."""
     incomplete = services.GameError("The move was incomplete; please try again.")
     if not text or len(text) > MOVE_MESSAGE_MAX_BYTES:
         raise incomplete
     try:
-        fields = json.loads(text).get("move")
-    except (ValueError, AttributeError):
+        ((kind, fields),) = json.loads(text).items()
+    except (ValueError, AttributeError):  # not JSON, not an object, or not one key
         raise incomplete from None
-    if not isinstance(fields, dict) or not all(
-        isinstance(values, list) and all(isinstance(value, str) for value in values)
-        for values in fields.values()
+    if (
+        kind not in ("move", "next_deal")
+        or not isinstance(fields, dict)
+        or not all(
+            isinstance(values, list) and all(isinstance(value, str) for value in values)
+            for values in fields.values()
+        )
     ):
         raise incomplete
-    return MultiValueDict(fields)
+    return kind, MultiValueDict(fields)
 
 
 class NoSuchSocket(AsyncWebsocketConsumer):

@@ -171,10 +171,10 @@ def table_post(*, refused, seated: bool = False):
 
 def posted_version(request: HttpRequest, what: str) -> int:
     """The table version the posting screen showed (a stale screen's post is refused)."""
-    return _version_of(request.POST, what)
+    return version_of(request.POST, what)
 
 
-def _version_of(fields, what: str) -> int:
+def version_of(fields, what: str) -> int:
     try:
         return int(fields.get("version"))
     except (TypeError, ValueError):
@@ -190,7 +190,7 @@ def posted_move(fields) -> tuple[str, int]:
     token = (fields.get("action") or "").strip()
     if token == "discard" or "discard" in fields:
         token = str(Action.discard(fields.getlist("cards")))
-    version = _version_of(fields, "move")
+    version = version_of(fields, "move")
     if not token:
         raise services.GameError("The move was incomplete; please try again.")
     return token, version

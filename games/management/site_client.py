@@ -152,10 +152,11 @@ def legal_move(screen: Screen, rng: random.Random) -> dict:
     return data
 
 
-def move_message(data: dict) -> str:
-    """A move's form as the page sends it over the table's socket (static/js/table.js)."""
+def socket_message(kind: str, data: dict) -> str:
+    """A form ("move" or "next_deal") as the page sends it over the table's socket
+    (static/js/table.js)."""
     fields = {name: value if isinstance(value, list) else [value] for name, value in data.items()}
-    return json.dumps({"move": fields})
+    return json.dumps({kind: fields})
 
 
 @dataclass

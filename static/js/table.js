@@ -105,19 +105,19 @@
     reconnectingNotice(false);
   });
 
-  // A move goes over the table's socket while it is open, as the fields of its form: no
-  // request per card (games.consumers.TableConsumer.receive). The socket answers as the POST
-  // would: the new table, or this one with the reason a move was refused. While the socket
-  // is down the form posts as before.
+  // A move, or the next deal, goes over the table's socket while it is open, as the fields of
+  // its form (data-socket names which): no request per card (games.consumers.TableConsumer
+  // .receive). The socket answers as the POST would: the new table, or this one with the
+  // reason it was refused. While the socket is down the form posts as before.
   document.body.addEventListener("htmx:configRequest", function (event) {
     const form = event.detail.elt;
-    if (!form.matches("form[data-move]")) return;
+    if (!form.matches("form[data-socket]")) return;
     if (!tableSocket || tableSocket.readyState !== WebSocket.OPEN) return;
     const fields = {};
     event.detail.formData.forEach(function (value, name) {
       if (name !== "csrfmiddlewaretoken") (fields[name] = fields[name] || []).push(value);
     });
-    tableSocket.send(JSON.stringify({ move: fields }));
+    tableSocket.send(JSON.stringify({ [form.dataset.socket]: fields }));
     event.preventDefault();
   });
 })();

@@ -227,7 +227,7 @@ def test_a_screens_render_and_a_move_over_its_socket_leave_no_reference_cycles(
     gc.set_debug(gc.DEBUG_SAVEALL)  # what a collection finds is kept in gc.garbage, to be seen
     try:
         screen._render_table()
-        assert screen._act(move) is None  # applied
+        assert screen._change(move) is None  # applied
         screen._render_table()
         gc.collect()
         cycles = collections.Counter(type(thing).__name__ for thing in gc.garbage)

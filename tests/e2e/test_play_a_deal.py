@@ -85,8 +85,10 @@ def test_a_newcomer_bids_and_plays_a_deal_by_clicking(site, page, screenshot):
     start_house_match(page)
     screenshot("table-start-desktop")
     clicks = {"move": 0}
-    posted = []  # moves sent as a request: only while the table's socket is down
-    page.on("request", lambda r: posted.append(r.url) if r.url.endswith("/act/") else None)
+    posted = []  # moves and next deals sent as requests: only while the table's socket is down
+    page.on(
+        "request", lambda r: posted.append(r.url) if r.url.endswith(("/act/", "/next/")) else None
+    )
     expect(page.locator(".table-socket[data-connected]")).to_be_attached()
 
     def click(what):
@@ -107,7 +109,7 @@ def test_a_newcomer_bids_and_plays_a_deal_by_clicking(site, page, screenshot):
     expect(result.locator(".points-table")).to_contain_text("High")
     screenshot("table-deal-scored-desktop")
     assert clicks["move"] >= 6  # at least one call... and six cards
-    assert posted == []  # every move went over the open socket (games.consumers: receive)
+    assert posted == []  # all went over the open socket (games.consumers: receive)
     # The score strip shows the running totals.
     expect(page.locator(".score-mine .score-points")).to_have_text(re.compile(r"-?\d+"))
 

@@ -1,5 +1,6 @@
-"""A person's moves sent over the table's websocket, as the page sends them (static/js/table.js):
-the same service and the same checks as the move's POST, and the same answers."""
+"""A person's moves and next deals sent over the table's websocket, as the page sends them
+(static/js/table.js): the same services and the same checks as the forms' POSTs, and the same
+answers."""
 
 import json
 import re
@@ -23,13 +24,13 @@ pytestmark = [
 
 
 def person_to_move(match):
-    """(version, the first legal move as the form's fields) when the person must move, else None;
-    a next deal that waits on the person is asked for over HTTP, as its button does."""
+    """(version, the first legal move as the form's fields) when the person must move, (version,
+    None) when the table waits on their "Next deal", else None."""
     turn = turns.waiting_on(match.pk)
     if turn is None or turn.kind not in (WaitingFor.PERSON, WaitingFor.NEXT_DEAL):
         return None
     if turn.kind == WaitingFor.NEXT_DEAL:
-        return turn.version, None
+        return None if turn.automatic else (turn.version, None)
     state = selectors.deal_state(selectors.current_deal(match))
     token = state.observation(turn.seat).legal_actions()[0]
     if token.startswith("discard:"):
@@ -42,21 +43,20 @@ def moves_made(match):
     return Action.objects.filter(deal__match=match, user__isnull=False).count()
 
 
-def next_deal(client, match, version):
-    client.post(f"/matches/{match.pk}/next/", {"version": version}, HTTP_HX_REQUEST="true")
-
-
 async def test_a_whole_match_played_over_the_socket_shows_this_seat_only_its_own_cards():
-    match, client, cookie = await start()
+    match, _, cookie = await start()
     me = await database_sync_to_async(lambda: match.seats.get(user__isnull=False).position)()
     socket = await connect(match, cookie)
-    messages, moved = [], 0
+    messages, moved, dealt = [], 0, 0
     while await database_sync_to_async(lambda: Match.objects.get(pk=match.pk).status)() != (
         Match.Status.FINISHED
     ):
         to_move = await database_sync_to_async(person_to_move)(match)
         if to_move is not None and to_move[1] is None:
-            await database_sync_to_async(next_deal)(client, match, to_move[0])
+            await socket.send_to(
+                text_data=json.dumps({"next_deal": {"version": [str(to_move[0])]}})
+            )
+            dealt += 1
         elif to_move is not None:
             await socket.send_to(text_data=json.dumps({"move": to_move[1]}))
             moved += 1
@@ -68,6 +68,10 @@ async def test_a_whole_match_played_over_the_socket_shows_this_seat_only_its_own
     await socket.disconnect()
     # Every move sent was recorded, once, as the person's: none was lost or refused.
     assert await database_sync_to_async(moves_made)(match) == moved > 10
+    deals = await database_sync_to_async(lambda: match.deals.count())()
+    assert (
+        dealt > 0 and deals > dealt
+    )  # each "Next deal" sent dealt one (others deal by themselves)
     assert not any("table-error" in html for html in messages)
     for html in messages:
         found = await database_sync_to_async(leaks)(html, match, me)
@@ -133,6 +137,9 @@ async def test_a_stale_move_is_refused_on_the_screen_and_a_repeated_one_changes_
         {"move": {"action": ["QH" * 2_000], "version": ["1"]}},
         {"move": {"action": ["not-a-move"], "version": ["VERSION"]}},
         {"move": {"action": ["QH"], "version": ["VERSION"], "cards": ["QH"], "discard": ["1"]}},
+        {"move": {"action": ["pass"], "version": ["VERSION"]}, "next_deal": {"version": ["1"]}},
+        {"shuffle": {"version": ["VERSION"]}},
+        {"next_deal": {"version": ["VERSION"]}},  # the deal is not over
     ],
 )
 async def test_a_malformed_move_message_is_refused_with_a_reason_and_changes_nothing(message):

@@ -52,7 +52,7 @@ from games.management.site_client import (
     SiteClient,
     legal_move,
     loopback_only,
-    move_message,
+    socket_message,
 )
 from games.models import Action, Deal
 
@@ -239,7 +239,7 @@ class Table:
         if self.socket is not None and not self.socket.closed:
             # As the page does: over the table's socket while it is open; its answer is the
             # next screen, or this one with the reason it was refused.
-            await self.socket.send_str(move_message(data))
+            await self.socket.send_str(socket_message("move", data))
             self.figures.person_moves += 1
             return
         answer = await self.web.post(f"/matches/{self.match_id}/act/", data, htmx=True)
@@ -257,9 +257,12 @@ class Table:
 
     async def next_deal(self, screen: Screen) -> None:
         data = {"version": str(screen.version)}
-        answer = await self.web.post(f"/matches/{self.match_id}/next/", data, htmx=True)
-        if answer.status >= 400:
-            self.figures.error(f"next {answer.status}")
+        if self.socket is not None and not self.socket.closed:
+            await self.socket.send_str(socket_message("next_deal", data))  # as the page does
+        else:
+            answer = await self.web.post(f"/matches/{self.match_id}/next/", data, htmx=True)
+            if answer.status >= 400:
+                self.figures.error(f"next {answer.status}")
         await self._await_change(screen.version)
 
     async def play_again(self, path: str) -> None:
