@@ -4,14 +4,19 @@ answers."""
 
 import json
 import re
+from html import unescape
 
 import pytest
 from channels.db import database_sync_to_async
+from django.contrib.auth import get_user_model
+from django.test import Client
 
-from games import selectors, turns
+from games import engine, refusals, selectors, turns
 from games.models import Action, Match
 from games.turns import WaitingFor
 from tests.hidden import leaks
+from tests.security.test_refusals import play_position
+from tests.security.twins import Position, materialize
 from tests.ws.test_shared_table import connect as shared_connect
 from tests.ws.test_shared_table import follow_invite, forming_table, person, start_with
 from tests.ws.test_table_socket import connect, drain, start, until
@@ -119,8 +124,8 @@ async def test_a_stale_move_is_refused_on_the_screen_and_a_repeated_one_changes_
     messages = await drain(socket)
     assert await database_sync_to_async(moves_made)(match) == 1
     # Recognised as the move just made, unless the bots have moved since: then it is stale.
-    refusals = [html for html in messages if "table-error" in html]
-    assert all("The table moved on" in html for html in refusals)
+    refused = [html for html in messages if "table-error" in html]
+    assert all("The table moved on" in html for html in refused)
     await socket.disconnect()
 
 
@@ -173,3 +178,38 @@ async def test_a_spectators_move_is_refused_and_shows_them_no_hand():
     assert await database_sync_to_async(moves_made)(match) == 0
     await watching.disconnect()
     await playing.disconnect()
+
+
+@database_sync_to_async
+def at_play_position():
+    """alice's match at her seat's first card of play, and her session's cookie."""
+    deal, tokens = play_position()
+    alice = get_user_model().objects.create_user("alice", password="a-long-password-1")
+    position = Position(
+        deal.rules, deal.dealer, dict(deal.dealt_hands), list(deal.stock), tokens, "S"
+    )
+    match = materialize(position, {"S": alice})
+    client = Client()
+    client.force_login(alice)
+    return deal, match, [(b"cookie", f"sessionid={client.cookies['sessionid'].value}".encode())]
+
+
+async def test_every_card_sent_over_the_socket_that_is_not_in_hand_is_refused_naming_no_holder():
+    """The probe of docs/security.md, over the socket: 52 cards tried at one's turn."""
+    deal, match, cookie = await at_play_position()
+    socket = await connect(match, cookie)
+    await until(socket, MY_TURN)
+    seen = deal.observation("S")
+    for card in sorted(set(engine.CODES) - set(deal.hand("S"))):
+        await send_move(socket, {"move": {"action": [card], "version": [str(match.version)]}})
+        refused = await until(socket, "table-error")
+        reason = re.search(r'table-error" role="alert">([^<]*)<', refused).group(1)
+        # The reason, worded from this seat's view alone (its hand, what has been played).
+        assert unescape(reason) == refusals.refusal(seen, card)
+        # The rest of the screen shows no hidden card (the reason names the card sent, as sent).
+        rest = refused.replace(reason, "")
+        assert not await database_sync_to_async(leaks)(rest, match, "S")
+    assert await database_sync_to_async(lambda: Match.objects.get(pk=match.pk).version)() == (
+        match.version
+    )
+    await socket.disconnect()
