@@ -32,6 +32,8 @@ pytestmark = pytest.mark.real_services
 # one query, the seats read once for whose turn and the coach); each with its deal state rebuilt once, as in a process that has not
 # seen the deal (a worker child that did not make the last move): one query fewer when it has.
 PERSON_MOVE_QUERIES = 12
+# The same move sent over the table's socket: 10 (no session or user to read: the socket's own).
+SOCKET_MOVE_QUERIES = 10
 BOT_MOVE_QUERIES = 9
 
 
@@ -70,6 +72,29 @@ def test_a_persons_move_costs_a_bounded_number_of_queries(
         )
     assert response.status_code == 204
     assert len(queries) <= PERSON_MOVE_QUERIES, "\n".join(
+        q["sql"][:120] for q in queries.captured_queries
+    )
+
+
+def test_a_persons_move_over_the_tables_socket_costs_fewer_queries_than_its_post(
+    logged_in_client, user, wakes, django_capture_on_commit_callbacks
+):
+    match = at_turn(services.do_start_match(user, "house", "easy"), "person")
+    turn = turns.waiting_on(match.pk)
+    token = selectors.deal_state(selectors.current_deal(match)).observation("S").legal_actions()[-1]
+    selectors.forget_states()  # the dearer case, as above
+    assert token != "pass"
+    screen = TableConsumer()
+    screen.match_id, screen.user = match.pk, user
+    screen.session_checked_at = time.monotonic()  # checked when the socket opened
+    move = json.dumps({"move": {"action": [token], "version": [str(turn.version)]}})
+    with (
+        CaptureQueriesContext(connection) as queries,
+        django_capture_on_commit_callbacks(execute=True),
+    ):
+        assert screen._change(move) is None  # applied
+    assert Match.objects.get(pk=match.pk).version == turn.version + 1
+    assert len(queries) <= SOCKET_MOVE_QUERIES, "\n".join(
         q["sql"][:120] for q in queries.captured_queries
     )
 
