@@ -3,7 +3,7 @@ a match, and a post at a table: how it is checked (`table_post`) and how it is a
 or refused. The table's own views (games/views.py) and the shared tables' (games/tables/views.py)
 use the same pieces, so every post at a table is checked and answered alike."""
 
-from functools import wraps
+from functools import cache, wraps
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -26,11 +26,20 @@ from .models import Match, Seat
 TABLE_ENGINE = "jinja2"
 
 
-def home_context(request: HttpRequest, **extra) -> dict:
+def home_context(
+    request: HttpRequest,
+    *,
+    form: NewMatchForm | None = None,
+    table_form: NewTableForm | None = None,
+    **extra,
+) -> dict:
+    """The home page's context; `form` or `table_form` is a form sent back with its errors."""
     context = {}
     if request.user.is_authenticated:
-        context["form"] = NewMatchForm()
-        context["table_form"] = NewTableForm()
+        context["form_fields"] = form_fields("games/_new_match_fields.html", form or NewMatchForm)
+        context["table_form_fields"] = form_fields(
+            "games/_new_table_fields.html", table_form or NewTableForm
+        )
         context["unfinished"] = [
             (match, presenters.score_lines(match, request.user))
             for match in Match.objects.filter(
@@ -42,6 +51,21 @@ def home_context(request: HttpRequest, **extra) -> dict:
         ).order_by("-updated_at")[:20]
     context.update(extra)
     return context
+
+
+def form_fields(template: str, form: NewMatchForm | type[NewMatchForm]):
+    """A form's fields as HTML: a bound form's (with its errors), or a blank form's, which are
+    the same for everyone. Django renders a field's widget through its own template, about a
+    millisecond each: the blank forms' 24 fields were most of the home page's 25 ms, and every
+    table a person sits down at starts there (issue 31)."""
+    if isinstance(form, type):
+        return _blank_form_fields(template, form)
+    return render_to_string(template, {"form": form})
+
+
+@cache
+def _blank_form_fields(template: str, form_class: type[NewMatchForm]):
+    return mark_safe(render_to_string(template, {"form": form_class()}))
 
 
 def visible_match_or_404(request: HttpRequest, match_id: int) -> tuple[Match, Seat | None]:

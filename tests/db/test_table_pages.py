@@ -63,11 +63,23 @@ def test_a_table_made_from_the_home_page_keeps_a_rules_option(logged_in_client):
     assert Match.objects.get().rules["low_to"] == "holder"
 
 
-def test_a_bad_timeout_on_the_form_is_shown(logged_in_client):
+def test_a_bad_timeout_on_the_form_is_shown_and_the_next_home_page_is_blank_again(
+    logged_in_client,
+):
+    # The blank forms' fields are rendered once per process (games.pages.form_fields): a form
+    # sent back with its errors must show them, and must not become everyone's blank form.
     response = logged_in_client.post(
-        reverse("new_table"), {"preset": "house", "turn_timeout_seconds": "1"}
+        reverse("new_table"), {"preset": "house", "turn_timeout_seconds": "1", "low_to": "holder"}
     )
+    page = response.content.decode()
     assert response.status_code == 400 and not Match.objects.exists()
+    assert "greater than or equal to 5" in page and '<details class="options" open>' in page
+    assert '<option value="holder" selected>' in page
+    again = logged_in_client.get("/").content.decode()
+    assert (
+        "greater than or equal to 5" not in again and '<details class="options" open>' not in again
+    )
+    assert '<option value="holder" selected>' not in again and 'value="30"' in again
 
 
 def test_the_invite_link_and_the_code_lead_to_the_table_and_a_wrong_code_says_so(user, bob):
