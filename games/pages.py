@@ -9,7 +9,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.template.loader import render_to_string
+from django.template.loader import get_template, render_to_string
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_POST
 
@@ -24,6 +24,25 @@ from .models import Match, Seat
 # frames and the whole table's view in reference cycles: most of a web process's garbage,
 # collected in pauses of 40 to 160 ms under load (issue 31).
 TABLE_ENGINE = "jinja2"
+
+# The templates of the way to a table and of every move at it, by engine (None: Django's).
+TABLE_TEMPLATES = (
+    (TABLE_ENGINE, "games/_table.html"),
+    (None, "games/home.html"),
+    (None, "games/table.html"),
+    (None, "coach/_panel.html"),
+)
+
+
+def load_table_templates() -> None:
+    """Compile the table's templates before the process serves anyone (setback_site/asgi.py).
+
+    Compiled lazily, the first requests after a start all found the Jinja template missing from
+    its cache and compiled it at once, each on its own thread: in a start-up burst of 150 tables,
+    a quarter of a web process's first ten seconds went to compiling the same template (issue 31).
+    """
+    for engine, name in TABLE_TEMPLATES:
+        get_template(name, using=engine)
 
 
 def home_context(

@@ -14,6 +14,7 @@ from django.urls import re_path  # noqa: E402
 
 from games.consumers import NoSuchSocket  # noqa: E402
 from games.lobby.routing import websocket_urlpatterns as lobby_websockets  # noqa: E402
+from games.pages import load_table_templates  # noqa: E402
 from games.routing import websocket_urlpatterns  # noqa: E402
 from setback_site.garbage import settle as settle_garbage_collector  # noqa: E402
 
@@ -31,4 +32,5 @@ application = ProtocolTypeRouter(
     }
 )
 
+load_table_templates()
 settle_garbage_collector()  # last: everything loaded so far is frozen (setback_site/garbage.py)

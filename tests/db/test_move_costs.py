@@ -9,6 +9,9 @@ import collections
 import gc
 import json
 import math
+import os
+import subprocess
+import sys
 import time
 
 import pytest
@@ -261,3 +264,24 @@ def test_a_screens_render_and_a_move_over_its_socket_leave_no_reference_cycles(
         gc.garbage.clear()
     assert Match.objects.get(pk=match.pk).version == match.version + 1
     assert not cycles, cycles.most_common(10)
+
+
+def test_a_web_process_has_the_tables_templates_compiled_before_it_serves_anyone():
+    """Compiled at the first request instead, the start of a busy site had every waiting thread
+    compile the same Jinja template at once (docs/performance.md): the process compiles it as it
+    starts, as `make run`'s Daphne loads it."""
+    started = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import setback_site.asgi\n"
+            "from django.template import engines\n"
+            "print(sorted(name for _, name in engines['jinja2'].env.cache))",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "DJANGO_SETTINGS_MODULE": "setback_site.settings"},
+    )
+    assert started.returncode == 0, started.stderr
+    assert "games/_table.html" in started.stdout
