@@ -40,8 +40,9 @@ NOT_FOUND = 4404
 # last check: an ended session whose event was lost, or that expired, stops the screen within
 # it. Checking at every render cost two queries a screen (issue 31: CPU per move).
 SESSION_RECHECK_SECONDS = 30
-# A move's message is a few short fields; anything longer is refused unread.
-MOVE_MESSAGE_MAX_BYTES = 2_000
+# A table request (a move, the next deal) is a few short fields; anything longer is refused
+# unread.
+TABLE_REQUEST_MAX_BYTES = 2_000
 
 
 def table_group(match_id: int) -> str:
@@ -301,7 +302,7 @@ def _table_request(text: str | None) -> tuple[str, MultiValueDict]:
     """What a message asks for ("move" or "next_deal") and its form's fields, each a list of
     strings; a message that is not one is refused as the form's post of nothing would be."""
     incomplete = services.GameError("The move was incomplete; please try again.")
-    if not text or len(text) > MOVE_MESSAGE_MAX_BYTES:
+    if not text or len(text) > TABLE_REQUEST_MAX_BYTES:
         raise incomplete
     try:
         ((kind, fields),) = json.loads(text).items()

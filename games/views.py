@@ -52,7 +52,8 @@ def new_match(request: HttpRequest) -> HttpResponse:
 def table(request: HttpRequest, match_id: int) -> HttpResponse:
     match, _ = visible_match_or_404(request, match_id)
     invited = invites.invited(request.session)
-    position, allowed = selectors.viewer_role(match, request.user, invited)
+    seats = selectors.seats_of(match)  # read once for the role, the table and the coach
+    position, allowed = selectors.viewer_role(match, request.user, invited, seats=seats)
     if not allowed:
         message = "You are not playing at this table."
         if match.status == Match.Status.FORMING and selectors.blocked_by_host(match, request.user):
@@ -78,10 +79,13 @@ def table(request: HttpRequest, match_id: int) -> HttpResponse:
         return render(request, "games/table.html", context)
     # A GET only reads: a turn lost in a restart is woken by the table's socket connecting,
     # which the page opens at once, and by the sweeper.
-    context["table"] = table_html(request, presenters.table_view(match, position))
+    # The match again with its deal, in one query: the version shown names the deal shown.
+    match, deal_row = selectors.match_and_current_deal(match.pk)
+    view = presenters.table_view(match, position, seats=seats, deal_row=deal_row)
+    context["table"] = table_html(request, view)
     if position:
         # The coach's panel is drawn here, then only by the table's socket (games.coach.services).
-        context["panels"] = hooks.table_panels(match, position)
+        context["panels"] = hooks.table_panels(match, position, seats=seats, deal_row=deal_row)
     return render(request, "games/table.html", context)
 
 

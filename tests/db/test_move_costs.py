@@ -213,6 +213,24 @@ RENDER_QUERIES = 2
 RECHECK_QUERIES = 2
 
 
+# The table's page, as a browser loads it to sit down and on every reload: the session and its
+# user, the match and the user's seat (may they see it at all), the seats with their users, the
+# match again with its current deal (the table and the coach's panel share them). 9 before issue
+# 31's last cut, when the table and the coach read the seats and the deal each on their own.
+TABLE_PAGE_QUERIES = 6
+
+
+def test_the_table_page_costs_a_bounded_number_of_queries(logged_in_client, user):
+    match = at_turn(services.do_start_match(user, "house", "easy"), "person")
+    selectors.current_state(selectors.current_deal(match))  # as a running process keeps it
+    with CaptureQueriesContext(connection) as queries:
+        page = logged_in_client.get(reverse("table", args=[match.pk]))
+    assert page.status_code == 200 and "table-my-turn" in page.content.decode()
+    assert len(queries) <= TABLE_PAGE_QUERIES, "\n".join(
+        q["sql"][:120] for q in queries.captured_queries
+    )
+
+
 @pytest.mark.parametrize("login_checked", [True, False], ids=["login-fresh", "login-rechecked"])
 def test_one_screens_render_costs_a_bounded_number_of_queries(
     logged_in_client, user, login_checked
