@@ -2,7 +2,7 @@
 server error. A consumer that raises in its handshake makes the communicator raise here."""
 
 import pytest
-from asgiref.sync import sync_to_async
+from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.test import Client
 
@@ -41,13 +41,13 @@ async def test_unknown_socket_paths_are_closed_not_failed():
 
 
 async def test_hostile_table_ids_are_refused_cleanly():
-    _, _, cookie = await sync_to_async(_player_with_tables)()
+    _, _, cookie = await database_sync_to_async(_player_with_tables)()
     for match_id in ("0", "999999", str(2**64), "1" + "0" * 40):
         assert await handshake(f"/ws/table/{match_id}/", cookie) == (False, FORBIDDEN), match_id
 
 
 async def test_a_seated_player_with_the_coach_on_connects_to_a_forming_table():
-    forming, playing, cookie = await sync_to_async(_player_with_tables)()
+    forming, playing, cookie = await database_sync_to_async(_player_with_tables)()
     for match in (forming, playing):
         socket = WebsocketCommunicator(
             application, f"/ws/table/{match.pk}/", headers=[ORIGIN, cookie]

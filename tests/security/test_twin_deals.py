@@ -24,7 +24,7 @@ import re
 from functools import partial
 
 import pytest
-from asgiref.sync import sync_to_async
+from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.db import transaction
 from django.test import Client
@@ -335,15 +335,15 @@ def _session_cookie(user) -> tuple[bytes, bytes]:
 @pytest.mark.asyncio
 async def test_twin_deals_send_the_same_websocket_frames(people, no_background_work):
     alice, bob = people
-    cookie = await sync_to_async(_session_cookie)(alice)
+    cookie = await database_sync_to_async(_session_cookie)(alice)
     rng = random.Random(1130)
     for number in range(SOCKET_POSITIONS):
         spec = RULE_SPECS[number % len(RULE_SPECS)]
         position, twin = twins(rng, spec)
         sitting = _table_kinds(position, alice, bob, shared=number % 2 == 1)
-        first = await sync_to_async(materialize)(position, sitting, shared=number % 2 == 1)
-        second = await sync_to_async(materialize)(twin, sitting, shared=number % 2 == 1)
-        blank = await sync_to_async(Blanker)(first, second)
+        first = await database_sync_to_async(materialize)(position, sitting, shared=number % 2 == 1)
+        second = await database_sync_to_async(materialize)(twin, sitting, shared=number % 2 == 1)
+        blank = await database_sync_to_async(Blanker)(first, second)
         frames = []
         for match in (first, second):
             communicator = WebsocketCommunicator(

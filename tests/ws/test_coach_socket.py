@@ -6,7 +6,6 @@ import threading
 from functools import partial
 
 import pytest
-from asgiref.sync import sync_to_async
 from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from django.contrib.auth import get_user_model
@@ -115,7 +114,7 @@ async def test_with_the_coach_off_no_advice_is_computed_or_sent():
     for _ in range(10):
         while not await socket.receive_nothing(timeout=0.2):
             assert ADVICE not in await socket.receive_from(timeout=30)
-    assert not await sync_to_async(Advice.objects.exists)()
+    assert not await database_sync_to_async(Advice.objects.exists)()
     await socket.disconnect()
 
 
@@ -145,7 +144,7 @@ async def test_the_table_plays_on_while_the_coach_thinks_and_late_advice_is_drop
     assert thinking.is_set(), "the coach never started"
 
     # The coach is busy: the page loads and the player's move is taken at once.
-    page = await sync_to_async(lambda: client.get(f"/matches/{match.pk}/"))()
+    page = await database_sync_to_async(lambda: client.get(f"/matches/{match.pk}/"))()
     assert page.status_code == 200
     version = await database_sync_to_async(lambda: Match.objects.get(pk=match.pk).version)()
     moved = await database_sync_to_async(person_turn_move)(client, match)
@@ -177,7 +176,7 @@ async def test_the_switch_redraws_the_panel_over_the_socket_and_the_advice_follo
     socket = await connect(match, cookie)
     assert "Switch the coach on" in await socket.receive_from(timeout=30)
     switch = partial(client.post, reverse("toggle_coach"), HTTP_HX_REQUEST="true")
-    answer = await sync_to_async(switch)({"enabled": "on", "match": match.pk})
+    answer = await database_sync_to_async(switch)({"enabled": "on", "match": match.pk})
     assert answer.status_code == 200 and 'id="coach-panel"' not in answer.content.decode()
     received = []
     panel = await until(socket, r'\A\s*<section id="coach-panel"', seen=received)
@@ -186,7 +185,7 @@ async def test_the_switch_redraws_the_panel_over_the_socket_and_the_advice_follo
     if not any(ADVICE in html for html in received):
         await until_advice(socket, client, match)
 
-    await sync_to_async(switch)({"match": match.pk})  # off
+    await database_sync_to_async(switch)({"match": match.pk})  # off
     panel = await until(socket, r'\A\s*<section id="coach-panel"')
     assert "Switch the coach on" in panel and ADVICE not in panel
     await socket.disconnect()

@@ -5,7 +5,6 @@ import re
 import threading
 
 import pytest
-from asgiref.sync import sync_to_async
 from channels.db import database_sync_to_async
 from channels.testing import HttpCommunicator, WebsocketCommunicator
 from django.contrib.auth import get_user_model
@@ -79,7 +78,9 @@ async def test_the_table_arrives_on_connect_and_reconnecting_shows_the_same_stat
     again = await connect(match, cookie)
     # Bots may have moved in between: compare with what the page itself shows now.
     html_again = await again.receive_from(timeout=10)
-    page = await sync_to_async(lambda: client.get(f"/matches/{match.pk}/").content.decode())()
+    page = await database_sync_to_async(
+        lambda: client.get(f"/matches/{match.pk}/").content.decode()
+    )()
     assert moment(html_again) <= moment(page)
     await again.disconnect()
 
