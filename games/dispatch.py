@@ -51,6 +51,13 @@ _failures: list[str] = []
 # as due times and the sweeper (games/sweeper.py) enqueues them when they are due.
 LONGEST_COUNTDOWN = 30.0
 _timers: set[threading.Timer] = set()
+# The calls queued or running on the pools, by task and arguments: the same call enqueued again
+# meanwhile shares the first's run. Every task is idempotent on its arguments (a turn names its
+# version), so a second run would only repeat the first's work, and here it cannot be lost as a
+# worker's message can. The sweeper wakes a bot that is slow, not lost (a busy machine, a queue
+# of searches): each wake-up added one more search of the same position to the queue it waited
+# in, and the soak's tables stalled for 15 to 19 s in a loaded CI pass (3 December 2026).
+_calls: dict[tuple, Future] = {}
 
 
 def _in_process_pool(queue: str) -> ThreadPoolExecutor:
@@ -71,13 +78,23 @@ def queue_of(task) -> str:
     return settings.CELERY_TASK_DEFAULT_QUEUE
 
 
+def _call_key(task, args, kwargs) -> tuple:
+    return task.name, args, tuple(sorted(kwargs.items()))
+
+
 def _run_in_thread(task, args, kwargs, retries: int = 0):
     close_old_connections()
     try:
-        # The task's own body, without Celery's eager retry (`task.apply` runs a retry again at
-        # once, so a database restart would use up every retry in milliseconds): a transient
-        # error waits the same backoff as on a worker (tasks.RETRY), on a timer.
-        return getattr(task, "_orig_run", task.run)(*args, **kwargs)
+        try:
+            # The task's own body, without Celery's eager retry (`task.apply` runs a retry again
+            # at once, so a database restart would use up every retry in milliseconds): a
+            # transient error waits the same backoff as on a worker (tasks.RETRY), on a timer.
+            return getattr(task, "_orig_run", task.run)(*args, **kwargs)
+        finally:
+            # Done with the work: the same call enqueued from now on (its retry among them)
+            # runs again.
+            with _pool_lock:
+                _calls.pop(_call_key(task, args, kwargs), None)
     except searches.Stopping:
         # Ctrl-C or SIGTERM while tasks were still running: not a failure; the turn waits in the
         # database, and the sweeper wakes it after the restart (games/sweeper.py).
@@ -181,8 +198,13 @@ def _submit(task, args, kwargs, countdown: float, retries: int = 0) -> Future | 
             _timers.add(timer)
         timer.start()
         return None
-    future = _in_process_pool(queue_of(task)).submit(_run_in_thread, task, args, kwargs, retries)
+    key = _call_key(task, args, kwargs)
+    pool = _in_process_pool(queue_of(task))
     with _pool_lock:
+        queued_or_running = _calls.get(key)
+        if queued_or_running is not None:
+            return queued_or_running
+        future = _calls[key] = pool.submit(_run_in_thread, task, args, kwargs, retries)
         _pending.add(future)
     future.add_done_callback(_forget)
     return future

@@ -11,7 +11,7 @@ from django.db import OperationalError, connections
 from django.urls import reverse
 from django.utils import timezone
 
-from games import dispatch, realtime, selectors, services, sweeper, turns
+from games import dispatch, realtime, selectors, services, sweeper, tasks, turns
 from games.models import Action, Match
 from games.tables import services as tables
 from games.tasks import stand_in_turn
@@ -148,6 +148,34 @@ def test_the_sweeper_wakes_a_lost_bot_turn_but_not_a_table_that_just_moved(user,
     age(match, services.STALL_SECONDS + 5)
     assert sweeper.sweep() == 1
     assert wait_for_version_above(match, version) > version
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_bot_still_thinking_is_not_set_thinking_again_by_a_wake_up(user, monkeypatch):
+    # On a busy machine a bot can think past the sweeper's patience (or its player reconnects
+    # meanwhile): waking its turn again must not queue a second search of the same position
+    # behind the first, which on a loaded machine only made every table wait longer.
+    match = quietly_to_a_turn(user, monkeypatch, "bot")
+    version = match.version
+    thinking, go_on, plays = threading.Event(), threading.Event(), []
+    play = tasks._play
+
+    def slow_play(match_id, at_version, turn):
+        plays.append(at_version)
+        if at_version == version:
+            thinking.set()
+            go_on.wait(10)
+        return play(match_id, at_version, turn)
+
+    monkeypatch.setattr(tasks, "_play", slow_play)
+    age(match, services.STALL_SECONDS + 5)
+    assert sweeper.sweep() == 1
+    assert thinking.wait(10)
+    age(match, services.STALL_SECONDS + 5)
+    assert services.resume_stalled_turn(match.pk)  # as the player's socket does on connecting
+    go_on.set()
+    assert wait_for_version_above(match, version) > version
+    assert plays.count(version) == 1
 
 
 @pytest.mark.django_db
