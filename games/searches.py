@@ -25,6 +25,7 @@ import os
 import pickle
 import sys
 import threading
+import time
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
@@ -45,6 +46,8 @@ class Lane(enum.StrEnum):
 # core beside other busy programs: the coach's answers took minutes on a shared machine.
 NICENESS = {Lane.PLAY: 3, Lane.ANALYSIS: 6}
 ANALYSIS_PROCESSES = 1
+# How often a search process looks whether the web process that started it is still there.
+PARENT_CHECK_SECONDS = 1.0
 
 
 class Stopping(RuntimeError):
@@ -106,10 +109,27 @@ def _pool(lane: Lane) -> ProcessPoolExecutor:
             pool = _pools[lane] = ProcessPoolExecutor(
                 max_workers=_processes(lane),
                 mp_context=multiprocessing.get_context("spawn"),
-                initializer=os.nice,
+                initializer=_start_search_process,
                 initargs=(NICENESS[lane],),
             )
         return pool
+
+
+def _start_search_process(niceness: int) -> None:
+    """A search process's start: below the web's priority, and gone when the web process is.
+
+    A web process that is killed (`kill -9`, the out-of-memory killer) never shuts its pools
+    down, and its search processes waited on their queue for ever (each CI run left three)."""
+    os.nice(niceness)
+    threading.Thread(
+        target=_exit_when_orphaned, args=(os.getppid(),), name="parent-watch", daemon=True
+    ).start()
+
+
+def _exit_when_orphaned(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(PARENT_CHECK_SECONDS)
+    os._exit(0)
 
 
 def _replace_broken(lane: Lane, broken: ProcessPoolExecutor) -> None:

@@ -189,6 +189,32 @@ def test_a_search_process_killed_mid_search_costs_one_retry(search_processes):
     assert searches.search_process_ids(searches.Lane.PLAY) != [pid]
 
 
+def test_search_processes_end_when_their_web_process_is_killed(search_processes):
+    # `kill -9` of `make run` (or the out-of-memory killer) never shuts its pools down.
+    script = (
+        "import os, sys, django; django.setup()\n"
+        "from games import searches\n"
+        "print(searches.compute(os.getpid), flush=True)\n"
+        "sys.stdin.read()\n"
+    )
+    web = subprocess.Popen(
+        [sys.executable, "-c", script],
+        cwd=ROOT,
+        env={**os.environ, "DJANGO_SETTINGS_MODULE": "setback_site.settings"},
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    search = int(web.stdout.readline())
+    assert _state(search) not in ("", "Z")
+    os.kill(web.pid, signal.SIGKILL)
+    web.wait(timeout=10)
+    deadline = time.monotonic() + 10
+    while _state(search) not in ("", "Z") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _state(search) in ("", "Z"), "the search process outlived its web process"
+
+
 def _state(pid: int) -> str:
     try:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
