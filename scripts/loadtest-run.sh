@@ -9,6 +9,7 @@
 # The database named by DATABASE_URL is DROPPED and created again, and the Redis database is
 # flushed: point them at throwaway ones, e.g.
 #   DATABASE_URL=postgres://root@127.0.0.1:5432/setback_lt REDIS_URL=redis://127.0.0.1:6379/7
+# PROXY=1 puts nginx in front of the Daphne processes, as `make proxy` does, and plays through it.
 # PACE (BOT_PACE_SECONDS, default 0), THINK (the person's time to decide, default 0), PACED=1
 # (people think 2-6 s), CAPACITY=N,STEP,MAX (the most tables that hold) and DEBUG (default
 # false, as `make run`) are read from the environment. The load test prints the server's CPU per
@@ -46,10 +47,18 @@ serve "$VENV/bin/python" manage.py collectstatic --noinput -v0
 [ -n "${CAPACITY:-}" ] && serve "$VENV/bin/python" manage.py loadtest_users "${CAPACITY##*,}" >/dev/null
 serve "$VENV/bin/python" manage.py loadtest_users "$TABLES" >/dev/null
 urls=()
-for port in "${ports[@]}"; do
-  (cd "$SITE" && PYTHONPATH="$SITE" exec "$VENV/bin/daphne" -b 127.0.0.1 -p "$port" setback_site.asgi:application) >"$OUT/daphne-$port.log" 2>&1 &
-  pids+=($!); urls+=("http://127.0.0.1:$port")
-done
+if [ -n "${PROXY:-}" ]; then
+  # As `make proxy` serves the site (docs/deploy.md): nginx on port 8300 in front of the same
+  # number of Daphne processes, started with --proxy-headers; the load test talks to nginx only.
+  (cd "$SITE" && PROXY_RUN_DIR="$(realpath "$OUT")/proxy" PYTHONPATH="$SITE" exec "$VENV/bin/python" \
+    scripts/serve_behind_proxy.py --port 8300 --daphne "${#ports[@]}") >"$OUT/proxy.log" 2>&1 &
+  pids+=($!); urls+=("http://127.0.0.1:8300")
+else
+  for port in "${ports[@]}"; do
+    (cd "$SITE" && PYTHONPATH="$SITE" exec "$VENV/bin/daphne" -b 127.0.0.1 -p "$port" setback_site.asgi:application) >"$OUT/daphne-$port.log" 2>&1 &
+    pids+=($!); urls+=("http://127.0.0.1:$port")
+  done
+fi
 if [ -n "${REDIS_URL:-}" ]; then
   for i in $(seq "${WORKERS:-1}"); do
     (cd "$SITE" && PYTHONPATH="$SITE" exec "$VENV/bin/celery" -A setback_site worker -n "loadtest$i@%h" --queues bots,coach --concurrency 2 --loglevel WARNING) >"$OUT/worker-$i.log" 2>&1 &

@@ -98,6 +98,11 @@ def main() -> None:
                 stderr=subprocess.STDOUT,
             )
         )
+    # nginx starts once every Daphne answers: a request it passes to a process still starting
+    # is refused, and nginx then counts that process down for ten seconds (each of its workers
+    # on its own), so people got 502 pages after "Serving" was printed.
+    for port in ports:
+        wait_until_serving(f"http://127.0.0.1:{port}/", processes)
     config = write_config(run_dir, f"{args.host}:{args.port}", ports)
     nginx_log = (run_dir / "nginx.out").open("w")
     processes.append(

@@ -43,10 +43,19 @@ def _daphne_faults(run_dir: Path) -> list[str]:
     return [line for line in lines if SERVER_FAULTS.search(line)]
 
 
+def _nginx_found_daphne_down(run_dir: Path) -> list[str]:
+    log = run_dir / "error.log"
+    lines = log.read_text(errors="replace").splitlines() if log.exists() else []
+    return [line for line in lines if "connect() failed" in line or "no live upstreams" in line]
+
+
 def test_a_deal_played_through_nginx_with_its_socket_its_posts_and_its_static_files(
     browser, proxied_site, screenshot_to
 ):
     site, run_dir = proxied_site
+    # nginx never found a Daphne refusing: it counts one that refuses as down for ten seconds,
+    # and people then got 502 pages although the site said it was serving.
+    assert not _nginx_found_daphne_down(run_dir)
     with urllib.request.urlopen(site.url + "/static/css/site.css", timeout=10) as answer:
         assert answer.headers["Server"].startswith("nginx")  # not passed on to Daphne
     with urllib.request.urlopen(site.url + "/", timeout=10) as answer:
@@ -63,3 +72,4 @@ def test_a_deal_played_through_nginx_with_its_socket_its_posts_and_its_static_fi
     finally:
         me.close()
     assert not _daphne_faults(run_dir)
+    assert not _nginx_found_daphne_down(run_dir)
