@@ -13,6 +13,7 @@ import time
 import uuid
 
 import pytest
+from channels.layers import channel_layers
 from hypothesis import HealthCheck
 from hypothesis import settings as hypothesis_settings
 
@@ -51,6 +52,18 @@ def pytest_terminal_summary(terminalreporter):
     terminalreporter.section("settings this run changes from make run's (tests/settings.py)")
     for name, why in sorted(DIFFERENCES.items()):
         terminalreporter.line(f"{name}: {why}")
+
+
+@pytest.fixture(autouse=True)
+def _a_channel_layer_of_its_own():
+    """Each test ends by dropping the process's channel layer, so the next one starts with a new
+    one, as a Daphne process has one layer for its one event loop. Every test runs on a new event
+    loop (pytest-asyncio), and the Redis layer keeps receive state that belongs to one loop (a
+    lock, a count of receivers, the loop receiving): in a CI pass of 3 December the same locked
+    receive lock reached five later tests in two files, whose consumers then failed with "is
+    bound to a different event loop"."""
+    yield
+    channel_layers.backends.clear()
 
 
 def database_url(settings_dict) -> str:
