@@ -368,6 +368,15 @@ REQUEST_LIMITS_PER_MINUTE = {
     "offline_upload": 30,
 }
 EMAILS_PER_ADDRESS_PER_HOUR = int(os.environ.get("EMAILS_PER_ADDRESS_PER_HOUR", "5"))
+# The site's address in the links it mails (a password reset, an address to confirm), never the
+# request's Host header: Django's host check ignores the port, so a request to another port of an
+# allowed host would otherwise mail a link to that port (issue 45). A deployment defaults to
+# https:// and its first allowed host name; this machine (loopback only) to the request's own
+# address, which only this machine can send.
+_named_hosts = [h.lstrip(".") for h in ALLOWED_HOSTS if h not in LOOPBACK_HOSTS and "*" not in h]
+SITE_URL = os.environ.get("SITE_URL", f"https://{_named_hosts[0]}" if _named_hosts else "").rstrip(
+    "/"
+)
 
 # --- Security: HTTPS --------------------------------------------------------------------------
 SECURE_CONTENT_TYPE_NOSNIFF = True
