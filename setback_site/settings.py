@@ -46,6 +46,9 @@ CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")
 # A site served only to this machine (`make run`) speaks plain http; any other host name means a
 # deployment, which is served over HTTPS (see "Security: HTTPS" below). HTTPS=false/true overrides.
 LOOPBACK_HOSTS = {"127.0.0.1", "localhost", "::1", "[::1]"}
+# Addresses (or networks, 10.0.0.0/8) whose X-Forwarded-For is believed: the proxy in front of
+# Daphne (setback_site/proxies.py). Anyone else's X-Forwarded-* headers are dropped.
+TRUSTED_PROXIES = env_list("TRUSTED_PROXIES", "127.0.0.0/8,::1")
 HTTPS = env_bool("HTTPS", not set(ALLOWED_HOSTS) <= LOOPBACK_HOSTS)
 
 INSTALLED_APPS = [
