@@ -303,17 +303,25 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_CONNECTION_MAX_RETRIES = None
 CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0.2, "interval_step": 0.5}
 CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {"socket_connect_timeout": 2}
-# Bot moves and coach advice have queues of their own, so advice never delays a bot. The prefix
-# lets two test runs share one Redis without taking each other's tasks.
+# Three queues, each with workers of its own (`make worker` starts one per queue), so that no
+# work waits behind another kind: "bots" (a table's next move, a stand-in, the next deal: a
+# table waits on it), "coach" (the analysis lane: advice, reviews, face-up solves, a daily
+# deal's par: one person waits on it) and "checks" (offline deals coming home, data downloads:
+# heavy and never urgent). A flood of offline uploads once queued on the worker that also
+# served the bots (issue 45). The prefix lets two test runs share one Redis without taking
+# each other's tasks.
 QUEUE_PREFIX = os.environ.get("SETBACK_QUEUE_PREFIX", "")
+QUEUE_NAMES = ("bots", "coach", "checks")
 CELERY_TASK_DEFAULT_QUEUE = f"{QUEUE_PREFIX}bots"
 CELERY_TASK_ROUTES = {
     "games.coach.tasks.*": {"queue": f"{QUEUE_PREFIX}coach"},
     "games.replay.tasks.*": {"queue": f"{QUEUE_PREFIX}coach"},  # face-up analysis
-    # The check of an offline deal searches every bot move again: heavy, and never urgent.
-    "games.offline.tasks.*": {"queue": f"{QUEUE_PREFIX}coach"},
     # A daily deal's par: a whole deal of hard searches, once a day per deal.
     "games.daily.tasks.*": {"queue": f"{QUEUE_PREFIX}coach"},
+    # The check of an offline deal searches every bot move again: heavy, and never urgent.
+    "games.offline.tasks.*": {"queue": f"{QUEUE_PREFIX}checks"},
+    # A person's data download, written to a file (accounts/tasks.py).
+    "accounts.tasks.*": {"queue": f"{QUEUE_PREFIX}checks"},
 }
 
 # Without workers, the web process runs searches (bot decisions, coach advice) in this many

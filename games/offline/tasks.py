@@ -1,5 +1,6 @@
 """The check of a deal that came home: thin. Claim the upload, decide its bots' moves again in the
-analysis lane's search process (plain engine values only cross into it), and settle it."""
+checks lane's search process (never the analysis lane's: a flood of uploads held up everyone's
+face-up steps) (plain engine values only cross into it), and settle it."""
 
 from celery import shared_task
 
@@ -16,6 +17,6 @@ def check_offline_deal(upload_id: int) -> str:
     if upload is None:
         return "done"
     mismatches, seconds = searches.compute(
-        redecide_report, upload.envelope, lane=searches.Lane.ANALYSIS
+        redecide_report, upload.envelope, lane=searches.Lane.CHECKS
     )
     return services.do_settle(upload_id, mismatches, seconds).status
