@@ -207,6 +207,12 @@ def do_after_password_change(user, current_session_key: str | None = None) -> No
     end_sockets(user.pk)
 
 
+def do_lift_login_lockout(user) -> None:
+    """A password set through a reset link proves the person holds the account: the wrong
+    guesses counted against their name (a lockout, or one coming) are forgotten."""
+    AccessAttempt.objects.filter(username__iexact=user.username).delete()
+
+
 def do_sign_out_everywhere(user) -> None:
     """End every session of the user, this one too, and every open socket.
 
