@@ -27,7 +27,7 @@ from games import engine, presenters
 from games import selectors as game_selectors
 from games.engine import deal_to_record, wording
 from games.errors import Forbidden, NotFound
-from games.marks import stored_marks
+from games.marks import coach_choice, stored_marks
 from games.models import Action, Deal, Match, Seat, seat_name
 
 from .frames import Frame, SideLine, Timeline, build_frame, side_name
@@ -533,6 +533,7 @@ class FaceUpPanel:
     actual_best: bool | None = None
     exact_from_trick: int | None = None
     seconds: float | None = None
+    coach_card: object | None = None  # CardView of the coach's choice, where it is not best here
 
 
 def faceup_step_state(deal_row: Deal, step: int) -> engine.Deal:
@@ -597,6 +598,13 @@ def faceup_panel(
         for line in row.lines
     ]
     chosen = next((c for c in choices if c.actual), None)
+    # The coach chose without seeing the hidden cards: where its card is not among the best
+    # with every card known, the panel says so (and why) rather than leave two verdicts.
+    # Only on the viewer's own decisions, as the coach's marks.
+    coach = coach_choice(deal_row, step, row.seat) if viewer == row.seat else None
+    coach_card = None
+    if coach and not any(c.best and c.card.code == coach for c in choices):
+        coach_card = presenters.card_view(coach)
     return FaceUpPanel(
         status="ready",
         who=names[row.seat],
@@ -605,4 +613,5 @@ def faceup_panel(
         choices=choices,
         actual_best=chosen.best if chosen else None,
         seconds=row.seconds,
+        coach_card=coach_card,
     )
