@@ -8,6 +8,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
+from games import hooks
 from games.errors import GameError
 from setback_site.limits import limited
 
@@ -29,6 +30,7 @@ def _lobby(
             "form": form or PairingForm(),
             "pairing": selectors.pairing_view(request.user),
             "error": error,
+            "panels": hooks.lobby_panels(request.user),
         },
         status=status,
     )
