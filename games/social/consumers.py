@@ -13,8 +13,8 @@ from collections import defaultdict
 from channels.db import database_sync_to_async
 from django.template.loader import render_to_string
 
-from accounts.sockets import LOGGED_OUT, SessionCheck, session_still_valid, user_group
 from games import realtime as game_realtime
+from games.page_consumer import PersonConsumer
 
 from . import realtime, selectors, services
 
@@ -105,19 +105,15 @@ relay = _Relay()
 heard: list | None = None
 
 
-class MeConsumer(game_realtime.PageConsumer):
+class MeConsumer(PersonConsumer):
     async def connect(self):
         user = self.scope["user"]
         if not user.is_authenticated:
             await self.close(code=UNAUTHENTICATED)
             return
         game_realtime.remember_server_loop()
-        self.user_id = user.pk
-        session = self.scope.get("session")
-        self.session_key = session.session_key if session is not None else None
         # The user's group: logging out and "sign out everywhere" close this socket too.
-        self.user_group = user_group(user.pk)
-        await self.channel_layer.group_add(self.user_group, self.channel_name)
+        await self.join_user_group(user)
         await self.accept()
         await relay.join(self, self.channel_layer)
         await database_sync_to_async(services.do_come_online)(user.pk)
@@ -126,8 +122,7 @@ class MeConsumer(game_realtime.PageConsumer):
 
     async def disconnect(self, code):
         relay.leave(self)
-        if hasattr(self, "user_group"):
-            await self.channel_layer.group_discard(self.user_group, self.channel_name)
+        await self.leave_user_group()
         if getattr(self, "counted", False):
             self.counted = False
             await database_sync_to_async(services.do_go_offline)(self.user_id)
@@ -139,12 +134,3 @@ class MeConsumer(game_realtime.PageConsumer):
         await self.send(text_data=html)
         if heard is not None:
             heard.append((self.user_id, event, time.time()))
-
-    async def session_check(self, message):
-        ended = SessionCheck.read(message).ended
-        if ended is not None:
-            if ended == self.session_key:
-                await self.close(code=LOGGED_OUT)
-            return
-        if not await database_sync_to_async(session_still_valid)(self.session_key, self.user_id):
-            await self.close(code=LOGGED_OUT)

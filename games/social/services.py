@@ -64,8 +64,9 @@ def notify(user, kind: str, text: str, url: str = "", action_label: str = "") ->
     )
     realtime.ring_after_commit(user.pk)
     wanted = bool(user.email) and MailChoice.objects.filter(user=user, kind=kind).exists()
-    if wanted and mail.count_one_for(user.email):
-        link = getattr(settings, "SITE_URL", "").rstrip("/") + url if url else ""
+    if wanted and mail.count_one_for(user.email, mail.account_key(user)):
+        # No request here: the site's address from settings (on this machine, none: the path).
+        link = settings.SITE_URL + url if url else ""
         context = {"user": user, "text": note.text, "link": link, "kind": note.get_kind_display()}
         mail.send_after_commit(mail.build("social/email/notification", user.email, context))
     return note
