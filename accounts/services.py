@@ -88,7 +88,7 @@ def do_request_email(user, address: str, site_url: str) -> str:
         raise AccountError("That is already your address.")
     user.email_pending = address
     user.save(update_fields=["email_pending"])
-    if mail.count_one_for(address):
+    if mail.count_one_for(address, mail.account_key(user)):
         token = signing.dumps({"user": user.pk, "email": address}, salt=EMAIL_CONFIRM_SALT)
         link = site_url + reverse("confirm_email", args=[token])
         mail.send_after_commit(

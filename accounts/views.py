@@ -14,7 +14,7 @@ from games.tables import services as tables
 from setback_site.limits import client_address, count_and_check, limited, over_limit, too_many
 from setback_site.redirects import next_path, redirect_back
 
-from . import export, selectors, services
+from . import export, mail, selectors, services
 from .forms import DeleteAccountForm, EmailForm, PasswordResetForm, SignUpForm
 from .services import AccountError
 
@@ -30,7 +30,7 @@ def _take_invited_seat(request: HttpRequest, next_url: str) -> None:
 
 
 def _site_url(request: HttpRequest) -> str:
-    return request.build_absolute_uri("/").rstrip("/")
+    return mail.site_url(request)
 
 
 @limited("signup", per="address")

@@ -46,6 +46,9 @@ CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")
 # A site served only to this machine (`make run`) speaks plain http; any other host name means a
 # deployment, which is served over HTTPS (see "Security: HTTPS" below). HTTPS=false/true overrides.
 LOOPBACK_HOSTS = {"127.0.0.1", "localhost", "::1", "[::1]"}
+# Addresses (or networks, 10.0.0.0/8) whose X-Forwarded-For is believed: the proxy in front of
+# Daphne (setback_site/proxies.py). Anyone else's X-Forwarded-* headers are dropped.
+TRUSTED_PROXIES = env_list("TRUSTED_PROXIES", "127.0.0.0/8,::1")
 HTTPS = env_bool("HTTPS", not set(ALLOWED_HOSTS) <= LOOPBACK_HOSTS)
 
 INSTALLED_APPS = [
@@ -376,6 +379,15 @@ REQUEST_LIMITS_PER_MINUTE = {
     "offline_upload": 30,
 }
 EMAILS_PER_ADDRESS_PER_HOUR = int(os.environ.get("EMAILS_PER_ADDRESS_PER_HOUR", "5"))
+# The site's address in the links it mails (a password reset, an address to confirm), never the
+# request's Host header: Django's host check ignores the port, so a request to another port of an
+# allowed host would otherwise mail a link to that port (issue 45). A deployment defaults to
+# https:// and its first allowed host name; this machine (loopback only) to the request's own
+# address, which only this machine can send.
+_named_hosts = [h.lstrip(".") for h in ALLOWED_HOSTS if h not in LOOPBACK_HOSTS and "*" not in h]
+SITE_URL = os.environ.get("SITE_URL", f"https://{_named_hosts[0]}" if _named_hosts else "").rstrip(
+    "/"
+)
 
 # --- Security: HTTPS --------------------------------------------------------------------------
 SECURE_CONTENT_TYPE_NOSNIFF = True
