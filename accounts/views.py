@@ -156,7 +156,11 @@ def account(request: HttpRequest) -> HttpResponse:
     return render(
         request,
         "accounts/account.html",
-        {"account": view, "email_form": EmailForm(initial={"email": view.email_pending})},
+        {
+            "account": view,
+            # The address waiting for its link, else the one in use: the field shows it.
+            "email_form": EmailForm(initial={"email": view.email_pending or view.email}),
+        },
     )
 
 
