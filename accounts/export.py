@@ -66,7 +66,11 @@ def profile(user) -> dict:
         "email_waiting_for_confirmation": user.email_pending,
         "date_joined": _when(user.date_joined),
         "last_login": _when(user.last_login),
-        "settings": {"coach_enabled": user.coach_enabled, "history_public": user.history_public},
+        "settings": {
+            "coach_enabled": user.coach_enabled,
+            "history_public": user.history_public,
+            "last_choices": user.last_choices,
+        },
         "sessions": [
             {"signed_in": _when(s.created_at), "browser": s.user_agent, "address": s.address}
             for s in LoginSession.objects.filter(user=user)

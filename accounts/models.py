@@ -33,6 +33,18 @@ class User(AbstractUser):
         null=True, blank=True, help_text="When the person deleted their account."
     )
 
+    # The person's last choices on the forms that start a game: {"preset": "classic",
+    # "bot_level": "hard"}; the forms open on them (games.pages, presenters). Unknown keys and
+    # values that are no longer choices are ignored where they are read.
+    last_choices = models.JSONField(default=dict, blank=True)
+
+    def remember_choices(self, **choices: str) -> None:
+        """Keep these choices as the person's last (one UPDATE; nothing when they are the same)."""
+        merged = {**self.last_choices, **{k: v for k, v in choices.items() if v}}
+        if merged != self.last_choices:
+            self.last_choices = merged
+            type(self).objects.filter(pk=self.pk).update(last_choices=merged)
+
     @property
     def has_left(self) -> bool:
         return self.left_at is not None

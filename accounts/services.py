@@ -279,6 +279,7 @@ def do_delete_account(user, password: str) -> None:
         user.set_unusable_password()
         user.is_active = user.is_staff = user.is_superuser = False
         user.coach_enabled = user.history_public = False
+        user.last_choices = {}
         user.last_login = None
         user.session_epoch += 1
         user.left_at = timezone.now()

@@ -158,7 +158,8 @@ def account(request: HttpRequest) -> HttpResponse:
         "accounts/account.html",
         {
             "account": view,
-            "email_form": EmailForm(initial={"email": view.email_pending}),
+            # The address waiting for its link, else the one in use: the field shows it.
+            "email_form": EmailForm(initial={"email": view.email_pending or view.email}),
             "download": downloads.download_view(request.user),
         },
     )

@@ -7,7 +7,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("accounts", "0003_email_sessions_leaving"),
+        ("accounts", "0004_user_last_choices"),
     ]
 
     operations = [
