@@ -27,6 +27,8 @@ from . import selectors, services
 # The site's own files the page needs, cached by the service worker with the runtime and wheel.
 PAGE_STATIC = (
     "css/site.css",
+    "css/positions.css",
+    "js/site.js",
     "img/favicon.svg",
     "django_htmx/htmx-2.min.js",
     "django_htmx/ext/hx-ws-2.min.js",
