@@ -331,6 +331,14 @@ CELERY_TASK_ROUTES = {
     "accounts.tasks.*": {"queue": f"{QUEUE_PREFIX}checks"},
 }
 
+# "Download my data" files, built by a task (accounts/tasks.py) into this private folder (owner
+# only). Without workers (`make run`) the task builds each in a process of its own
+# (`manage.py build_data_download`), so a big download never holds the web process's CPU.
+DOWNLOADS_DIR = Path(os.environ.get("DOWNLOADS_DIR", BASE_DIR / "var" / "downloads"))
+DATA_DOWNLOAD_SUBPROCESS = env_bool("DATA_DOWNLOAD_SUBPROCESS", True)
+# A ready download is kept this long; the next one, or deleting the account, removes it sooner.
+DATA_DOWNLOAD_KEEP_DAYS = 7
+
 # Without workers, the web process runs searches (bot decisions, coach advice) in this many
 # processes of their own, so that they never hold up a page (games/dispatch.py); 0 runs them
 # on the task threads instead.
