@@ -6,14 +6,16 @@ import math
 from datetime import timedelta
 
 import pytest
+from django.template.loader import render_to_string
 from django.utils import timezone
 
 from accounts.services import do_delete_account
-from games import services, tasks, turns
+from games import pages, presenters, services, tasks, turns
 from games.models import Match, Seat
 from games.tables import services as tables
 from games.turns import AWAY_GRACE_SECONDS, WaitingFor, stand_in_left
 
+from .play import person_move as play_move
 from .play import play_until
 
 pytestmark = pytest.mark.django_db
@@ -108,3 +110,49 @@ def test_a_former_players_seat_plays_as_a_bot_at_a_bots_pace(user, bob, password
     assert turn.pace_seconds == settings.BOT_PACE_SECONDS
     assert tasks.play_bot_turn(match.pk, turn.version, turn.seat, turn.bot_level) != "stale"
     assert Seat.objects.get(match=match, position="W").user_id == bob.pk  # still their seat
+
+
+def test_a_person_is_told_what_their_stand_in_did_and_never_reads_it_as_their_own(
+    user, bob, settings
+):
+    match, turn, person = shared_table_at_persons_turn(user, bob)
+    seat = turn.seat
+    as_if(match, person, turn_began_ago=AWAY_GRACE_SECONDS, socket_closed_ago=None)
+    assert tasks.stand_in_turn(match.pk, turn.version, "away") != "stale"
+    match.refresh_from_db()
+    mine = presenters.table_view(match, seat)
+    assert mine.away_notice.startswith("While you were away a bot ")
+    assert mine.away_notice.endswith(" for you.")
+    html = render_to_string("games/_table.html", {"view": mine}, using=pages.TABLE_ENGINE)
+    assert "While you were away a bot" in html
+    if match.deals.get().phase == "auction" or mine.auction:
+        names = [name for name, _ in mine.auction]
+        assert "Your bot" in names and "You" not in names[len(names) - 1 :]
+    other = "S" if seat == "W" else "W"
+    theirs = presenters.table_view(match, other)
+    assert theirs.away_notice == ""
+    assert any(name.endswith("'s bot") for name, _ in theirs.auction)
+    # Once they move themselves, the notice has told its story.
+    match = play_until(match, stop=lambda m: turns.waiting_on(m.pk).kind == WaitingFor.PERSON)
+    if turns.waiting_on(match.pk).seat == seat:
+        turn = turns.waiting_on(match.pk)
+        services.do_act(
+            match.pk,
+            seat,
+            play_move(match, seat),
+            turn.version,
+            services.Actor(user=person),
+        )
+        assert presenters.table_view(Match.objects.get(pk=match.pk), seat).away_notice == ""
+
+
+def test_one_deal_tables_show_only_what_applies_to_one_deal(user):
+    match = services.do_start_match(user, "house", "easy")
+    deal = play_until(match, stop=lambda m: m.deals.filter(phase="over").exists())
+    practice = services.do_start_practice(user, deal.pk, 1, 0, "easy")
+    view = presenters.table_view(practice, "S")
+    html = render_to_string("games/_table.html", {"view": view}, using=pages.TABLE_ENGINE)
+    assert view.one_deal
+    assert "Deal 1</span>" not in html and "To 11" not in html and "score-sides" not in html
+    normal = presenters.table_view(Match.objects.get(pk=match.pk), "S")
+    assert not normal.one_deal
