@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test test-fast faults worker bench loadtest soak lint lock clean backup restore runtime proxy
+.PHONY: run test test-fast faults worker worker-bots worker-analysis worker-checks bench loadtest soak lint lock clean backup restore runtime proxy
 
 # No key is committed and the site refuses to start without one: a run on this machine keeps a
 # generated key in var/ (git-ignored). SECRET_KEY set in the environment wins.
@@ -100,9 +100,28 @@ test: $(VENV)/.installed-test runtime
 faults: $(VENV)/.installed-test
 	SETBACK_FAULTS=1 $(BIN)/pytest -p no:django --confcutdir=tests/faults -W ignore::pytest.PytestConfigWarning tests/faults $(PYTEST_ARGS)
 
+# One Celery worker per queue, each a process of its own, so that bots never wait behind
+# analysis and analysis never behind offline checks (issue 45): "bots" (WORKER_CONCURRENCY, 2),
+# "coach" (advice, reviews, face-up solves, daily par; ANALYSIS_CONCURRENCY, 1, below the bots'
+# priority) and "checks" (offline deals coming home, data downloads; CHECK_CONCURRENCY, 1,
+# lowest). `make worker-bots`, `make worker-analysis`, `make worker-checks` start one alone
+# (more machines, more of one kind: docs/deploy.md).
+CELERY_WORKER = $(BIN)/celery -A setback_site worker --loglevel INFO
 worker: $(VENV)/.installed $(SECRET_KEY_FILE)
 	@test -n "$$REDIS_URL" || (echo "make worker needs REDIS_URL (and DATABASE_URL) set" && exit 1)
-	$(WITH_KEY) $(BIN)/celery -A setback_site worker --queues $${SETBACK_QUEUE_PREFIX}bots,$${SETBACK_QUEUE_PREFIX}coach --concurrency $${WORKER_CONCURRENCY:-2} --loglevel INFO
+	@$(MAKE) --no-print-directory -j3 worker-bots worker-analysis worker-checks
+
+worker-bots: $(VENV)/.installed $(SECRET_KEY_FILE)
+	@test -n "$$REDIS_URL" || (echo "make worker-bots needs REDIS_URL (and DATABASE_URL) set" && exit 1)
+	$(WITH_KEY) $(CELERY_WORKER) -n bots@%h --queues $${SETBACK_QUEUE_PREFIX}bots --concurrency $${WORKER_CONCURRENCY:-2}
+
+worker-analysis: $(VENV)/.installed $(SECRET_KEY_FILE)
+	@test -n "$$REDIS_URL" || (echo "make worker-analysis needs REDIS_URL (and DATABASE_URL) set" && exit 1)
+	$(WITH_KEY) nice -n 5 $(CELERY_WORKER) -n analysis@%h --queues $${SETBACK_QUEUE_PREFIX}coach --concurrency $${ANALYSIS_CONCURRENCY:-1}
+
+worker-checks: $(VENV)/.installed $(SECRET_KEY_FILE)
+	@test -n "$$REDIS_URL" || (echo "make worker-checks needs REDIS_URL (and DATABASE_URL) set" && exit 1)
+	$(WITH_KEY) nice -n 10 $(CELERY_WORKER) -n checks@%h --queues $${SETBACK_QUEUE_PREFIX}checks --concurrency $${CHECK_CONCURRENCY:-1}
 
 bench: $(VENV)/.installed-test $(SECRET_KEY_FILE)
 	$(BIN)/python -m games.engine bench

@@ -100,16 +100,15 @@ class PasswordResetForm(auth_forms.PasswordResetForm):
         if not mail.count_one_for(typed):
             return
         for user in self.get_users(typed):
-            link = "{}://{}{}".format(
-                "https" if use_https else "http",
-                domain_override or request.get_host(),
-                reverse(
-                    "password_reset_confirm",
-                    kwargs={
-                        "uidb64": urlsafe_base64_encode(force_bytes(user.pk)),
-                        "token": default_token_generator.make_token(user),
-                    },
-                ),
+            # One count per account too: its name and its address, typed in turn, share it.
+            if not mail.count_one_for(mail.account_key(user)):
+                continue
+            link = mail.site_url(request) + reverse(
+                "password_reset_confirm",
+                kwargs={
+                    "uidb64": urlsafe_base64_encode(force_bytes(user.pk)),
+                    "token": default_token_generator.make_token(user),
+                },
             )
             mail.send_after_commit(
                 mail.build(

@@ -9,16 +9,21 @@ sent inside the request:
 The thread sends with the settings' backend: the console by default, SMTP when configured
 (setback_site/email_url.py); Django's test runner swaps in its in-memory outbox.
 
-Each address (or, for a reset, each name or address typed) gets at most
+Each address (or, for a reset, each name or address typed) and each account gets at most
 EMAILS_PER_ADDRESS_PER_HOUR mails an hour, whoever asks: requests from many addresses cannot
-flood one mailbox. A mail over that is dropped, silently for the person asking, since saying so
-would tell them the address has an account.
+flood one mailbox. What was typed is counted under its normalised form (NFKC, upper- then
+case-folded: 'alıce', 'ALICE' and 'alice' with a long s all count as 'alice', as PostgreSQL's
+upper() finds the same account for each of them), and a reset mail counts for the account it goes
+to as well, so a name and an address of one account share one count (issue 45). A mail over that
+is dropped, silently for the person asking, since saying so would tell them the address has an
+account.
 """
 
 import hashlib
 import logging
 import threading
 import time
+import unicodedata
 from concurrent.futures import Future, ThreadPoolExecutor
 from functools import partial
 
@@ -37,24 +42,46 @@ _in_flight: set[Future] = set()
 _in_flight_lock = threading.Lock()
 
 
+def normalised(typed: str) -> str:
+    """What a name or an address is counted as: every spelling a case-insensitive lookup may
+    match (Unicode compatibility forms, dotless i, long s, sharp s) folds to one."""
+    text = unicodedata.normalize("NFKC", typed.strip())
+    return unicodedata.normalize("NFKC", text.upper().casefold())
+
+
+def account_key(user) -> str:
+    """The count of mails an account is sent, whatever name or address asked for them."""
+    return f"account {user.pk}"  # a space: no name or address typed normalises to it
+
+
 def _window_key(target: str) -> str:
     namespace = getattr(settings, "REQUEST_LIMITS_NAMESPACE", "")
     # Hashed: what was typed may be long, and an address is nothing to keep in a cache's keys.
-    digest = hashlib.sha256(target.strip().lower().encode()).hexdigest()
+    digest = hashlib.sha256(normalised(target).encode()).hexdigest()
     return f"mails:{namespace}:{digest}:{int(time.time() // HOUR)}"
 
 
-def count_one_for(target: str) -> bool:
-    """Count one mail for `target` (an address, or what a reset form was given) in this hour;
-    False once it is over the hourly limit."""
+def _count(target: str) -> int:
     key = _window_key(target)
     cache.add(key, 0, timeout=HOUR * 2)
     try:
-        count = cache.incr(key)
+        return cache.incr(key)
     except ValueError:  # expired between add and incr
         cache.add(key, 1, timeout=HOUR * 2)
-        count = 1
-    return count <= settings.EMAILS_PER_ADDRESS_PER_HOUR
+        return 1
+
+
+def count_one_for(*targets: str) -> bool:
+    """Count one mail for each of `targets` (an address, what a reset form was given, an
+    account's key) in this hour; False once any of them is over the hourly limit."""
+    counts = [_count(target) for target in targets]
+    return all(count <= settings.EMAILS_PER_ADDRESS_PER_HOUR for count in counts)
+
+
+def site_url(request) -> str:
+    """The site's address for a mailed link: settings.SITE_URL; on this machine without one,
+    the request's own (see the setting)."""
+    return settings.SITE_URL or request.build_absolute_uri("/").rstrip("/")
 
 
 def build(template: str, to: str, context: dict) -> EmailMultiAlternatives:

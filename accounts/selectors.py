@@ -3,6 +3,9 @@
 import re
 from dataclasses import dataclass
 
+from axes.handlers.proxy import AxesProxyHandler
+from django.conf import settings
+
 from games.stats.models import Rating
 
 from .models import LoginSession
@@ -74,3 +77,12 @@ def account_view(user, current_session_key: str | None) -> AccountView:
         rating=rating.shown if rating else None,
         sessions=sessions,
     )
+
+
+def login_tries_left(request, username: str) -> int | None:
+    """How many more wrong passwords the typed user name may have before logging in with it is
+    paused (settings.AXES_FAILURE_LIMIT, counted by django-axes); None for no name."""
+    if not username:
+        return None
+    failures = AxesProxyHandler.get_failures(request, {"username": username})
+    return max(settings.AXES_FAILURE_LIMIT - failures, 0)

@@ -88,7 +88,7 @@ def do_request_email(user, address: str, site_url: str) -> str:
         raise AccountError("That is already your address.")
     user.email_pending = address
     user.save(update_fields=["email_pending"])
-    if mail.count_one_for(address):
+    if mail.count_one_for(address, mail.account_key(user)):
         token = signing.dumps({"user": user.pk, "email": address}, salt=EMAIL_CONFIRM_SALT)
         link = site_url + reverse("confirm_email", args=[token])
         mail.send_after_commit(
@@ -205,6 +205,12 @@ def do_after_password_change(user, current_session_key: str | None = None) -> No
     accounts.sockets), as a password change has done since sockets were added."""
     _end_sessions(user, keep=current_session_key)
     end_sockets(user.pk)
+
+
+def do_lift_login_lockout(user) -> None:
+    """A password set through a reset link proves the person holds the account: the wrong
+    guesses counted against their name (a lockout, or one coming) are forgotten."""
+    AccessAttempt.objects.filter(username__iexact=user.username).delete()
 
 
 def do_sign_out_everywhere(user) -> None:

@@ -1,3 +1,4 @@
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login, logout
 from django.contrib.auth import views as auth_views
@@ -13,7 +14,7 @@ from games.tables import services as tables
 from setback_site.limits import client_address, count_and_check, limited, over_limit, too_many
 from setback_site.redirects import next_path, redirect_back
 
-from . import export, selectors, services
+from . import export, mail, selectors, services
 from .forms import DeleteAccountForm, EmailForm, PasswordResetForm, SignUpForm
 from .services import AccountError
 
@@ -29,7 +30,7 @@ def _take_invited_seat(request: HttpRequest, next_url: str) -> None:
 
 
 def _site_url(request: HttpRequest) -> str:
-    return request.build_absolute_uri("/").rstrip("/")
+    return mail.site_url(request)
 
 
 @limited("signup", per="address")
@@ -73,6 +74,17 @@ class LogInView(auth_views.LoginView):
         if next_url:
             _take_invited_seat(self.request, next_url)
         return response
+
+    def form_invalid(self, form):
+        """A wrong password says how many tries the name has left before its lockout, so
+        that the lockout never comes as a surprise."""
+        username = self.request.POST.get("username", "")
+        context = self.get_context_data(
+            form=form,
+            tries_left=selectors.login_tries_left(self.request, username),
+            lockout_minutes=int(settings.AXES_COOLOFF_TIME.total_seconds() // 60),
+        )
+        return self.render_to_response(context)
 
 
 def _table_id(value) -> int | None:
@@ -130,6 +142,7 @@ class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
     def form_valid(self, form):
         response = super().form_valid(form)
         services.do_after_password_change(form.user)
+        services.do_lift_login_lockout(form.user)
         return response
 
 

@@ -13,13 +13,14 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.template.loader import render_to_string
 from django.utils.datastructures import MultiValueDict
 
-from accounts.sockets import LOGGED_OUT, SessionCheck, session_still_valid, user_group
+from accounts.sockets import LOGGED_OUT, session_still_valid
 
 from . import (
     dispatch,
     events,
     hooks,
     invites,
+    page_consumer,
     pages,
     presenters,
     realtime,
@@ -49,7 +50,7 @@ def table_group(match_id: int) -> str:
     return selectors.table_group(match_id)
 
 
-class TableConsumer(realtime.PageConsumer):
+class TableConsumer(page_consumer.PersonConsumer):
     """One browser tab at one table: a seat's player, a spectator, or someone choosing a seat.
 
     The seat is looked up again at every render, so a person who sits down (or leaves) while
@@ -86,8 +87,7 @@ class TableConsumer(realtime.PageConsumer):
         self.sent_version = None
         await self.channel_layer.group_add(self.group, self.channel_name)
         # The login's group: logging out or a new password ends this socket (accounts.sockets).
-        self.user_group = user_group(user.pk)
-        await self.channel_layer.group_add(self.user_group, self.channel_name)
+        await self.join_user_group(user)
         await self.accept()
         await self.send_table()  # the seat is counted present already (_may_look)
 
@@ -123,8 +123,7 @@ class TableConsumer(realtime.PageConsumer):
     async def disconnect(self, code):
         if hasattr(self, "group"):
             await self.channel_layer.group_discard(self.group, self.channel_name)
-        if hasattr(self, "user_group"):
-            await self.channel_layer.group_discard(self.user_group, self.channel_name)
+        await self.leave_user_group()
         if getattr(self, "present", False):
             self.present = False
             await database_sync_to_async(tables.do_presence, thread_sensitive=False)(
@@ -227,16 +226,6 @@ class TableConsumer(realtime.PageConsumer):
         return render_to_string(
             "games/_table.html", {"view": view, "error": str(error)}, using=pages.TABLE_ENGINE
         )
-
-    async def session_check(self, message):
-        """The user logged out somewhere, or changed their password: is this socket's login over?"""
-        ended = SessionCheck.read(message).ended
-        if ended is not None:
-            if ended == self.session_key:
-                await self.end_logged_out()
-            return
-        if not await database_sync_to_async(session_still_valid)(self.session_key, self.user.pk):
-            await self.end_logged_out()
 
     async def end_logged_out(self):
         # The page keeps nothing of the table (no hand, no advice) and says why it stopped.

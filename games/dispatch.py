@@ -35,9 +35,11 @@ TRANSIENT = (OperationalError, InterfaceError, BrokerError, RedisConnectionError
 
 # One pool of threads per Celery queue, as workers have one queue each: a person's face-up
 # analyses or reviews, waiting on their search processes, once held every thread, and no bot
-# could move at any table.
+# could move at any table. Offline checks and data downloads ("checks") run one at a time:
+# their searches have a process of their own (searches.Lane.CHECKS), and the budget
+# (games/budget.py) bounds how many wait.
 _pools: dict[str, ThreadPoolExecutor] = {}
-THREADS_PER_QUEUE = {settings.CELERY_TASK_DEFAULT_QUEUE: 4}
+THREADS_PER_QUEUE = {"bots": 4, "coach": 2, "checks": 1}
 _pool_lock = threading.Lock()
 _pending: set[Future] = set()
 _failures: list[str] = []
@@ -65,7 +67,8 @@ def _in_process_pool(queue: str) -> ThreadPoolExecutor:
         pool = _pools.get(queue)
         if pool is None:
             pool = _pools[queue] = ThreadPoolExecutor(
-                max_workers=THREADS_PER_QUEUE.get(queue, 2), thread_name_prefix=f"setback-{queue}"
+                max_workers=THREADS_PER_QUEUE.get(queue.removeprefix(settings.QUEUE_PREFIX), 2),
+                thread_name_prefix=f"setback-{queue}",
             )
         return pool
 

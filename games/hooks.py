@@ -97,6 +97,10 @@ table_panels = Hook("table_panels")
 # the viewer's own): the daily deals' last 30 days and streak (games/daily).
 player_panels = Hook("player_panels")
 
+# Labels for matches in a list (History), called with (match_ids) and returning {match_id: label}
+# for the matches a feature owns: "Daily 2026-12-03 · deal 2" (games/daily).
+match_labels = Hook("match_labels")
+
 # Tasks will run in this process (no broker; games/dispatch.py), with (): start the sweeper here.
 in_process_tasks_started = Hook("in_process_tasks_started")
 

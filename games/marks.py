@@ -65,3 +65,26 @@ def stored_marks(deal_row, seat: str) -> dict[int, Mark]:
         for mark in provider(deal_row, seat):
             marks[mark.sequence] = mark
     return marks
+
+
+# --- The coach's first choice at one step (for the face-up panel's "why they differ") ---------
+
+ChoiceProvider = Callable[[object, int, str], "str | None"]
+
+_choice_providers: list[ChoiceProvider] = []
+
+
+def register_choice_provider(provider: ChoiceProvider) -> None:
+    """Add `provider(deal_row, step, seat) -> engine token or None`: the coach's first choice it
+    has stored for that decision (never computed when asked)."""
+    if provider not in _choice_providers:
+        _choice_providers.append(provider)
+
+
+def coach_choice(deal_row, step: int, seat: str) -> str | None:
+    """The coach's stored first choice for `seat` at `step` of `deal_row`, or None."""
+    for provider in _choice_providers:
+        choice = provider(deal_row, step, seat)
+        if choice:
+            return choice
+    return None

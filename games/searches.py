@@ -1,12 +1,14 @@
 """Where CPU-heavy searches run: a bot's decision, the coach's advice, a review, the face-up solver.
 
-Every search goes through `compute`, in one of two lanes: `PLAY` (a bot or a stand-in moving:
-a table waits on it) and `ANALYSIS` (something a person asked for: advice, a review, a face-up
-solve). With Celery workers a search runs on the worker that took its task (bots and analysis
-have queues of their own). Without workers (`make run`), the web process hands it to processes
-of its own, one pool per lane, below the web's priority: a search on a thread of the web process
-would hold its interpreter lock and pages would wait for it, and a pool shared by both lanes let
-one person's analyses hold up every table's bots.
+Every search goes through `compute`, in one of three lanes: `PLAY` (a bot or a stand-in moving:
+a table waits on it), `ANALYSIS` (something a person asked for: advice, a review, a face-up
+solve) and `CHECKS` (an offline deal's bot moves decided again: nobody watches it). With Celery
+workers a search runs on the worker that took its task (each lane has a queue and workers of
+its own). Without workers (`make run`), the web process hands it to processes of its own, one
+pool per lane, below the web's priority: a search on a thread of the web process would hold its
+interpreter lock and pages would wait for it, a pool shared by both lanes let one person's
+analyses hold up every table's bots, and twelve offline uploads in the analysis process held
+another person's face-up step for 70 s (issue 45).
 
 Only plain values cross into a search process: the engine's objects, strings, numbers. A search
 process is spawned without Django, so a model or a Django enum (even a `BotLevel`) would kill it
@@ -37,6 +39,7 @@ log = logging.getLogger(__name__)
 class Lane(enum.StrEnum):
     PLAY = "play"  # a bot's or a stand-in's move: a table waits on it
     ANALYSIS = "analysis"  # advice, a review, a face-up solve: one person waits on it
+    CHECKS = "checks"  # an offline deal's check: nobody waits on it
 
 
 # Searches run below the web process's priority, analysis below play: a page request wins the
@@ -44,8 +47,10 @@ class Lane(enum.StrEnum):
 # kernel's weights for 0, 3 and 6 are 1024, 526 and 272). Deeper (10 and 15) kept the login page
 # a few ms faster under 40 hard-bot matches (docs/security.md) but left analysis about 1.4% of a
 # core beside other busy programs: the coach's answers took minutes on a shared machine.
-NICENESS = {Lane.PLAY: 3, Lane.ANALYSIS: 6}
+# Checks come last, well below analysis (a weight of 110 beside analysis's 272).
+NICENESS = {Lane.PLAY: 3, Lane.ANALYSIS: 6, Lane.CHECKS: 10}
 ANALYSIS_PROCESSES = 1
+CHECK_PROCESSES = 1
 # How often a search process looks whether the web process that started it is still there.
 PARENT_CHECK_SECONDS = 1.0
 
@@ -97,7 +102,9 @@ def _uses_workers() -> bool:
 
 
 def _processes(lane: Lane) -> int:
-    return settings.SEARCH_PROCESSES if lane == Lane.PLAY else ANALYSIS_PROCESSES
+    if lane == Lane.PLAY:
+        return settings.SEARCH_PROCESSES
+    return CHECK_PROCESSES if lane == Lane.CHECKS else ANALYSIS_PROCESSES
 
 
 def _pool(lane: Lane) -> ProcessPoolExecutor:

@@ -61,7 +61,7 @@ else
 fi
 if [ -n "${REDIS_URL:-}" ]; then
   for i in $(seq "${WORKERS:-1}"); do
-    (cd "$SITE" && PYTHONPATH="$SITE" exec "$VENV/bin/celery" -A setback_site worker -n "loadtest$i@%h" --queues bots,coach --concurrency 2 --loglevel WARNING) >"$OUT/worker-$i.log" 2>&1 &
+    (cd "$SITE" && PYTHONPATH="$SITE" exec "$VENV/bin/celery" -A setback_site worker -n "loadtest$i@%h" --queues bots,coach,checks --concurrency 2 --loglevel WARNING) >"$OUT/worker-$i.log" 2>&1 &
     pids+=($!)
   done
 fi

@@ -1,8 +1,9 @@
 """Serve the site behind nginx, as a deployment does: `make proxy` (docs/deploy.md).
 
 nginx listens on PORT, serves /static/ from collectstatic's folder itself, and passes pages and
-websockets to Daphne processes started with --proxy-headers (so the login lockout and the
-request limits see each client's address, not the proxy's). With DATABASE_URL and REDIS_URL set
+websockets to Daphne processes on loopback (the site believes nginx's X-Forwarded-For, from a
+trusted proxy address only: setback_site/proxies.py, so the login lockout and the request limits
+see each client's address, not the proxy's). With DATABASE_URL and REDIS_URL set
 it starts two Daphne processes (run `make worker` beside it); without them one, because the
 embedded default's in-memory channel layer and in-process tasks live in one process.
 
@@ -91,7 +92,7 @@ def main() -> None:
         log = (run_dir / f"daphne-{port}.log").open("w")
         processes.append(
             subprocess.Popen(
-                [str(ROOT / ".venv" / "bin" / "daphne"), "--proxy-headers", "-b", "127.0.0.1"]
+                [str(ROOT / ".venv" / "bin" / "daphne"), "-b", "127.0.0.1"]
                 + ["-p", str(port), "setback_site.asgi:application"],
                 cwd=ROOT,
                 stdout=log,

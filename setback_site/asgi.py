@@ -17,19 +17,23 @@ from games.lobby.routing import websocket_urlpatterns as lobby_websockets  # noq
 from games.pages import load_table_templates  # noqa: E402
 from games.routing import websocket_urlpatterns  # noqa: E402
 from setback_site.garbage import settle as settle_garbage_collector  # noqa: E402
+from setback_site.proxies import TrustedProxyMiddleware  # noqa: E402
 
 # Any other path is refused with a close, not a server error.
 unknown_socket = re_path(r"", NoSuchSocket.as_asgi())
 
-application = ProtocolTypeRouter(
-    {
-        "http": django_asgi_app,
-        "websocket": AllowedHostsOriginValidator(
-            AuthMiddlewareStack(
-                URLRouter([*websocket_urlpatterns, *lobby_websockets, unknown_socket])
-            )
-        ),
-    }
+# The client's address from X-Forwarded-For only when a trusted proxy sent it (proxies.py).
+application = TrustedProxyMiddleware(
+    ProtocolTypeRouter(
+        {
+            "http": django_asgi_app,
+            "websocket": AllowedHostsOriginValidator(
+                AuthMiddlewareStack(
+                    URLRouter([*websocket_urlpatterns, *lobby_websockets, unknown_socket])
+                )
+            ),
+        }
+    )
 )
 
 load_table_templates()

@@ -46,6 +46,9 @@ CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")
 # A site served only to this machine (`make run`) speaks plain http; any other host name means a
 # deployment, which is served over HTTPS (see "Security: HTTPS" below). HTTPS=false/true overrides.
 LOOPBACK_HOSTS = {"127.0.0.1", "localhost", "::1", "[::1]"}
+# Addresses (or networks, 10.0.0.0/8) whose X-Forwarded-For is believed: the proxy in front of
+# Daphne (setback_site/proxies.py). Anyone else's X-Forwarded-* headers are dropped.
+TRUSTED_PROXIES = env_list("TRUSTED_PROXIES", "127.0.0.0/8,::1")
 HTTPS = env_bool("HTTPS", not set(ALLOWED_HOSTS) <= LOOPBACK_HOSTS)
 
 INSTALLED_APPS = [
@@ -303,17 +306,25 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_CONNECTION_MAX_RETRIES = None
 CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0.2, "interval_step": 0.5}
 CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {"socket_connect_timeout": 2}
-# Bot moves and coach advice have queues of their own, so advice never delays a bot. The prefix
-# lets two test runs share one Redis without taking each other's tasks.
+# Three queues, each with workers of its own (`make worker` starts one per queue), so that no
+# work waits behind another kind: "bots" (a table's next move, a stand-in, the next deal: a
+# table waits on it), "coach" (the analysis lane: advice, reviews, face-up solves, a daily
+# deal's par: one person waits on it) and "checks" (offline deals coming home, data downloads:
+# heavy and never urgent). A flood of offline uploads once queued on the worker that also
+# served the bots (issue 45). The prefix lets two test runs share one Redis without taking
+# each other's tasks.
 QUEUE_PREFIX = os.environ.get("SETBACK_QUEUE_PREFIX", "")
+QUEUE_NAMES = ("bots", "coach", "checks")
 CELERY_TASK_DEFAULT_QUEUE = f"{QUEUE_PREFIX}bots"
 CELERY_TASK_ROUTES = {
     "games.coach.tasks.*": {"queue": f"{QUEUE_PREFIX}coach"},
     "games.replay.tasks.*": {"queue": f"{QUEUE_PREFIX}coach"},  # face-up analysis
-    # The check of an offline deal searches every bot move again: heavy, and never urgent.
-    "games.offline.tasks.*": {"queue": f"{QUEUE_PREFIX}coach"},
     # A daily deal's par: a whole deal of hard searches, once a day per deal.
     "games.daily.tasks.*": {"queue": f"{QUEUE_PREFIX}coach"},
+    # The check of an offline deal searches every bot move again: heavy, and never urgent.
+    "games.offline.tasks.*": {"queue": f"{QUEUE_PREFIX}checks"},
+    # A person's data download, written to a file (accounts/tasks.py).
+    "accounts.tasks.*": {"queue": f"{QUEUE_PREFIX}checks"},
 }
 
 # Without workers, the web process runs searches (bot decisions, coach advice) in this many
@@ -368,6 +379,15 @@ REQUEST_LIMITS_PER_MINUTE = {
     "offline_upload": 30,
 }
 EMAILS_PER_ADDRESS_PER_HOUR = int(os.environ.get("EMAILS_PER_ADDRESS_PER_HOUR", "5"))
+# The site's address in the links it mails (a password reset, an address to confirm), never the
+# request's Host header: Django's host check ignores the port, so a request to another port of an
+# allowed host would otherwise mail a link to that port (issue 45). A deployment defaults to
+# https:// and its first allowed host name; this machine (loopback only) to the request's own
+# address, which only this machine can send.
+_named_hosts = [h.lstrip(".") for h in ALLOWED_HOSTS if h not in LOOPBACK_HOSTS and "*" not in h]
+SITE_URL = os.environ.get("SITE_URL", f"https://{_named_hosts[0]}" if _named_hosts else "").rstrip(
+    "/"
+)
 
 # --- Security: HTTPS --------------------------------------------------------------------------
 SECURE_CONTENT_TYPE_NOSNIFF = True

@@ -91,14 +91,14 @@ def celery_worker_process(django_db_setup, django_db_blocker):
         yield None
         return
     prefix = f"test{os.getpid()}"
-    queues = {name: f"{prefix}-{name}" for name in ("bots", "coach")}
+    queues = {name: f"{prefix}-{name}" for name in settings.QUEUE_NAMES}
     # Processes started later (the browser tests' Daphne server) read their settings afresh
     # from the environment: they must enqueue onto these queues too, or no worker hears them.
     os.environ["SETBACK_QUEUE_PREFIX"] = f"{prefix}-"
     app.conf.task_default_queue = queues["bots"]
     app.conf.task_routes = {
-        pattern: {"queue": queues["coach"]}
-        for pattern in ("games.coach.tasks.*", "games.replay.tasks.*")
+        pattern: {"queue": f"{prefix}-{route['queue'].removeprefix(settings.QUEUE_PREFIX)}"}
+        for pattern, route in settings.CELERY_TASK_ROUTES.items()
     }
     hostname = f"{prefix}@localhost"
     env = {

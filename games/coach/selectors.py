@@ -15,6 +15,7 @@ from django.urls import reverse
 
 from games import engine, presenters
 from games import selectors as game_selectors
+from games.engine import worth
 from games.engine.coach import panel as panel_figures
 from games.engine.coach import reasons
 from games.engine.coach.advice import Option
@@ -60,6 +61,14 @@ def observation_at(deal_row: Deal, step: int, seat: str, totals: dict | None = N
 
 def advice_for(deal_row: Deal, step: int, seat: str) -> Advice | None:
     return Advice.objects.filter(deal=deal_row, step=step, seat=seat).first()
+
+
+def first_choice(deal_row: Deal, step: int, seat: str) -> str | None:
+    """The coach's stored first choice for a decision (``games.marks`` choice provider)."""
+    advice = advice_for(deal_row, step, seat)
+    if advice is None or advice.status != Work.READY or not advice.options:
+        return None
+    return advice.options[0]["action"]
 
 
 @dataclass(frozen=True)
@@ -134,7 +143,7 @@ class OptionView:
     def net_text(self) -> str:
         """Yours minus theirs: what the coach ranks by, and what a review's cost is counted in
         (an option can expect more points for you and still be worse, giving them more)."""
-        return f"{self.points - self.theirs:+.2f}"
+        return worth.signed(self.points - self.theirs, 2)
 
 
 @dataclass

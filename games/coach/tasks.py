@@ -5,7 +5,7 @@ import time
 
 from celery import shared_task
 
-from games import engine, searches, turns
+from games import engine, searches
 from games.engine.coach import judging
 from games.engine.coach.advice import Option, advise
 
@@ -15,7 +15,8 @@ from .models import Advice, Review, Work
 
 @shared_task(acks_late=True, reject_on_worker_lost=True, soft_time_limit=30, time_limit=40)
 def advise_position(advice_id: int) -> str:
-    """Search the position of one Advice row from the seat's observation, with the hard bot's seed."""
+    """Search the position of one Advice row from the seat's observation, seeded by the position
+    (``worth.position_seed``): a review or an exercise of it later gets these very figures."""
     advice = services.do_claim(Advice, advice_id)
     if advice is None:
         return "done"
@@ -25,9 +26,7 @@ def advise_position(advice_id: int) -> str:
         return "stale"
     obs = selectors.observation_at(advice.deal, advice.step, advice.seat, dict(match.totals))
     started = time.perf_counter()
-    options = searches.compute(
-        advise, obs, seed=turns.search_seed(match.pk, advice.version), lane=searches.Lane.ANALYSIS
-    )
+    options = searches.compute(advise, obs, lane=searches.Lane.ANALYSIS)
     services.do_store_advice(advice, obs.phase, options, time.perf_counter() - started)
     return options[0].action
 
@@ -39,7 +38,6 @@ def review_deal(review_id: int) -> str:
     if review is None:
         return "done"
     deal_row = review.deal
-    match_id = deal_row.match_id
     totals = selectors.totals_before(deal_row)
     entries, judgements = [], []
     # Only the person's own decisions: a bot that stood in for them is not theirs to answer for.
@@ -56,12 +54,8 @@ def review_deal(review_id: int) -> str:
         else:
             version = advice.version if advice is not None else selectors.version_at(deal_row, step)
             started = time.perf_counter()
-            options = searches.compute(
-                advise,
-                obs,
-                seed=turns.search_seed(match_id, version),
-                lane=searches.Lane.ANALYSIS,
-            )
+            # The same evaluator, budget and seed (the position's) as the live coach.
+            options = searches.compute(advise, obs, lane=searches.Lane.ANALYSIS)
             services.do_save_computed_advice(
                 deal_row,
                 step,

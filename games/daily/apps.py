@@ -11,12 +11,14 @@ class DailyConfig(AppConfig):
         from games import dispatch, hooks
         from games.signals import sweeping
 
-        from . import panels, services, tasks
+        from . import panels, selectors, services, tasks
 
         dispatch.register_task(tasks.compute_par)  # the services enqueue it by name
         # The core says a single deal ended, in its transaction: the player's result is kept.
         hooks.after_single_deal.register(services.record_result)
         hooks.table_panels.register(panels.daily_panel)
         hooks.player_panels.register(panels.player_panel)
+        # History names each daily play ("Daily 2026-12-03 · deal 2").
+        hooks.match_labels.register(selectors.match_labels)
         # Today's set is made soon after midnight by whichever process's sweeper ticks first.
         sweeping.connect(services.make_todays_set, dispatch_uid="daily-set")

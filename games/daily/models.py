@@ -36,6 +36,9 @@ class DailyDeal(models.Model):
     bot_seed = models.BigIntegerField()
     # Par: the hard bots playing the person's seat too (deals.par_line), filled by a task.
     par_score = models.SmallIntegerField(null=True, blank=True)
+    par_net = models.SmallIntegerField(
+        null=True, blank=True, help_text="Par's net points: its side's score less the other's."
+    )
     par_tokens = models.JSONField(null=True, blank=True)
 
     class Meta:
@@ -62,6 +65,11 @@ class DailyPlay(models.Model):
     # From the deal's result, once it is over.
     finished_at = models.DateTimeField(null=True, blank=True)
     score = models.SmallIntegerField(null=True, blank=True, help_text="The player's side's score.")
+    # What the comparisons rank by (games.engine.worth.deal_net): a deal's worth to a side is
+    # what it gained against the other side, so setting a bid of 4 beats a quiet 0.
+    net = models.SmallIntegerField(
+        null=True, blank=True, help_text="The player's side's score less the other side's."
+    )
     pitcher = models.CharField(max_length=2, blank=True)
     bid = models.PositiveSmallIntegerField(null=True, blank=True)
     made = models.BooleanField(null=True, blank=True)

@@ -18,6 +18,7 @@ from django.db.models import Count, Q
 from games import engine
 from games.engine.display import seat_name
 from games.engine.wording import move_label
+from games.engine.worth import signed
 from games.errors import NotFound
 from games.replay.frames import Timeline, build_frame
 
@@ -68,10 +69,16 @@ class DealLine:
     number: int
     state: str  # "done", "playing", "next", "later" (counted), or "practice" (a past day)
     match_id: int | None = None
-    score: int | None = None
+    net: int | None = None  # the side's points less the other side's (what is compared)
     made: bool = False  # the deal went the person's side's way: its bid made, or theirs set
+    contract: bool = False  # someone bid (a thrown-in deal had no contract to make or set)
     percent: float | None = None
-    field_size: int = 0
+    field_size: int = 0  # the other results compared with
+    result: str = ""  # "made 3", "set: South's 4", "thrown in"
+
+    @property
+    def net_text(self) -> str:
+        return points_words(self.net)
 
 
 @dataclass(frozen=True)
@@ -149,10 +156,12 @@ def _deal_line(number: int, play, fields: dict, is_today: bool) -> DealLine:
         number,
         "done",
         match_id=play.match_id,
-        score=play.score,
+        net=play.net,
         made=went_our_way(play),
-        percent=deal_field.percent(play.score) if deal_field else None,
-        field_size=len(deal_field) if deal_field else 0,
+        contract=bool(play.pitcher),
+        percent=deal_field.percent(play.net) if deal_field else None,
+        field_size=len(deal_field) - 1 if deal_field else 0,
+        result=outcome_words(play.pitcher, play.bid, play.made),
     )
 
 
@@ -186,8 +195,8 @@ def _fields(daily_set: DailySet, numbers) -> dict[int, Field]:
     """The counted results of each deal of `numbers`, one query."""
     scores = defaultdict(list)
     rows = _counted_finished(deal__daily_set=daily_set, deal__number__in=list(numbers))
-    for number, score in rows.values_list("deal__number", "score"):
-        scores[number].append(score)
+    for number, net in rows.values_list("deal__number", "net"):
+        scores[number].append(net)
     return {number: Field(values) for number, values in scores.items()}
 
 
@@ -198,7 +207,7 @@ def day_table(
     row, and how many people it ranks. Rank by percentage (equal percentages share a rank)."""
     rows = list(
         _counted_finished(deal__daily_set=daily_set, deal__number__in=list(numbers)).values_list(
-            "user_id", "deal__number", "score"
+            "user_id", "deal__number", "net"
         )
     )
     fields = defaultdict(list)
@@ -238,15 +247,86 @@ def _table_row(rank, row, names, me) -> TableRow:
 
 
 def share_line(day: datetime.date, lines: list[DealLine]) -> str:
-    """A result line to share, without spoilers: deals made, and the average percentage."""
+    """A result line to share, without spoilers: of the deals with a contract, how many went
+    the person's side's way (its bid made or theirs set), and the average percentage. Deals
+    everyone passed had nothing to make: they are not counted as made or not."""
     done = [line for line in lines if line.state == "done"]
     if not done:
         return ""
-    made = sum(1 for line in done if line.made)
+    contracts = [line for line in done if line.contract]
+    made = sum(1 for line in contracts if line.made)
     percents = [line.percent for line in done if line.percent is not None]
-    return (
-        f"Setback daily {day.isoformat()}: {made}/{len(done)} made, {round(day_percent(percents))}%"
+    parts = [f"{made}/{len(contracts)} made"] if contracts else []
+    parts.append(f"{round(day_percent(percents))}%")
+    return f"Setback daily {day.isoformat()}: " + ", ".join(parts)
+
+
+# --- Words -----------------------------------------------------------------------------------
+
+
+def points_words(n: int | None) -> str:
+    """Net points as the pages write them: "+4 points", "1 point", "−1 point" (the table's minus)."""
+    if n is None:
+        return ""
+    return f"{signed(n)} point{'' if abs(n) == 1 else 's'}"
+
+
+def outcome_words(pitcher: str, bid: int | None, made: bool | None) -> str:
+    """A deal's end from the viewer's seat (S): "you made 3", "West's 4 set", "thrown in"."""
+    if not pitcher or bid is None:
+        return "thrown in: everyone passed"
+    who = {"S": "your", "N": "your partner's"}.get(pitcher, f"{seat_name(pitcher)}'s")
+    return f"{who} {bid} {'made' if made else 'set'}"
+
+
+def contract_words(pitcher: str, bid: int | None) -> str:
+    """A contract from no one's seat in particular ("4 by West", "3 by South")."""
+    if not pitcher or bid is None:
+        return "thrown in"
+    return f"{bid} by {seat_name(pitcher)}"
+
+
+def play_words(name: str, pitcher: str, bid: int | None, made: bool | None, net: int) -> str:
+    """Another person's result worded from their seat (they sat South, as everyone does):
+    "ann bid 4 and made it, +4"; "East bid 3 and ann's side set it, +3"."""
+    if not pitcher or bid is None:
+        text = "everyone passed: thrown in"
+    elif pitcher == "S":
+        text = f"{name} bid {bid} and {'made it' if made else 'was set'}"
+    elif pitcher == "N":
+        text = f"{name}'s partner (North) bid {bid} and {'made it' if made else 'was set'}"
+    else:
+        text = f"{seat_name(pitcher)} bid {bid} and " + (
+            "made it" if made else f"{name}'s side set it"
+        )
+    return f"{text}, {signed(net)}"
+
+
+def auction_words(auction: str, dealer: str | None = None, rules=None) -> str:
+    """The calls with their callers ("West 3, North Pass, East Pass, South 4"): one call each,
+    from the dealer's left (the house rules' auction goes round once)."""
+    calls = auction.split()
+    if not calls:
+        return "(no calls)"
+    if dealer and rules is not None:
+        seats = rules.seats_from_left_of(dealer)
+        if len(calls) <= len(seats):
+            return ", ".join(
+                f"{seat_name(seat)} {call.capitalize()}"
+                for seat, call in zip(seats, calls, strict=False)
+            )
+    return ", ".join(call.capitalize() for call in calls)
+
+
+def match_labels(match_ids) -> dict[int, str]:
+    """History's name of each daily play among `match_ids` (``hooks.match_labels``)."""
+    plays = DailyPlay.objects.filter(match_id__in=list(match_ids)).values_list(
+        "match_id", "deal__daily_set__day", "deal__number", "counted"
     )
+    return {
+        match_id: f"Daily {day.isoformat()} · deal {number}" + ("" if counted else " (practice)")
+        for match_id, day, number, counted in plays
+    }
 
 
 # --- A deal against the field -----------------------------------------------------------------
@@ -254,21 +334,25 @@ def share_line(day: datetime.date, lines: list[DealLine]) -> str:
 
 @dataclass(frozen=True)
 class ResultLine:
-    """One result of the field on a deal: a contract, made or set, the score, how many had it."""
+    """One result of the field on a deal: a contract, made or set, the net points, how many."""
 
     contract: str
-    outcome: str  # "made", "set", or "" (thrown in)
-    score: int
+    outcome: str  # "made", "set", or "thrown in"
+    net: int
     count: int
-    percent: float  # the matchpoint percentage of this score against the field
+    percent: float  # the matchpoint percentage of this result against the others
     mine: bool
+
+    @property
+    def net_text(self) -> str:
+        return signed(self.net)
 
 
 @dataclass(frozen=True)
 class FieldPlay:
     name: str
-    contract: str
-    score: int
+    words: str  # "ann bid 4 and made it, +4"
+    net: int
     play_id: int
 
 
@@ -282,36 +366,36 @@ class Comparison:
     plays: list[FieldPlay]
     my_play: DailyPlay | None = None
     my_percent: float | None = None
-    par_score: int | None = None
+    others: int = 0  # the results the viewer's is compared with (not their own)
+    par_net: int | None = None
     par_auction: str = ""
     par_contract: str = ""
     # Your play and the par line, move by move: (step, your move, par's move, differ).
     side_by_side: list[tuple[int, str, str, bool]] = field(default_factory=list)
+
+    @property
+    def my_result(self) -> str:
+        play = self.my_play
+        if play is None:
+            return ""
+        return f"{points_words(play.net)} net ({outcome_words(play.pitcher, play.bid, play.made)})"
+
+    @property
+    def par_text(self) -> str:
+        return points_words(self.par_net)
 
 
 # The house rules' calls (the set's rules): the par line's auction is its tokens up to the first card.
 CALLS = frozenset({"pass", "1", "2", "3", "4", "smudge"})
 
 
-def contract_words(pitcher: str, bid: int | None) -> str:
-    """A contract as the person who sat at S reads it ("3 by you", "2 by East")."""
-    if not pitcher or bid is None:
-        return "thrown in"
-    who = {"S": "you", "N": "your partner"}.get(pitcher, seat_name(pitcher))
-    return f"{bid} by {who}"
-
-
-def auction_words(auction: str) -> str:
-    return ", ".join(call.capitalize() for call in auction.split()) or "(no calls)"
-
-
 def _outcome(made) -> str:
-    return "" if made is None else ("made" if made else "set")
+    return "thrown in" if made is None else ("made" if made else "set")
 
 
 def deal_comparison(day: datetime.date, number: int, user) -> Comparison:
     """Deal `number` of `day` against the field, for a viewer who may see it (`visible_numbers`):
-    the results, the most common auctions, others' replays and par."""
+    the results, the most common auctions, others' replays and par, all by net points."""
     if number not in visible_numbers(day, user):
         raise NotFound("Finish this deal to see how the others played it.")
     deal_row = (
@@ -321,27 +405,30 @@ def deal_comparison(day: datetime.date, number: int, user) -> Comparison:
     )
     if deal_row is None:
         raise NotFound("Nobody has played this deal.")
+    rules = engine.Rules.from_spec(deal_row.daily_set.rules)
     counted = _counted_finished(deal=deal_row)
     my_play = _my_finished_play(deal_row, user)
-    scores = Counter(dict(_grouped(counted, "score")))
-    deal_field = Field(scores.elements())
+    nets = Counter(dict(_grouped(counted, "net")))
+    deal_field = Field(nets.elements())
     comparison = Comparison(
         day=day,
         number=number,
         size=len(deal_field),
         results=_results(counted, deal_field, my_play),
         auctions=[
-            (auction_words(auction), count) for auction, count in _grouped(counted, "auction")[:5]
+            (auction_words(auction, deal_row.dealer, rules), count)
+            for auction, count in _grouped(counted, "auction")[:5]
         ],
         plays=_field_plays(counted, user),
         my_play=my_play,
-        par_score=deal_row.par_score,
+        par_net=deal_row.par_net,
     )
     if my_play is not None:
-        comparison.my_percent = deal_field.percent(my_play.score, own=my_play.counted)
+        comparison.my_percent = deal_field.percent(my_play.net, own=my_play.counted)
+        comparison.others = len(deal_field) - (1 if my_play.counted else 0)
     if deal_row.par_tokens is not None:
         calls = takewhile(lambda token: token in CALLS, deal_row.par_tokens)
-        comparison.par_auction = auction_words(" ".join(calls))
+        comparison.par_auction = auction_words(" ".join(calls), deal_row.dealer, rules)
         if my_play is not None:
             comparison.side_by_side = side_by_side(deal_row, my_play)
     return comparison
@@ -394,20 +481,20 @@ def _my_finished_play(deal_row: DailyDeal, user) -> DailyPlay | None:
 
 
 def _results(counted, deal_field: Field, my_play) -> list[ResultLine]:
-    groups = _grouped(counted, "pitcher", "bid", "made", "score")
-    mine = (my_play.pitcher, my_play.bid, my_play.made, my_play.score) if my_play else None
+    groups = _grouped(counted, "pitcher", "bid", "made", "net")
+    mine = (my_play.pitcher, my_play.bid, my_play.made, my_play.net) if my_play else None
     lines = [
         ResultLine(
             contract=contract_words(pitcher, bid),
             outcome=_outcome(made),
-            score=score,
+            net=net,
             count=count,
-            percent=deal_field.percent(score, own=True),
-            mine=(pitcher, bid, made, score) == mine,
+            percent=deal_field.percent(net, own=True),
+            mine=(pitcher, bid, made, net) == mine,
         )
-        for pitcher, bid, made, score, count in groups
+        for pitcher, bid, made, net, count in groups
     ]
-    return sorted(lines, key=lambda line: (-line.score, -line.count, line.contract))
+    return sorted(lines, key=lambda line: (-line.net, -line.count, line.contract))
 
 
 def _field_plays(counted, user) -> list[FieldPlay]:
@@ -415,12 +502,12 @@ def _field_plays(counted, user) -> list[FieldPlay]:
     others = counted.filter(user__history_public=True)
     if user.is_authenticated:
         others = others.exclude(user=user)
-    rows = others.order_by("-score", "finished_at").values_list(
-        "pk", "user__username", "pitcher", "bid", "score"
+    rows = others.order_by("-net", "finished_at").values_list(
+        "pk", "user__username", "pitcher", "bid", "made", "net"
     )[:FIELD_PLAYS_SHOWN]
     return [
-        FieldPlay(name=name, contract=contract_words(pitcher, bid), score=score, play_id=pk)
-        for pk, name, pitcher, bid, score in rows
+        FieldPlay(name=name, words=play_words(name, pitcher, bid, made, net), net=net, play_id=pk)
+        for pk, name, pitcher, bid, made, net in rows
     ]
 
 
@@ -467,7 +554,7 @@ def player_record(player) -> PlayerRecord:
     since = now - datetime.timedelta(days=RECORD_DAYS)
     mine = list(
         _counted_finished(user=player, deal__daily_set__day__gte=since).values_list(
-            "deal_id", "deal__daily_set__day", "score"
+            "deal_id", "deal__daily_set__day", "net"
         )
     )
     past = [(deal_id, day, score) for deal_id, day, score in mine if day < now]
@@ -486,9 +573,9 @@ def player_record(player) -> PlayerRecord:
 
 def _grouped_fields(deal_ids) -> dict[int, Field]:
     counts = defaultdict(list)
-    rows = _counted_finished(deal_id__in=list(deal_ids)).order_by().values("deal_id", "score")
+    rows = _counted_finished(deal_id__in=list(deal_ids)).order_by().values("deal_id", "net")
     for deal_id, score, count in rows.annotate(count=Count("pk")).values_list(
-        "deal_id", "score", "count"
+        "deal_id", "net", "count"
     ):
         counts[deal_id].extend([score] * count)
     return {deal_id: Field(scores) for deal_id, scores in counts.items()}

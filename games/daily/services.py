@@ -15,6 +15,7 @@ from django.utils import timezone
 from games import dispatch, engine, searches
 from games import services as game_services
 from games.engine.par import par_line
+from games.engine.worth import deal_net
 from games.errors import GameError, NotFound
 from games.models import Action, Deal
 
@@ -130,6 +131,7 @@ def record_result(deal_row: Deal, result: dict) -> None:
     my_side = rules.side_of(game_services.human_seat(rules))
     play.finished_at = timezone.now()
     play.score = result["score"].get(my_side, 0)
+    play.net = round(deal_net(result["score"], my_side))
     play.pitcher = result.get("pitcher") or ""
     play.bid = result.get("bid")
     play.made = result.get("made")
@@ -143,7 +145,7 @@ def record_result(deal_row: Deal, result: dict) -> None:
 
 def do_compute_par(deal_id: int, level: str = PAR_LEVEL) -> int | None:
     """Play deal `deal_id` out with bots of `level` in every seat and keep par (the person's
-    side's score) and its line. Idempotent: a par already kept is left as it is."""
+    side's score, and its net points) and its line. Idempotent: a par already kept is left as it is."""
     deal_row = DailyDeal.objects.select_related("daily_set").filter(pk=deal_id).first()
     if deal_row is None or deal_row.par_score is not None:
         return None if deal_row is None else deal_row.par_score
@@ -153,8 +155,12 @@ def do_compute_par(deal_id: int, level: str = PAR_LEVEL) -> int | None:
         par_line, *arguments, deal_row.bot_seed, level, lane=searches.Lane.ANALYSIS
     )
     rules = state.rules
-    score = state.result().score.get(rules.side_of(game_services.human_seat(rules)), 0)
+    side = rules.side_of(game_services.human_seat(rules))
+    final = state.result().score
+    score = final.get(side, 0)
     DailyDeal.objects.filter(pk=deal_id, par_score__isnull=True).update(
-        par_score=score, par_tokens=[token for _, token in state.history]
+        par_score=score,
+        par_net=round(deal_net(final, side)),
+        par_tokens=[token for _, token in state.history],
     )
     return score

@@ -21,6 +21,8 @@ costly one (every bot move searched again); nothing in the envelope is taken on 
 
 from __future__ import annotations
 
+import hashlib
+import json
 import random
 import re
 import time
@@ -55,6 +57,25 @@ ENVELOPE_KEYS = (
     "score",
     "record",
 )
+
+# What the page's record holds (``deal_to_record``): a record's free ``meta`` has no place in an
+# upload (62,000 bytes of junk in it were once accepted and kept for ever, issue 45).
+RECORD_KEYS = (
+    "format",
+    "rules",
+    "dealer",
+    "hands",
+    "stock",
+    "auction",
+    "trump",
+    "discards",
+    "plays",
+)
+# The shape's bounds: nothing the page sends is deeper, longer or wider (a six-player deal's
+# record is about 5 KB). 800 levels of nesting once passed the request and broke the check.
+MAX_DEPTH = 4
+MAX_STRING = 64
+MAX_ITEMS = 64
 
 
 class OfflineRecordError(RecordError):
@@ -268,9 +289,26 @@ def _sides(value: Any, name: str, rules: Rules) -> dict[str, int]:
     return {side: _whole(value[side], f"{name}.{side}", -10_000, 10_000) for side in rules.sides}
 
 
+def check_bounds(value: Any, name: str = "the upload", depth: int = 0) -> None:
+    """No deeper than ``MAX_DEPTH``, no string longer than ``MAX_STRING``, no list or object with
+    more than ``MAX_ITEMS``: what the page sends, whatever the fields are."""
+    if isinstance(value, str):
+        _require(len(value) <= MAX_STRING, f"{name}: a text longer than {MAX_STRING} characters")
+        return
+    if not isinstance(value, dict | list):
+        return
+    _require(depth < MAX_DEPTH, f"{name}: nested deeper than an offline deal is")
+    _require(len(value) <= MAX_ITEMS, f"{name}: more than {MAX_ITEMS} items")
+    items = value.items() if isinstance(value, dict) else enumerate(value)
+    for key, item in items:
+        _require(isinstance(key, int) or len(key) <= MAX_STRING, f"{name}: a key that is too long")
+        check_bounds(item, f"{name}.{key}" if depth else str(key), depth + 1)
+
+
 def check_shape(envelope: Any) -> None:
     """The envelope's fields have the right kinds (nothing about the deal yet)."""
     _require(isinstance(envelope, dict), "an offline deal is a JSON object")
+    check_bounds(envelope)
     _require(envelope.get("format") == FORMAT, f"format: {FORMAT!r} expected")
     unknown = sorted(set(envelope) - set(ENVELOPE_KEYS))
     _require(not unknown, f"unknown field {unknown[0]!r}" if unknown else "")
@@ -287,6 +325,8 @@ def check_shape(envelope: Any) -> None:
     _require(isinstance(envelope["engine"], str) and len(envelope["engine"]) <= 64, "engine")
     _require(isinstance(envelope["record"], dict), "record: a deal record object expected")
     _require(envelope["record"].get("format") == DEAL_FORMAT, f"record: {DEAL_FORMAT!r} expected")
+    extra = sorted(set(envelope["record"]) - set(RECORD_KEYS))
+    _require(not extra, f"record: unknown field {extra[0]!r}" if extra else "")
 
 
 def check_deal(envelope: Any) -> Checked:
@@ -312,6 +352,8 @@ def check_deal(envelope: Any) -> Checked:
             level in bots.SITE_LEVELS,
             f"bots.{bot_seat}: one of {', '.join(bots.SITE_LEVELS)} expected",
         )
+    # The page seats bots of one level (``OfflineMatch``): a mix is not a match it made.
+    _require(len(set(levels.values())) == 1, "bots: the offline page's bots are all of one level")
     _require(
         envelope["budgets"] == budgets(levels.values()),
         "budgets: the bots searched with other budgets than this site's "
@@ -360,6 +402,34 @@ class Mismatch:
             f"step {self.step}: the {self.level} bot at {self.seat} plays {self.expected} "
             f"from that position and seed, but the record has {self.recorded}"
         )
+
+
+# CPU seconds of one bot decision decided again, by level (the dearest deals measured on this
+# machine: hard 0.11 s a decision at four players, 0.17 s at seven with draw; medium 0.03 s).
+DECISION_SECONDS = {"easy": 0.002, "medium": 0.03, "hard": 0.17}
+CHECK_BASE_SECONDS = 0.05
+
+
+def check_cost(checked: Checked) -> float:
+    """The CPU seconds ``redecide_bots`` should take for a checked envelope: its bots'
+    decisions (more players, a draw: more of them) at their level's cost."""
+    decisions = sum(1 for seat, _ in checked.deal.history if seat in checked.bots)
+    per_decision = max(DECISION_SECONDS.get(level, 0.17) for level in checked.bots.values())
+    return round(CHECK_BASE_SECONDS + decisions * per_decision, 3)
+
+
+def content_key(checked: Checked) -> str:
+    """What the bots' check depends on, and nothing else (not the browser's ids): the same key,
+    the same outcome, so a deal already checked is never checked again."""
+    envelope = checked.envelope
+    content = {
+        "record": deal_to_record(checked.deal),
+        "bots": checked.bots,
+        "totals_before": envelope["totals_before"],
+        "seed": deal_seed(envelope["match_seed"], envelope["number"]),
+    }
+    text = json.dumps(content, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def redecide_bots(envelope: dict) -> list[Mismatch]:

@@ -10,6 +10,7 @@ import logging
 from channels.db import database_sync_to_async
 from django.template.loader import render_to_string
 
+from games import page_consumer
 from games import realtime as game_realtime
 
 from . import realtime, selectors, services
@@ -108,11 +109,12 @@ async def _logged_in(consumer) -> bool:
     return True
 
 
-class LobbyConsumer(game_realtime.PageConsumer):
+class LobbyConsumer(page_consumer.PersonConsumer):
     async def connect(self):
         if not await _logged_in(self):
             return
         user = self.scope["user"]
+        await self.join_user_group(user)
         await self.accept()  # the handshake first: the reads below may wait on a busy server
         self.hidden_hosts = await database_sync_to_async(selectors.hosts_blocking)(user)
         await _relay.join(self, self.channel_layer)
@@ -120,12 +122,13 @@ class LobbyConsumer(game_realtime.PageConsumer):
 
     async def disconnect(self, code):
         _relay.leave(self)
+        await self.leave_user_group()
 
     async def show(self, change) -> None:
         await self.send(text_data=await _listing.html_for(change, self.hidden_hosts))
 
 
-class PairingConsumer(game_realtime.PageConsumer):
+class PairingConsumer(page_consumer.PersonConsumer):
     """One person's pairing request: how many wait, and the table once they are seated."""
 
     async def connect(self):
@@ -135,6 +138,7 @@ class PairingConsumer(game_realtime.PageConsumer):
         self.user = user
         self.group = realtime.pairing_group(user.pk)
         await self.channel_layer.group_add(self.group, self.channel_name)
+        await self.join_user_group(user)
         await self.accept()
         await database_sync_to_async(services.resume_overdue)(user)
         await self.pairing_changed({})
@@ -142,6 +146,7 @@ class PairingConsumer(game_realtime.PageConsumer):
     async def disconnect(self, code):
         if hasattr(self, "group"):
             await self.channel_layer.group_discard(self.group, self.channel_name)
+        await self.leave_user_group()
 
     async def pairing_changed(self, event):
         view = await database_sync_to_async(selectors.pairing_view)(self.user)

@@ -35,7 +35,9 @@ class OfflineUpload(models.Model):
     Created `checking` only for an envelope whose record the engine accepted at once (legal,
     the seeds' cards, the score as claimed); a background task then decides every bot move
     again and either stores the deal (`accepted`, `deal` set) or says why not (`refused`).
-    The browser's id makes a repeated upload harmless.
+    The browser's id makes a repeated upload harmless. Once settled the envelope is dropped
+    (the deal is stored as the core's rows, or refused), and a refused row is deleted after
+    `services.REFUSED_KEEP_DAYS`: long enough for the page to show the reason.
     """
 
     class Status(models.TextChoices):
@@ -67,6 +69,22 @@ class OfflineUpload(models.Model):
     checked_at = models.DateTimeField(null=True, blank=True)
     check_seconds = models.FloatField(
         null=True, blank=True, help_text="CPU seconds the bots' moves took to decide again."
+    )
+    content_key = models.CharField(
+        max_length=64,
+        blank=True,
+        db_index=True,
+        help_text="sha256 of what the check depends on (games.engine.offline.content_key): "
+        "a deal already checked is not checked again.",
+    )
+    cost = models.FloatField(
+        default=0.0, help_text="Estimated CPU seconds of the check (games/budget.py)."
+    )
+    bot_mismatch = models.TextField(  # noqa: DJ001 - null (not checked) differs from "" (no difference)
+        null=True,
+        blank=True,
+        help_text="What the check found: null before it ran, empty when every bot move was "
+        "found again, else the first difference.",
     )
 
     class Meta:

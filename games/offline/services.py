@@ -2,8 +2,12 @@
 background, and storing it once the check found nothing wrong.
 
 Nothing the browser sends is trusted. At once (``read_upload``): the size, strict JSON, the
-envelope's shape, the cards its seeds deal, every action's legality and the score it claims
-(``games.engine.offline.check_deal``); a refusal stores nothing. Then, against what came home
+envelope's shape and bounds (known keys, short texts, no deeper than a deal, bots of one level
+as the page seats them), the cards its seeds deal, every action's legality and the score it
+claims (``games.engine.offline.check_deal``); a refusal stores nothing. The check's cost is
+estimated from the deal (its bots' decisions at their level) and taken from the person's budget
+(``games.budget``): beyond it the answer is "busy, try later" and nothing is queued. A deal whose
+content was checked before (``content_key``) is settled from that check at once. Then, against what came home
 before (``do_receive``): the deal's number and the match totals it started from. Last, in a
 background task (``check_offline_deal``): every bot move decided again from its seed and its
 level's budget; any difference refuses the deal with the reason. Only then are the core's rows
@@ -20,16 +24,25 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from games import dispatch, engine
+from games import budget, dispatch, engine
 from games import services as game_services
-from games.engine.offline import OfflineRecordError, check_deal, first_dealer
+from games.engine.offline import (
+    OfflineRecordError,
+    check_cost,
+    check_deal,
+    content_key,
+    first_dealer,
+)
 from games.errors import GameError
 from games.models import Match
 
 from .models import OfflineMatch, OfflineUpload
 
 # An envelope is a few kilobytes (a six-player deal with its record about 5 KB).
-MAX_UPLOAD_BYTES = 64 * 1024
+MAX_UPLOAD_BYTES = 16 * 1024
+# A refused upload is kept (without its envelope) this long: the page shows the reason, and the
+# deals after it in its match are refused with it; then it goes.
+REFUSED_KEEP_DAYS = 7
 # An upload still being checked this long after it was received or claimed was lost (its
 # task's message, or its worker): the browser's next try of the same deal enqueues it again.
 RETRY_SECONDS = 60
@@ -87,11 +100,18 @@ def do_receive(owner, envelope: dict) -> OfflineUpload:
     already used is refused. Raises UploadNotYet when an earlier deal of the match must come
     home first, UploadRefused when it never can."""
     digest = envelope_digest(envelope)
+    checked = check_deal(envelope)
+    key = content_key(checked)
     with transaction.atomic():
         existing = OfflineUpload.objects.filter(owner=owner, client_id=envelope["id"]).first()
         if existing is not None:
             return _repeat(existing, digest)
+        forget_old_refusals(owner)
         _check_place(owner, envelope)
+        known = known_outcome(key)
+        cost = 0.0 if known is not None else check_cost(checked)
+        if known is None:
+            budget.admit(owner, budget.CHECKS, cost)  # OverBudget / LaneFull: nothing stored
         try:
             with transaction.atomic():
                 upload = OfflineUpload.objects.create(
@@ -101,11 +121,46 @@ def do_receive(owner, envelope: dict) -> OfflineUpload:
                     number=envelope["number"],
                     envelope=envelope,
                     digest=digest,
+                    content_key=key,
+                    cost=cost,
                 )
         except IntegrityError:  # the same id sent twice at once: the other request stored it
             return _repeat(OfflineUpload.objects.get(owner=owner, client_id=envelope["id"]), digest)
+        if known is not None:
+            # Checked before (this person's or anyone's same deal): the same outcome, no search.
+            return do_settle(upload.pk, [known] if known else [], 0.0)
         transaction.on_commit(lambda: _enqueue_check(upload.pk), robust=True)
     return upload
+
+
+def known_outcome(key: str) -> str | None:
+    """What the check of a deal with this content found before (see ``bot_mismatch``), or None
+    if it was never checked."""
+    return (
+        OfflineUpload.objects.filter(content_key=key, bot_mismatch__isnull=False)
+        .values_list("bot_mismatch", flat=True)
+        .first()
+    )
+
+
+def forget_old_refusals(owner) -> int:
+    """Delete the person's refused uploads older than ``REFUSED_KEEP_DAYS``."""
+    before = timezone.now() - timedelta(days=REFUSED_KEEP_DAYS)
+    deleted, _ = OfflineUpload.objects.filter(
+        owner=owner, status=OfflineUpload.Status.REFUSED, checked_at__lt=before
+    ).delete()
+    return deleted
+
+
+def in_flight(owner_id: int | None) -> list[budget.Work]:
+    """The checks waiting or running (the budget's source, registered by the app)."""
+    rows = OfflineUpload.objects.filter(status=OfflineUpload.Status.CHECKING)
+    if owner_id is not None:
+        rows = rows.filter(owner_id=owner_id)
+    return [
+        budget.Work(budget.CHECKS, owner, cost)
+        for owner, cost in rows.values_list("owner_id", "cost")
+    ]
 
 
 def _repeat(upload: OfflineUpload, digest: str) -> OfflineUpload:
@@ -198,6 +253,7 @@ def do_settle(upload_id: int, mismatches: list[str], seconds: float) -> OfflineU
             return upload
         upload.check_seconds = seconds
         upload.checked_at = timezone.now()
+        upload.bot_mismatch = mismatches[0] if mismatches else ""
         if mismatches:
             upload.status = OfflineUpload.Status.REFUSED
             upload.reason = (
@@ -212,7 +268,19 @@ def do_settle(upload_id: int, mismatches: list[str], seconds: float) -> OfflineU
             except GameError as error:
                 upload.status = OfflineUpload.Status.REFUSED
                 upload.reason = str(error)
-        upload.save(update_fields=["status", "reason", "deal", "check_seconds", "checked_at"])
+        # Settled: the deal is the core's rows now, or refused; the envelope is not kept.
+        upload.envelope = {}
+        upload.save(
+            update_fields=[
+                "status",
+                "reason",
+                "deal",
+                "check_seconds",
+                "checked_at",
+                "bot_mismatch",
+                "envelope",
+            ]
+        )
     return upload
 
 

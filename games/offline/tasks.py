@@ -1,5 +1,6 @@
 """The check of a deal that came home: thin. Claim the upload, decide its bots' moves again in the
-analysis lane's search process (plain engine values only cross into it), and settle it."""
+checks lane's search process (never the analysis lane's: a flood of uploads held up everyone's
+face-up steps) (plain engine values only cross into it), and settle it."""
 
 from celery import shared_task
 
@@ -15,7 +16,10 @@ def check_offline_deal(upload_id: int) -> str:
     upload = services.do_claim(upload_id)
     if upload is None:
         return "done"
+    known = services.known_outcome(upload.content_key) if upload.content_key else None
+    if known is not None:  # the same deal was checked meanwhile (another upload of it)
+        return services.do_settle(upload_id, [known] if known else [], 0.0).status
     mismatches, seconds = searches.compute(
-        redecide_report, upload.envelope, lane=searches.Lane.ANALYSIS
+        redecide_report, upload.envelope, lane=searches.Lane.CHECKS
     )
     return services.do_settle(upload_id, mismatches, seconds).status

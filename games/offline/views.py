@@ -17,6 +17,7 @@ from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
+from games import budget
 from games.errors import GameError
 from games.forms import NewMatchForm
 from setback_site import limits
@@ -178,6 +179,8 @@ def upload(request: HttpRequest) -> HttpResponse:
     try:
         envelope = services.read_upload(request.body)
         received = services.do_receive(request.user, envelope)
+    except budget.Busy as error:  # the person's share is in flight, or the lane is full
+        return _error(str(error), error.status, **budget.retry_headers(error))
     except GameError as error:
         return _error(str(error), error.status)
     status = 202 if received.status == received.Status.CHECKING else 200

@@ -26,6 +26,7 @@ from games.engine import (
     Rules,
     RulesError,
     discard_token,
+    worth,
 )
 from games.engine.actions import PITCH, Action, pitch_token
 from games.engine.coach import panel as coach_panel
@@ -40,7 +41,7 @@ from games.engine.display import (
     seat_name,
     status_line,
 )
-from games.engine.offline import OfflineMatch, bot_seed
+from games.engine.offline import OfflineMatch
 from games.engine.rules import spec_from_choices
 from games.engine.scoring import POINT_NAMES
 from games.engine.wording import (
@@ -299,7 +300,7 @@ def coach_view(match: OfflineMatch) -> dict[str, Any]:
     legal = obs.legal_actions()
     if len(legal) == 1:
         return {**base, "state": "forced", "forced_label": action_label(obs, legal[0])}
-    options = coach_advise(obs, seed=bot_seed(match.seed, deal.version))
+    options = coach_advise(obs)  # seeded by the position, as the site's coach
     views = []
     for rank, option in enumerate(options, start=1):
         f = option.figures
@@ -310,6 +311,7 @@ def coach_view(match: OfflineMatch) -> dict[str, Any]:
                 "label": option.label[:1].upper() + option.label[1:],
                 "reason": option.reason,
                 "card": card(option.action) if obs.phase == PLAY else None,
+                "net_text": worth.net_text(f),
                 "points_text": f"{f['expected_points']:+.2f}",
                 "theirs_text": f"{f['expected_points'] - f['expected_margin']:+.2f}",
                 "stderr": f"{f['stderr']:.2f}",

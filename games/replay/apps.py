@@ -8,8 +8,10 @@ class ReplayConfig(AppConfig):
     verbose_name = "History and replay"
 
     def ready(self):
-        from games import dispatch
+        from games import budget, dispatch
 
-        from . import tasks
+        from . import services, tasks
 
         dispatch.register_task(tasks.analyse_faceup)  # the services enqueue it by name
+        # Steps waiting or being solved count in their person's budget (games/budget.py).
+        budget.register("face-up steps", services.faceup_in_flight)

@@ -16,18 +16,19 @@ import hashlib
 import json
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache, reduce
 from operator import or_
 
 from django.core.paginator import Page, Paginator
 from django.db.models import Count, Prefetch, Q
 
-from games import engine, presenters
+from games import engine, hooks, presenters
 from games import selectors as game_selectors
 from games.engine import deal_to_record, wording
+from games.engine.worth import deal_net
 from games.errors import Forbidden, NotFound
-from games.marks import stored_marks
+from games.marks import coach_choice, stored_marks
 from games.models import Action, Deal, Match, Seat, seat_name
 
 from .frames import Frame, SideLine, Timeline, build_frame, side_name
@@ -104,10 +105,13 @@ class HistoryRow:
     played_at: object
     rules_label: str
     seats: list  # (seat, name, is_me)
-    outcome: str  # won, lost, playing, practice
+    outcome: (
+        str  # won, lost, tied, passed_out (a one-deal match everyone passed), playing, practice
+    )
     totals: list  # SideLine
     deals: int | None = None  # how many deals the match has had
     offline: bool = False  # played in the person's browser and brought home (games/offline)
+    label: str = ""  # what a feature calls the match ("Daily 2026-12-03 · deal 2")
 
 
 @lru_cache(maxsize=1)
@@ -153,7 +157,11 @@ def history_page(user, preset: str = "", outcome: str = "", page: int | str = 1)
         .order_by("-match__created_at", "-match_id")
     )
     paginated = Paginator(seats, HISTORY_PAGE_SIZE).get_page(page)
-    paginated.object_list = [_history_row(seat) for seat in paginated.object_list]
+    rows = [_history_row(seat) for seat in paginated.object_list]
+    labels: dict = {}
+    for found in hooks.match_labels([row.match_id for row in rows]):
+        labels.update(found)
+    paginated.object_list = [replace(row, label=labels.get(row.match_id, "")) for row in rows]
     return paginated
 
 
@@ -167,6 +175,9 @@ def _history_row(my_seat: Seat) -> HistoryRow:
         outcome = "practice"
     elif match.status != Match.Status.FINISHED:
         outcome = "playing"
+    elif match.single_deal:
+        # One deal and over (a daily deal): no match winner; it went by the deal's net points.
+        outcome = _single_deal_outcome(match.totals, mine)
     else:
         outcome = "won" if match.winner == mine else "lost"
     return HistoryRow(
@@ -190,6 +201,14 @@ def _history_row(my_seat: Seat) -> HistoryRow:
             for side in rules.sides
         ],
     )
+
+
+def _single_deal_outcome(totals: dict, mine: str) -> str:
+    """A one-deal match by its net points: everyone passed (0-0) is "passed_out", never lost."""
+    if not any(totals.values()):
+        return "passed_out"
+    net = deal_net(totals, mine)
+    return "won" if net > 0 else "lost" if net < 0 else "tied"
 
 
 # --- A match's deals ------------------------------------------------------------------------
@@ -533,6 +552,7 @@ class FaceUpPanel:
     actual_best: bool | None = None
     exact_from_trick: int | None = None
     seconds: float | None = None
+    coach_card: object | None = None  # CardView of the coach's choice, where it is not best here
 
 
 def faceup_step_state(deal_row: Deal, step: int) -> engine.Deal:
@@ -597,6 +617,13 @@ def faceup_panel(
         for line in row.lines
     ]
     chosen = next((c for c in choices if c.actual), None)
+    # The coach chose without seeing the hidden cards: where its card is not among the best
+    # with every card known, the panel says so (and why) rather than leave two verdicts.
+    # Only on the viewer's own decisions, as the coach's marks.
+    coach = coach_choice(deal_row, step, row.seat) if viewer == row.seat else None
+    coach_card = None
+    if coach and not any(c.best and c.card.code == coach for c in choices):
+        coach_card = presenters.card_view(coach)
     return FaceUpPanel(
         status="ready",
         who=names[row.seat],
@@ -605,4 +632,5 @@ def faceup_panel(
         choices=choices,
         actual_best=chosen.best if chosen else None,
         seconds=row.seconds,
+        coach_card=coach_card,
     )

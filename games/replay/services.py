@@ -9,7 +9,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from games import dispatch, engine
+from games import budget, dispatch, engine
 from games import selectors as game_selectors
 from games.engine.records import MATCH_FORMAT, load_json
 from games.engine.solver import StepAnalysis
@@ -162,6 +162,21 @@ def _request_faceup(deal_row, step: int, user) -> FaceUpAnalysis | None:
     if row.status == FaceUpAnalysis.Status.PENDING:
         transaction.on_commit(lambda: _enqueue_faceup(row.pk), robust=True)
     return row
+
+
+# About what one step's solve costs at most (MAX_NODES: about four seconds of one core).
+FACEUP_STEP_SECONDS = 4.0
+
+
+def faceup_in_flight(owner_id: int | None) -> list[budget.Work]:
+    """The steps waiting or being solved (the budget's source, registered by the app)."""
+    rows = FaceUpAnalysis.objects.filter(status__in=_IN_FLIGHT)
+    if owner_id is not None:
+        rows = rows.filter(requested_by_id=owner_id)
+    return [
+        budget.Work(budget.ANALYSIS, owner, FACEUP_STEP_SECONDS)
+        for owner in rows.values_list("requested_by_id", flat=True)
+    ]
 
 
 def _in_flight(user) -> int:

@@ -3,6 +3,7 @@ of games/tables/services.py, answer."""
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.views import redirect_to_login
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
@@ -41,9 +42,11 @@ def new_table(request: HttpRequest) -> HttpResponse:
     return redirect("table", match_id=match.pk)
 
 
-@login_required
 def join_by_code(request: HttpRequest, code: str = "") -> HttpResponse:
-    """The invite link (/t/CODE/) and the home page's "join by code" box."""
+    """The invite link (/t/CODE/) and the home page's "join by code" box. Someone signed out
+    who follows a link sees who invited them to what, with the way in that comes back here."""
+    if not request.user.is_authenticated:
+        return _invitation(request, code)
     code = code or request.GET.get("code", "") or request.POST.get("code", "")
     match = selectors.table_by_code(code)
     if match is None:
@@ -57,6 +60,23 @@ def join_by_code(request: HttpRequest, code: str = "") -> HttpResponse:
         return render(request, "games/home.html", context, status=404)
     invites.remember(request.session, match.pk)
     return redirect("table", match_id=match.pk)
+
+
+def _invitation(request: HttpRequest, code: str) -> HttpResponse:
+    match = selectors.table_by_code(code) if code else None
+    if match is None:  # the join box, or a code that names nothing: log in first, as before
+        return redirect_to_login(request.get_full_path())
+    invites.remember(request.session, match.pk)
+    view = presenters.forming_view(match, request.user)
+    return render(
+        request,
+        "games/invitation.html",
+        {
+            "view": view,
+            "status": match.status,
+            "back": request.path,
+        },
+    )
 
 
 @table_post(refused=table_post_refused)

@@ -195,14 +195,14 @@
         '<span class="coach-rank" aria-label="Choice ' + option.rank + '">' + option.rank + "</span>" +
         (option.card ? '<span class="coach-card' + (option.card.red ? " suit-red" : "") + '" aria-hidden="true">' + esc(option.card.rank_label) + esc(option.card.symbol) + "</span>" : "") +
         '<span class="coach-label">' + esc(option.label) + "</span>" +
-        '<span class="coach-points" title="Expected points for your side, ± ' + esc(option.stderr) + "; the other side expects " + esc(option.theirs_text) + '"><strong>' + esc(option.points_text) + "</strong> pts</span></div>" +
-        '<p class="coach-reason">' + esc(option.reason) + '</p><ul class="coach-figures">' +
-        (option.contract ? '<li class="figure-contract"><span>' + esc(option.contract[0]) + "</span> " + option.contract[1] + "%</li>" : "") +
-        option.chances.map(([name, percent]) => "<li><span>" + esc(name) + "</span> " + percent + "%</li>").join("") +
+        '<span class="coach-points" title="Net points: what your side expects from this deal (' + esc(option.points_text) + " ± " + esc(option.stderr) + ") minus what the other side expects (" + esc(option.theirs_text) + ')"><strong>' + esc(option.net_text) + "</strong> net</span></div>" +
+        '<p class="coach-reason">' + esc(option.reason) + '</p><ul class="coach-figures" aria-label="Your side\'s chances"><li class="figure-whose">Your side:</li>' +
+        (option.contract ? '<li class="figure-contract" title="Your side\'s chance to ' + esc(option.contract[0].toLowerCase()) + ' the bid"><span>' + esc(option.contract[0]) + "</span> " + option.contract[1] + "%</li>" : "") +
+        option.chances.map(([name, percent]) => '<li title="Your side\'s chance of taking ' + esc(name) + '"><span>' + esc(name) + "</span> " + percent + "%</li>").join("") +
         (option.win_match !== null ? '<li class="figure-match"><span>Win match</span> ' + option.win_match + "%</li>" : "") +
         "</ul></li>";
     }
-    html += '</ol><p class="coach-footnote">Points your side can expect from this deal, and the chances of making (or setting) the bid and of taking each point, over ' + esc(panel.samples) +
+    html += '</ol><p class="coach-footnote">Net points: what your side can expect from this deal less what the other side can (the coach ranks by it), and your side\'s chances of making (or setting) the bid and of taking each point, over ' + esc(panel.samples) +
       " deals dealt to fit what you have seen." + (panel.ranking === "match" ? " Near the end of the match the coach ranks by the chance of winning it." : "") + "</p>";
     return html;
   }

@@ -2,9 +2,11 @@
 nothing of a deal shown before one has played it."""
 
 import datetime
+import importlib
 import re
 
 import pytest
+from django.apps import apps
 from django.urls import reverse
 
 from games import selectors as game_selectors
@@ -13,8 +15,9 @@ from games.coach import selectors as coach_selectors
 from games.daily import deals, selectors, services
 from games.daily.matchpoints import Field, day_percent
 from games.daily.models import DailyDeal, DailyPlay, DailySet
-from games.engine import bots
+from games.engine import Rules, bots
 from games.engine.bots.search import Config
+from games.engine.display import seat_name
 from games.engine.wording import move_label
 from games.models import Match
 from tests.hidden import leaks
@@ -57,7 +60,11 @@ def test_matchpoints_one_per_result_beaten_half_per_tie():
     assert day_percent([100.0, 62.5, 25.0]) == pytest.approx(62.5)
 
 
-def _hand_made_play(user, deal_row, score, pitcher="S", bid=2, made=True, auction="pass 2"):
+def _hand_made_play(
+    user, deal_row, net, pitcher="S", bid=2, made=True, auction="pass 2", score=None, counted=True
+):
+    """A finished play with its net points (the side's score less the other's); `score`, the
+    side's own, defaults to the net."""
     match = Match.objects.create(
         rules="house", host=user, first_dealer="N", status=Match.Status.FINISHED, single_deal=True
     )
@@ -65,9 +72,10 @@ def _hand_made_play(user, deal_row, score, pitcher="S", bid=2, made=True, auctio
         deal=deal_row,
         user=user,
         match=match,
-        counted=True,
+        counted=counted,
         finished_at=match.created_at,
-        score=score,
+        score=net if score is None else score,
+        net=net,
         pitcher=pitcher,
         bid=bid,
         made=made,
@@ -99,13 +107,99 @@ def test_the_day_s_table_from_hand_made_results(make_user):
     table, _, _ = selectors.day_table(daily_set, {1}, ann)
     assert [(r.rank, r.name) for r in table] == [(1, "ann"), (2, "ben"), (2, "cat")]
     comparison = selectors.deal_comparison(day, 1, ann)
-    assert [(r.contract, r.outcome, r.score, r.count) for r in comparison.results] == [
-        ("2 by you", "made", 4, 1),
+    assert [(r.contract, r.outcome, r.net, r.count) for r in comparison.results] == [
+        ("2 by South", "made", 4, 1),
         ("2 by East", "set", 2, 1),
-        ("2 by you", "made", 2, 1),
+        ("2 by South", "made", 2, 1),
     ]
-    assert comparison.my_percent == 100.0
-    assert comparison.auctions == [("Pass, 2", 3)]
+    assert comparison.my_percent == 100.0 and comparison.others == 2
+    # The callers, from the dealer's left (deal 1's dealer).
+    seats = deals_rules().seats_from_left_of(one.dealer)
+    assert comparison.auctions == [(f"{seat_name(seats[0])} Pass, {seat_name(seats[1])} 2", 3)]
+
+
+def deals_rules():
+    return Rules.from_spec("house")
+
+
+def test_matchpoints_count_what_the_other_side_scored(make_user):
+    """Issue 47: the opponents bid 3 and scored 4; my 0 is not a thrown-in deal's 0."""
+    day = services.today()
+    one = services.ensure_day(day).deals.get(number=1)
+    ann, ben, cat = make_user("ann"), make_user("ben"), make_user("cat")
+    _hand_made_play(ann, one, -4, pitcher="E", bid=3, made=True, score=0)  # they made 3, +4
+    _hand_made_play(ben, one, 3, pitcher="E", bid=3, made=False, score=0)  # ben set them
+    _hand_made_play(cat, one, 0, pitcher="", bid=None, made=None, auction="pass pass pass pass")
+    comparison = selectors.deal_comparison(day, 1, ann)
+    assert comparison.my_percent == 0.0 and comparison.others == 2
+    assert [(r.contract, r.outcome, r.net) for r in comparison.results] == [
+        ("3 by East", "set", 3),
+        ("thrown in", "thrown in", 0),
+        ("3 by East", "made", -4),
+    ]
+    assert comparison.my_result == "\u22124 points net (East's 3 made)"
+    assert selectors.deal_comparison(day, 1, ben).my_percent == 100.0
+    assert selectors.deal_comparison(day, 1, cat).my_percent == 50.0
+    # Alone on a deal: 50 %, against nobody else.
+    two = services.ensure_day(day).deals.get(number=2)
+    _hand_made_play(ann, two, 1)
+    alone = selectors.deal_comparison(day, 2, ann)
+    assert alone.my_percent == 50.0 and alone.others == 0
+    assert alone.my_result == "+1 point net (your 2 made)"
+
+
+def test_the_words_of_a_comparison():
+    assert selectors.points_words(1) == "+1 point"
+    assert selectors.points_words(-1) == "\u22121 point"
+    assert selectors.points_words(0) == "0 points"
+    assert selectors.contract_words("S", 4) == "4 by South"
+    assert selectors.play_words("ann", "S", 4, True, 4) == "ann bid 4 and made it, +4"
+    assert selectors.play_words("ann", "W", 3, False, 3) == "West bid 3 and ann's side set it, +3"
+    assert (
+        selectors.play_words("ann", "N", 2, False, -4)
+        == "ann's partner (North) bid 2 and was set, \u22124"
+    )
+    assert selectors.play_words("ann", "", None, None, 0) == "everyone passed: thrown in, 0"
+
+
+def test_the_share_line_counts_made_only_where_someone_bid():
+    day = datetime.date(2026, 12, 3)
+    thrown = selectors.DealLine(1, "done", net=0, contract=False, percent=50.0)
+    assert selectors.share_line(day, [thrown]) == "Setback daily 2026-12-03: 50%"
+    made = selectors.DealLine(2, "done", net=4, made=True, contract=True, percent=100.0)
+    assert selectors.share_line(day, [thrown, made]) == "Setback daily 2026-12-03: 1/1 made, 75%"
+
+
+def test_history_names_daily_plays_and_never_calls_a_passed_out_deal_lost(logged_in_client, user):
+    day = services.today()
+    one = services.ensure_day(day).deals.get(number=2)
+    play = _hand_made_play(user, one, 0, pitcher="", bid=None, made=None)
+    for seat in "NESW":
+        play.match.seats.create(
+            position=seat,
+            user=user if seat == "S" else None,
+            bot_level="" if seat == "S" else "hard",
+        )
+    play.match.totals = {"NS": 0, "EW": 0}
+    play.match.save()
+    page = logged_in_client.get(reverse("replay:history")).content.decode()
+    assert f"Daily {day.isoformat()} · deal 2" in page
+    assert "outcome-passed_out\">Passed out<" in page and "outcome-lost" not in page
+
+
+def test_past_plays_are_scored_by_net_by_the_migration(user):
+    """The data migration (daily 0002) scores a stored play from its deal's result."""
+    migration = importlib.import_module("games.daily.migrations.0002_net_scores")
+    day = services.today()
+    deal_row = services.ensure_day(day).deals.get(number=1)
+    play = _hand_made_play(user, deal_row, 0, pitcher="E", bid=3, made=True, score=0)
+    play.match.deals.create(
+        number=1, dealer="N", hands={}, stock=[], result={"score": {"NS": 0, "EW": 4}}
+    )
+    DailyPlay.objects.filter(pk=play.pk).update(net=None)
+    migration.score_by_net(apps, None)
+    play.refresh_from_db()
+    assert play.net == -4
 
 
 # --- The day's set ---------------------------------------------------------------------------
@@ -149,6 +243,8 @@ def test_a_deal_is_played_once_in_order(user, quick_hard_bots):
     play = DailyPlay.objects.get(match=match)
     assert play.counted and play.finished_at is not None
     assert play.score == match.deals.get().result["score"]["NS"]
+    final = match.deals.get().result["score"]
+    assert play.net == final["NS"] - final["EW"]
     # No second try: asking again gives the finished play, and no new match is made.
     assert services.do_play(user, day, 1) == match
     assert DailyPlay.objects.filter(user=user).count() == 1
@@ -235,6 +331,8 @@ def test_par_is_the_bots_playing_the_person_s_seat(quick_hard_bots):
     score = services.do_compute_par(deal_row.pk, level="medium")
     deal_row.refresh_from_db()
     assert deal_row.par_score == score and deal_row.par_tokens
+    final = selectors._par_state(deal_row).result().score
+    assert deal_row.par_net == final["NS"] - final["EW"]
     assert services.do_compute_par(deal_row.pk, level="easy") == score  # kept once
 
 

@@ -147,9 +147,9 @@ def test_the_cost_a_review_names_is_the_gap_between_the_figures_the_exercise_sho
         reverse("coach:exercise_result", args=[deal_row.pk, entry["step"]])
     ).content.decode()
     shown = {
-        action: float(net)
+        action: float(net.replace("\u2212", "-"))
         for action, net in re.findall(
-            r'data-action="([^"]+)">.*?<strong>([-+]\d+\.\d\d)</strong> net', result, re.S
+            r'data-action="([^"]+)">.*?<strong>([\u2212+]?\d+\.\d\d)</strong> net', result, re.S
         )
     }
     best = next(iter(shown))

@@ -6,15 +6,17 @@ is stored, marked as played offline, in history, replay and statistics, and neve
 """
 
 import json
+from datetime import timedelta
 
 import pytest
 from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
 
 from games import dispatch, engine
 from games.engine.offline import shuffled
 from games.models import Action, Deal, Match
-from games.offline import tasks
+from games.offline import services, tasks
 from games.offline.models import OfflineUpload
 from games.stats.models import DealSummary, MatchRecord, Rating
 from tests.engine.offline_helpers import (
@@ -146,7 +148,7 @@ def _illegal_play(envelope):
         (b"this is not JSON", 400, "not JSON"),
         (b"\xff\xfe", 400, "not UTF-8"),
         (b"[1, 2]", 400, "a JSON object"),
-        (b"[" * 100_000, 413, "larger than 64 KB"),
+        (b"[" * 100_000, 413, "larger than 16 KB"),
         (b'{"format": "setback-offline-deal/1", "number": NaN}', 400, "not JSON"),
         (b"{}", 400, "format:"),
         (lambda e: json.dumps(_illegal_play(e)).encode(), 400, "record: plays["),
@@ -308,3 +310,70 @@ def test_the_table_of_a_match_played_offline_leads_to_its_deals(
     )
     page = logged_in_client.get(answer["Location"]).content.decode()
     assert f"Match {match.pk}, played offline" in page and "Back to the table" not in page
+
+
+def _nested(depth: int):
+    value: object = "x"
+    for _ in range(depth):
+        value = {"a": value}
+    return value
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        (lambda e: e["record"].update(meta={"junk": "x" * 60}), "record: unknown field 'meta'"),
+        (lambda e: e["record"].update(meta=_nested(800)), "nested deeper"),
+        (lambda e: e.update(engine=_nested(5)), "nested deeper"),
+        (
+            lambda e: (
+                e["record"]["rules"].update(note="y" * 65)
+                if isinstance(e["record"]["rules"], dict)
+                else e["record"].update(rules={"preset": "y" * 65})
+            ),
+            "longer than 64",
+        ),
+        (lambda e: e["record"]["plays"].extend(["AS"] * 70), "more than 64 items"),
+        (
+            lambda e: e["bots"].update(N="hard"),
+            "bots: the offline page's bots are all of one level",
+        ),
+    ],
+)
+def test_an_upload_outside_the_page_s_schema_is_refused_and_stores_nothing(
+    logged_in_client, enqueued, django_capture_on_commit_callbacks, change, words
+):
+    """Known keys, short texts, no deeper than a deal, bots as the page seats them (issue 45:
+    62,000 bytes of junk in `record.meta` were accepted; 800 levels of it broke the check)."""
+    envelope = played_envelope("house", level="easy", seed=61)
+    change(envelope)
+    answer = send(logged_in_client, envelope, django_capture_on_commit_callbacks)
+    assert answer.status_code == 400
+    assert words in answer.json()["error"]
+    assert not OfflineUpload.objects.exists() and not enqueued
+
+
+def test_a_settled_upload_keeps_no_envelope_and_a_refusal_goes_after_a_while(
+    logged_in_client, user, enqueued, django_capture_on_commit_callbacks
+):
+    accepted = played_envelope("house", seed=63, key="match-0063", upload_id="deal-0063")
+    forged = with_bot_move_changed(
+        played_envelope("house", seed=7, key="match-0064", upload_id="deal-0064")
+    )
+    for envelope in (accepted, forged):
+        send(logged_in_client, envelope, django_capture_on_commit_callbacks)
+    assert check_enqueued(enqueued) == ["accepted", "refused"]
+    assert [u.envelope for u in OfflineUpload.objects.all()] == [{}, {}]
+    refused = OfflineUpload.objects.get(status=OfflineUpload.Status.REFUSED)
+    # The page can still read why, for a while.
+    assert "bot's move" in status_of(logged_in_client, "deal-0064")["reason"]
+    OfflineUpload.objects.filter(pk=refused.pk).update(
+        checked_at=timezone.now() - timedelta(days=services.REFUSED_KEEP_DAYS + 1)
+    )
+    send(
+        logged_in_client,
+        played_envelope("house", seed=65, key="match-0065", upload_id="deal-0065"),
+        django_capture_on_commit_callbacks,
+    )
+    assert not OfflineUpload.objects.filter(pk=refused.pk).exists()
+    assert OfflineUpload.objects.filter(status=OfflineUpload.Status.ACCEPTED).count() == 1

@@ -163,11 +163,18 @@ def test_an_invite_link_keeps_its_table_through_sign_up(site, browser, page):
     invite = page.locator("[data-invite-link]").get_attribute("href")
     # The host's own seat shows them here at once.
     expect(page.locator(".forming-seat-me .presence-on")).to_be_visible()
+    # "Copy link" puts the whole invite address on the clipboard (static/js/copy.js).
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=site)
+    page.get_by_role("button", name="Copy link").click()
+    expect(page.locator("button[data-copy]")).to_have_text("Copied")
+    assert page.evaluate("navigator.clipboard.readText()") == site + invite
 
+    # Signed out, the friend first sees who invites them to what (issue 44, item 9).
     friend = browser.new_context().new_page()
     friend.goto(site + invite)
-    expect(friend).to_have_url(re.compile(r"/accounts/login/"))
-    friend.get_by_role("link", name="Create an account").click()
+    expect(friend.locator("h1")).to_have_text("host invites you to a game of Setback")
+    expect(friend.locator("[data-invitation-rules]")).to_contain_text("House")
+    friend.locator("[data-invitation-sign-up]").click()
     friend.get_by_label("Username").fill("friend")
     friend.get_by_label("Password", exact=True).fill("a-long-fresh-secret")
     friend.get_by_label("Password confirmation").fill("a-long-fresh-secret")

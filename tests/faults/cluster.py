@@ -233,7 +233,8 @@ def daphne(name: str, port: int, env: dict, logdir: Path) -> Process:
 
 
 def worker(env: dict, logdir: Path) -> Process:
-    # As `make worker` runs it: the prefork pool, both queues.
+    # As `make worker` runs its workers: the prefork pool, one process serving every queue (the
+    # faults are the services', not the split's: tests/pg/test_queues.py checks the split).
     return Process(
         "worker",
         [
@@ -244,7 +245,7 @@ def worker(env: dict, logdir: Path) -> Process:
             "setback_site",
             "worker",
             "--queues",
-            "bots,coach",
+            "bots,coach,checks",
             "--concurrency",
             "2",
             "--loglevel",

@@ -270,3 +270,47 @@ async def test_a_password_set_in_the_admin_closes_the_sockets_of_every_session()
     texts, code = await frames_until_closed(socket)
     assert code == LOGGED_OUT
     assert all(HAND not in text for text in texts), describe(texts)
+
+
+async def open_page_socket(path, client):
+    socket = WebsocketCommunicator(application, path, headers=ORIGIN + cookie_of(client))
+    connected, code = await socket.connect(timeout=30)
+    assert connected, code
+    return socket
+
+
+@pytest.mark.parametrize(
+    ("url", "data"),
+    [
+        ("/accounts/sessions/end/", {}),
+        ("/accounts/delete/", {"password": PASSWORD}),
+        (
+            "/accounts/password/",
+            {
+                "old_password": PASSWORD,
+                "new_password1": "a-brand-new-secret-77",
+                "new_password2": "a-brand-new-secret-77",
+            },
+        ),
+    ],
+)
+async def test_every_kind_of_socket_closes_when_the_login_ends(url, data):
+    """Issue 45, finding 6: the lobby's and pairing's sockets stayed open after "Sign out
+    everywhere" (a stolen session kept hearing "Your table is ready"). Every consumer of the
+    site joins the person's group, so each kind closes with LOGGED_OUT, from another browser
+    of the same person (a password change keeps only the session that made it)."""
+    here = await logged_in("alice")
+    thief = await logged_in("alice", create=False)
+    _, match = await started_solo(thief, "alice")
+    sockets = {
+        "table": await open_socket(match.pk, thief),
+        "lobby": await open_page_socket("/ws/lobby/", thief),
+        "pairing": await open_page_socket("/ws/pairing/", thief),
+    }
+    for socket in sockets.values():
+        await socket.receive_from(timeout=30)
+    response = await database_sync_to_async(here.post)(url, data)
+    assert response.status_code == 302, response.status_code
+    for kind, socket in sockets.items():
+        _, code = await frames_until_closed(socket)
+        assert code == LOGGED_OUT, kind

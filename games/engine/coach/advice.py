@@ -1,8 +1,10 @@
 """The coach's advice for one decision, from the seat's observation only (pure Python, no Django).
 
-``advise`` runs the hard bot's search (``games.engine.bots.evaluate``) with the seed the hard bot
-uses at that moment, so the first option is the hard bot's move, and every option is valued on
-the same sampled worlds. Each option keeps the search's figures and gets a plain-words label and
+``advise`` runs the hard bot's search (``games.engine.bots.evaluate``) at the hard level's budget,
+seeded by the position (``worth.position_seed``): the same position gets the same figures
+wherever it is met (the table, the offline page, a review, an exercise, "Play from here"), and
+every option is valued on the same sampled worlds. Options are ranked by their worth
+(``games.engine.worth``: expected net points, or the chance of winning the match near its end). Each option keeps the search's figures and gets a plain-words label and
 reason (``wording``).
 """
 
@@ -12,6 +14,7 @@ from dataclasses import dataclass
 
 from ..bots import evaluate
 from ..observation import Observation
+from ..worth import position_seed
 from . import reasons
 from .chances import honest_estimate
 
@@ -43,11 +46,14 @@ class Option:
 
 
 def advise(
-    obs: Observation, seed: int, budget: int | None = None, raw: bool = False
+    obs: Observation, seed: int | None = None, budget: int | None = None, raw: bool = False
 ) -> list[Option]:
     """Every option the search values for the seat to act, best first (at least two legal
     actions; a forced move needs no advice). Its chances are made honest (``chances``) unless
-    ``raw``: the search's own, which the calibration map is fitted on."""
+    ``raw``: the search's own, which the calibration map is fitted on. Without ``seed`` the
+    search is seeded by the position (what the site's coach does everywhere)."""
+    if seed is None:
+        seed = position_seed(obs)
     estimates = evaluate(obs, seed=seed, budget=budget, level=LEVEL)
     if not raw:
         estimates = [honest_estimate(est) for est in estimates]

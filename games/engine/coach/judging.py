@@ -12,6 +12,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from ..worth import MATCH, NET, worth
+
 # Smallest loss for each mark, largest first: net points, and chance of winning the match.
 MARKS = {
     "points": (("blunder", 1.0), ("mistake", 0.5), ("inaccuracy", 0.2)),
@@ -49,22 +51,21 @@ def _match_stderr(figures: dict) -> float:
 
 
 def judge(best: dict, taken: dict) -> Judgement:
-    """``best`` and ``taken`` are option figures (``OptionEstimate.to_json()``)."""
+    """``best`` and ``taken`` are option figures (``OptionEstimate.to_json()``), judged by their
+    worth (``games.engine.worth``): net points, or the chance of winning the match where the
+    coach ranked by it."""
+    best_worth = worth(best)
     if best["action"] == taken["action"]:
-        return Judgement(0.0, 0.0, "points" if best["ranking"] != "match" else "match", "")
-    if (
-        best["ranking"] == "match"
-        and best["p_win_match"] is not None
-        and taken["p_win_match"] is not None
-    ):
-        unit = "match"
-        loss = best["p_win_match"] - taken["p_win_match"]
+        return Judgement(0.0, 0.0, best_worth.unit, "")
+    taken_worth = worth(taken)
+    if best_worth.unit == MATCH and taken_worth.unit == MATCH:
+        unit = MATCH
         uncertainty = math.hypot(_match_stderr(best), _match_stderr(taken))
     else:
-        unit = "points"
-        loss = best["expected_margin"] - taken["expected_margin"]
-        uncertainty = math.hypot(best["margin_stderr"], taken["margin_stderr"])
-    loss = max(0.0, loss)
+        unit = NET
+        best_worth, taken_worth = worth({**best, "ranking": NET}), worth({**taken, "ranking": NET})
+        uncertainty = math.hypot(best_worth.net_stderr, taken_worth.net_stderr)
+    loss = max(0.0, best_worth.value - taken_worth.value)
     mark = ""
     if loss > uncertainty:
         mark = next((name for name, size in MARKS[unit] if loss >= size), "")

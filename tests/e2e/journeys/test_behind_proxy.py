@@ -3,8 +3,8 @@
 
 What only the proxy can break: the table's socket through nginx's upgrade, a form post's CSRF
 check against the Host nginx passes on, static files served by nginx rather than Daphne, and the
-client's address that Daphne's --proxy-headers reads from X-Forwarded-For (set by nginx, never
-taken from the client).
+client's address that the site (setback_site/proxies.py) reads from X-Forwarded-For (set by
+nginx, never taken from the client).
 """
 
 import shutil
