@@ -184,7 +184,7 @@ def test_history_names_daily_plays_and_never_calls_a_passed_out_deal_lost(logged
     play.match.save()
     page = logged_in_client.get(reverse("replay:history")).content.decode()
     assert f"Daily {day.isoformat()} · deal 2" in page
-    assert "outcome-passed_out\">Passed out<" in page and "outcome-lost" not in page
+    assert 'outcome-passed_out">Passed out<' in page and "outcome-lost" not in page
 
 
 def test_past_plays_are_scored_by_net_by_the_migration(user):

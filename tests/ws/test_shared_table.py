@@ -218,7 +218,7 @@ async def test_a_reload_late_in_a_turn_keeps_the_turn_and_its_clock():
     )
     await b.disconnect()
     b = await connect(match, bob_cookie)
-    back = await until(b, r'data-version="%d"' % turn.version)
+    back = await until(b, f'data-version="{turn.version}"')
     clock = re.search(r'class="me[^"]*".*?data-turn-left="(\d+)"', back, re.S)
     assert clock and 13 <= int(clock.group(1)) <= 15  # what he had, not 30 and not 0
     await asyncio.sleep(1)  # a stand-in woken by the reconnect would play within this
