@@ -31,6 +31,7 @@ from .engine.wording import (
     short_card,
     trick_taken,
 )
+from .forms import last_choices
 from .models import DEFAULT_BOT_LEVEL, BotLevel, Deal, Match, PersonalBlock, seat_name
 
 
@@ -687,6 +688,7 @@ def forming_view(match: Match, user, invited=frozenset()) -> FormingView:
         allow_spectators=match.allow_spectators,
         turn_timeout_seconds=match.turn_timeout_seconds,
         bot_levels=list(BotLevel.choices),
+        default_bot_level=last_choices(user).get("bot_level", DEFAULT_BOT_LEVEL),
     )
 
 

@@ -45,6 +45,9 @@ def new_match(request: HttpRequest) -> HttpResponse:
     match = services.do_start_match(
         request.user, form.cleaned_data["rules"].to_spec(), form.cleaned_data["bot_level"]
     )
+    request.user.remember_choices(
+        preset=form.cleaned_data["preset"], bot_level=form.cleaned_data["bot_level"]
+    )
     return redirect("table", match_id=match.pk)
 
 
