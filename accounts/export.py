@@ -9,7 +9,8 @@
   seat sees it (the engine's observation: their own hand, the auction, the cards played),
   never the other hands or the stock, exactly as the table shows it;
 - `statistics.json`: the overall rating, one line per rated match and per deal played;
-- `chat.json`, `exercises.json`, `imports/import-<id>.json`: what they wrote, practised and uploaded.
+- `chat.json`, `exercises.json`, `imports/import-<id>.json`: what they wrote, practised and uploaded;
+- `offline-uploads.json`: the deals sent home from the offline page, their state and reason.
 
 A read: it changes nothing. The person is the one signed in; there is no way to name another.
 """
@@ -24,6 +25,7 @@ from django.utils import timezone
 from games import selectors as game_selectors
 from games.coach.models import ExerciseAttempt
 from games.models import ChatMessage, Match, PersonalBlock
+from games.offline.models import OfflineUpload
 from games.replay.models import ImportedDeal
 from games.replay.selectors import match_record, seat_names
 from games.stats.models import DealSummary, MatchRecord, Rating
@@ -44,6 +46,7 @@ statistics.json     your overall rating, rated matches and one line per deal you
 chat.json           what you wrote at tables
 exercises.json      your answers to the coach's exercises
 imports/            the records you imported, as you uploaded them
+offline-uploads.json the deals you sent home from the offline page and what their check found
 """
 
 
@@ -196,6 +199,28 @@ def write_zip(user, out) -> None:
         )
         for imported in ImportedDeal.objects.filter(owner=user):
             archive.writestr(f"imports/import-{imported.pk}.json", _json(imported.record))
+        archive.writestr("offline-uploads.json", _json(offline_uploads(user)))
+
+
+def offline_uploads(user) -> list[dict]:
+    """The deals the person sent home from the offline page, as the site keeps them (the deals
+    accepted are also in matches/, as the match's deals)."""
+    return [
+        {
+            "id": upload.client_id,
+            "match": upload.match_key,
+            "number": upload.number,
+            "status": upload.status,
+            "reason": upload.reason,
+            "received_at": _when(upload.received_at),
+            "checked_at": _when(upload.checked_at),
+            "site_match": upload.deal.match_id if upload.deal else None,
+            "envelope": upload.envelope or None,
+        }
+        for upload in OfflineUpload.objects.filter(owner=user)
+        .select_related("deal")
+        .order_by("received_at", "pk")
+    ]
 
 
 def data_zip(user) -> bytes:

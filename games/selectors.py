@@ -334,3 +334,16 @@ def personal_blocks(user) -> dict[str, set[int]]:
 def rematch_of(match: Match) -> Match | None:
     """The rematch started from this finished match, if any."""
     return match.rematches.order_by("pk").first() if match.status == Match.Status.FINISHED else None
+
+
+# --- Stand-in moves: made by a bot at a person's seat (issue 44) ------------------------------
+
+
+def moves_at_seats(deal_row: Deal, positions) -> list[tuple[int, str, str, str, int | None]]:
+    """The actions of a deal at `positions`, in order: (sequence, seat, kind, token, user id).
+    A move at a person's seat with no user was a stand-in bot's."""
+    return list(
+        Action.objects.filter(deal_id=deal_row.pk, seat__in=list(positions))
+        .order_by("sequence")
+        .values_list("sequence", "seat", "kind", "token", "user_id")
+    )
