@@ -71,6 +71,7 @@ INSTALLED_APPS = [
     "axes",
     "games.lobby",
     "games.daily",
+    "games.social",
     # The site's own commands: backup and restore (setback_site/backups.py); no models.
     "setback_site",
 ]
@@ -330,6 +331,14 @@ CELERY_TASK_ROUTES = {
     "accounts.tasks.*": {"queue": f"{QUEUE_PREFIX}checks"},
 }
 
+# "Download my data" files, built by a task (accounts/tasks.py) into this private folder (owner
+# only). Without workers (`make run`) the task builds each in a process of its own
+# (`manage.py build_data_download`), so a big download never holds the web process's CPU.
+DOWNLOADS_DIR = Path(os.environ.get("DOWNLOADS_DIR", BASE_DIR / "var" / "downloads"))
+DATA_DOWNLOAD_SUBPROCESS = env_bool("DATA_DOWNLOAD_SUBPROCESS", True)
+# A ready download is kept this long; the next one, or deleting the account, removes it sooner.
+DATA_DOWNLOAD_KEEP_DAYS = 7
+
 # Without workers, the web process runs searches (bot decisions, coach advice) in this many
 # processes of their own, so that they never hold up a page (games/dispatch.py); 0 runs them
 # on the task threads instead.
@@ -381,6 +390,9 @@ REQUEST_LIMITS_PER_MINUTE = {
     # Deals coming home from the offline page, one at a time (a long match is 10 to 20 deals).
     "offline_upload": 30,
 }
+# What reaches another person by the hour, per user: friend requests, and invitations (to a
+# table, to a club). A minute's limit would still let one person fill another's bell all day.
+REQUEST_LIMITS_PER_HOUR = {"friend_request": 30, "invite": 60}
 EMAILS_PER_ADDRESS_PER_HOUR = int(os.environ.get("EMAILS_PER_ADDRESS_PER_HOUR", "5"))
 # The site's address in the links it mails (a password reset, an address to confirm), never the
 # request's Host header: Django's host check ignores the port, so a request to another port of an

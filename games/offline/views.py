@@ -152,6 +152,9 @@ def session(request: HttpRequest) -> HttpResponse:
             "signed_in": user.is_authenticated,
             "username": user.username if user.is_authenticated else "",
             "csrf_token": get_token(request),
+            # Kept by the page with each deal played from now on: the deal goes home under
+            # this account only (services.check_outbox_token).
+            "outbox_token": services.outbox_token(user) if user.is_authenticated else "",
             "login_url": reverse("login") + "?next=" + reverse("offline:page"),
         }
     )
@@ -179,6 +182,7 @@ def upload(request: HttpRequest) -> HttpResponse:
             **{"Retry-After": str(limits.WINDOW_SECONDS)},
         )
     try:
+        services.check_outbox_token(request.user, request.headers.get("X-Setback-Outbox", ""))
         envelope = services.read_upload(request.body)
         received = services.do_receive(request.user, envelope)
     except budget.Busy as error:  # the person's share is in flight, or the lane is full
