@@ -6,4 +6,11 @@ class AccountsConfig(AppConfig):
     name = "accounts"
 
     def ready(self):
-        from . import signals  # noqa: F401  (connects the logout receiver)
+        from games import budget, dispatch
+
+        from . import downloads, signals, tasks  # noqa: F401  (signals: the logout receiver)
+
+        # The download service enqueues its build by name (it does not import the tasks module).
+        dispatch.register_task(tasks.build_data_download)
+        # Builds waiting or running count in their person's budget (games/budget.py).
+        budget.register("data downloads", downloads.in_flight)

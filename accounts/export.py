@@ -9,7 +9,9 @@
   seat sees it (the engine's observation: their own hand, the auction, the cards played),
   never the other hands or the stock, exactly as the table shows it;
 - `statistics.json`: the overall rating, one line per rated match and per deal played;
-- `chat.json`, `exercises.json`, `imports/import-<id>.json`: what they wrote, practised and uploaded.
+- `chat.json`, `exercises.json`, `imports/import-<id>.json`: what they wrote, practised and uploaded;
+- `offline-uploads.json`: the deals sent home from the offline page, their state and reason.
+- `social.json`: friends and requests, notifications and the kinds mailed, clubs and club requests.
 
 A read: it changes nothing. The person is the one signed in; there is no way to name another.
 """
@@ -24,8 +26,10 @@ from django.utils import timezone
 from games import selectors as game_selectors
 from games.coach.models import ExerciseAttempt
 from games.models import ChatMessage, Match, PersonalBlock
+from games.offline.models import OfflineUpload
 from games.replay.models import ImportedDeal
 from games.replay.selectors import match_record, seat_names
+from games.social import selectors as social
 from games.stats.models import DealSummary, MatchRecord, Rating
 
 from .models import LoginSession
@@ -44,6 +48,9 @@ statistics.json     your overall rating, rated matches and one line per deal you
 chat.json           what you wrote at tables
 exercises.json      your answers to the coach's exercises
 imports/            the records you imported, as you uploaded them
+offline-uploads.json the deals you sent home from the offline page and what their check found
+social.json         your friends and friend requests, notifications (and which are mailed),
+                    the clubs you belong to with your role, invitations and requests to join
 """
 
 
@@ -63,7 +70,11 @@ def profile(user) -> dict:
         "email_waiting_for_confirmation": user.email_pending,
         "date_joined": _when(user.date_joined),
         "last_login": _when(user.last_login),
-        "settings": {"coach_enabled": user.coach_enabled, "history_public": user.history_public},
+        "settings": {
+            "coach_enabled": user.coach_enabled,
+            "history_public": user.history_public,
+            "last_choices": user.last_choices,
+        },
         "sessions": [
             {"signed_in": _when(s.created_at), "browser": s.user_agent, "address": s.address}
             for s in LoginSession.objects.filter(user=user)
@@ -133,6 +144,35 @@ def statistics(user) -> dict:
     }
 
 
+def social_data(user) -> dict:
+    incoming, outgoing = social.pending_requests(user.pk)
+    return {
+        "friends": [
+            {"player": row.name, "online": row.online} for row in social.friend_rows(user.pk)
+        ],
+        "friend_requests_to_you": [p.username for p in incoming],
+        "friend_requests_you_sent": [p.username for p in outgoing],
+        "notifications": [
+            {
+                "kind": n.kind,
+                "text": n.text,
+                "at": _when(n.created_at),
+                "read": _when(n.read_at),
+            }
+            for n in social.notifications(user.pk, limit=None)
+        ],
+        "mailed_kinds": sorted(social.mail_choices(user.pk)),
+        "clubs": [
+            {"club": m.club.name, "role": m.role, "since": _when(m.joined_at)}
+            for m in social.my_clubs(user)
+        ],
+        "club_requests": [
+            {"club": r.club.name, "kind": r.kind, "at": _when(r.created_at)}
+            for r in social.requests_of(user)
+        ],
+    }
+
+
 def seat_view(match: Match, seat: str) -> dict | None:
     """The deal in play at `match`, as `seat` sees it now; None when no deal is in play."""
     deal_row = game_selectors.current_deal(match)
@@ -162,6 +202,7 @@ def write_zip(user, out) -> None:
         archive.writestr("README.txt", README.format(now=timezone.now().isoformat()))
         archive.writestr("profile.json", _json(profile(user)))
         archive.writestr("statistics.json", _json(statistics(user)))
+        archive.writestr("social.json", _json(social_data(user)))
         for match in _matches_of(user).iterator():
             seat = match.seats.get(user=user).position
             if match.deals.filter(phase="over").exists():
@@ -192,6 +233,28 @@ def write_zip(user, out) -> None:
         )
         for imported in ImportedDeal.objects.filter(owner=user):
             archive.writestr(f"imports/import-{imported.pk}.json", _json(imported.record))
+        archive.writestr("offline-uploads.json", _json(offline_uploads(user)))
+
+
+def offline_uploads(user) -> list[dict]:
+    """The deals the person sent home from the offline page, as the site keeps them (the deals
+    accepted are also in matches/, as the match's deals)."""
+    return [
+        {
+            "id": upload.client_id,
+            "match": upload.match_key,
+            "number": upload.number,
+            "status": upload.status,
+            "reason": upload.reason,
+            "received_at": _when(upload.received_at),
+            "checked_at": _when(upload.checked_at),
+            "site_match": upload.deal.match_id if upload.deal else None,
+            "envelope": upload.envelope or None,
+        }
+        for upload in OfflineUpload.objects.filter(owner=user)
+        .select_related("deal")
+        .order_by("received_at", "pk")
+    ]
 
 
 def data_zip(user) -> bytes:

@@ -33,6 +33,18 @@ class User(AbstractUser):
         null=True, blank=True, help_text="When the person deleted their account."
     )
 
+    # The person's last choices on the forms that start a game: {"preset": "classic",
+    # "bot_level": "hard"}; the forms open on them (games.pages, presenters). Unknown keys and
+    # values that are no longer choices are ignored where they are read.
+    last_choices = models.JSONField(default=dict, blank=True)
+
+    def remember_choices(self, **choices: str) -> None:
+        """Keep these choices as the person's last (one UPDATE; nothing when they are the same)."""
+        merged = {**self.last_choices, **{k: v for k, v in choices.items() if v}}
+        if merged != self.last_choices:
+            self.last_choices = merged
+            type(self).objects.filter(pk=self.pk).update(last_choices=merged)
+
     @property
     def has_left(self) -> bool:
         return self.left_at is not None
@@ -74,3 +86,33 @@ class LoginSession(models.Model):
 
     def __str__(self) -> str:
         return f"session of {self.user_id} since {self.created_at:%Y-%m-%d %H:%M}"
+
+
+class DataDownload(models.Model):
+    """One build of a person's "Download my data" zip: built by a task off the web process
+    (accounts/tasks.py) into a private file under `settings.DOWNLOADS_DIR`, linked on the
+    account page when ready. One at a time per person; a newer one replaces the older."""
+
+    class Status(models.TextChoices):
+        WAITING = "waiting", "Waiting"
+        BUILDING = "building", "Being built"
+        READY = "ready", "Ready"
+        FAILED = "failed", "Failed"
+
+    owner = models.ForeignKey(User, on_delete=models.CASCADE, related_name="data_downloads")
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.WAITING)
+    file_name = models.CharField(
+        max_length=100, blank=True, help_text="The file in DOWNLOADS_DIR (a random name)."
+    )
+    size = models.PositiveBigIntegerField(default=0)
+    cost = models.FloatField(default=0.0, help_text="Estimated CPU seconds (games/budget.py).")
+    seconds = models.FloatField(null=True, blank=True, help_text="How long the build took.")
+    requested_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-requested_at"]
+
+    def __str__(self) -> str:
+        return f"Data download {self.pk} of {self.owner_id} ({self.status})"

@@ -39,6 +39,7 @@ urlpatterns = [
     path("email/confirm/<str:token>/", views.confirm_email, name="confirm_email"),
     path("sessions/end/", views.sign_out_everywhere, name="sign_out_everywhere"),
     path("data/", views.download_data, name="download_data"),
+    path("data/status/", views.download_status, name="download_status"),
     path("delete/", views.delete_account, name="delete_account"),
     path("coach/", views.toggle_coach, name="toggle_coach"),
     path("history-privacy/", views.history_privacy, name="history_privacy"),

@@ -3,18 +3,18 @@ from django.contrib import messages
 from django.contrib.auth import login, logout
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import FileResponse, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.urls import Resolver404, resolve, reverse_lazy
-from django.utils.http import content_disposition_header
+from django.urls import Resolver404, resolve, reverse, reverse_lazy
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from games import budget
 from games.coach import services as coach_services
 from games.tables import services as tables
 from setback_site.limits import client_address, count_and_check, limited, over_limit, too_many
 from setback_site.redirects import next_path, redirect_back
 
-from . import export, mail, selectors, services
+from . import downloads, export, mail, selectors, services
 from .forms import DeleteAccountForm, EmailForm, PasswordResetForm, SignUpForm
 from .services import AccountError
 
@@ -156,7 +156,12 @@ def account(request: HttpRequest) -> HttpResponse:
     return render(
         request,
         "accounts/account.html",
-        {"account": view, "email_form": EmailForm(initial={"email": view.email_pending})},
+        {
+            "account": view,
+            # The address waiting for its link, else the one in use: the field shows it.
+            "email_form": EmailForm(initial={"email": view.email_pending or view.email}),
+            "download": downloads.download_view(request.user),
+        },
     )
 
 
@@ -184,9 +189,12 @@ def change_email(request: HttpRequest) -> HttpResponse:
             )
             return redirect("account")
     view = selectors.account_view(request.user, request.session.session_key)
-    return render(
-        request, "accounts/account.html", {"account": view, "email_form": form}, status=400
-    )
+    context = {
+        "account": view,
+        "email_form": form,
+        "download": downloads.download_view(request.user),
+    }
+    return render(request, "accounts/account.html", context, status=400)
 
 
 @require_http_methods(["GET", "POST"])
@@ -221,15 +229,43 @@ def sign_out_everywhere(request: HttpRequest) -> HttpResponse:
 
 
 @login_required
-@require_GET
-@limited("data_download", methods=("GET",))
+@require_http_methods(["GET", "POST"])
+@limited("data_download")
 def download_data(request: HttpRequest) -> HttpResponse:
-    """One zip file of everything the site keeps about the person signed in (accounts.export)."""
-    response = HttpResponse(export.data_zip(request.user), content_type="application/zip")
-    response["Content-Disposition"] = content_disposition_header(
-        as_attachment=True, filename=export.filename(request.user)
+    """POST: ask for one zip file of everything the site keeps about the person signed in, built
+    off the web process (accounts/downloads.py); the account page links it when ready.
+    GET: that file, once ready (else back to the account page)."""
+    if request.method == "POST":
+        try:
+            downloads.do_request_download(request.user)
+        except budget.Busy as error:
+            messages.error(request, str(error))
+        else:
+            messages.success(
+                request, "Your data is being put together; its link appears below when ready."
+            )
+        return redirect(reverse("account") + "#data-title")
+    ready = downloads.ready_download(request.user)
+    if ready is None:
+        messages.info(request, "No download is ready: ask for one below.")
+        return redirect(reverse("account") + "#data-title")
+    response = FileResponse(
+        open(downloads.file_path(ready), "rb"),  # noqa: SIM115 - FileResponse closes it
+        content_type="application/zip",
+        as_attachment=True,
+        filename=export.filename(request.user),
     )
+    response["Cache-Control"] = "private, no-store"
     return response
+
+
+@login_required
+@require_GET
+def download_status(request: HttpRequest) -> HttpResponse:
+    """The account page's "Your data" panel (polled while a download is being built)."""
+    return render(
+        request, "accounts/_download.html", {"download": downloads.download_view(request.user)}
+    )
 
 
 @login_required

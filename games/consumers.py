@@ -89,9 +89,7 @@ class TableConsumer(page_consumer.PersonConsumer):
         # The login's group: logging out or a new password ends this socket (accounts.sockets).
         await self.join_user_group(user)
         await self.accept()
-        if self.seat and self.shared:
-            await self.count_presence()  # before the first screen, which then shows it
-        await self.send_table()
+        await self.send_table()  # the seat is counted present already (_may_look)
 
     async def count_presence(self):
         # Outside any render (a render changes nothing); the service tells every screen, this one too.
@@ -111,6 +109,11 @@ class TableConsumer(page_consumer.PersonConsumer):
         self.seat = seat
         self.shared = match.invite_code is not None
         if seat:
+            if self.shared:
+                # Present before anything looks at the turn: a reload is not leaving, and a
+                # stalled turn resumed first would hand this person's turn to the stand-in
+                # (issue 44). The rule: turns.stand_in_left.
+                self.present = tables.do_presence(match.pk, user, +1)
             services.resume_stalled_turn(match.pk)
             hooks.table_socket_opened(
                 match.pk

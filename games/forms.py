@@ -5,11 +5,14 @@ from django import forms
 from . import engine
 from .models import DEFAULT_BOT_LEVEL, BotLevel
 
+# Short enough for a drop-down on a phone (390 px): the longer names were cut off mid-word
+# (issue 44). Each preset's whole rules are on the rules page and under the table.
+PRESET_LABEL_MAX = 32
 PRESETS = [
-    ("house", "House: partners, bid 2–4, a 4 ends the auction, 11 to win"),
-    ("classic", "Classic: partners, smudge, dealer steals, 21 to win"),
-    ("auction", "Auction Pitch: every player for themselves, low to holder, 11"),
-    ("family", "Family: for themselves, bid 1–4, follow else trump, 7"),
+    ("house", "House: partners, to 11"),
+    ("classic", "Classic: partners, smudge, to 21"),
+    ("auction", "Auction Pitch: cutthroat, to 11"),
+    ("family", "Family: cutthroat, to 7"),
 ]
 SEATING = [
     ("", "The preset's own"),
@@ -17,6 +20,14 @@ SEATING = [
     ("cutthroat", "Cutthroat: every player for themselves"),
     ("six", "Six players in three partnerships"),
 ]
+
+
+def last_choices(user) -> dict[str, str]:
+    """The person's last rules preset and bot level (User.last_choices) that are still choices
+    of these forms, as a form's `initial`: the forms open on what the person chose last."""
+    kept = getattr(user, "last_choices", None) or {}
+    known = {"preset": dict(PRESETS), "bot_level": dict(BotLevel.choices)}
+    return {name: kept[name] for name, values in known.items() if kept.get(name) in values}
 
 
 # Every rules option has a field on the new-match and new-table forms, built from the engine's

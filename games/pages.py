@@ -15,7 +15,7 @@ from django.views.decorators.http import require_POST
 
 from . import invites, presenters, selectors, services
 from .engine.actions import Action
-from .forms import NewMatchForm, NewTableForm
+from .forms import NewMatchForm, NewTableForm, last_choices
 from .models import Match, Seat
 
 # The live table's template engine (settings.TEMPLATES, games/jinja.py), named at every render.
@@ -55,9 +55,12 @@ def home_context(
     """The home page's context; `form` or `table_form` is a form sent back with its errors."""
     context = {}
     if request.user.is_authenticated:
-        context["form_fields"] = form_fields("games/_new_match_fields.html", form or NewMatchForm)
+        chosen = last_choices(request.user)
+        context["form_fields"] = form_fields(
+            "games/_new_match_fields.html", form or NewMatchForm, chosen
+        )
         context["table_form_fields"] = form_fields(
-            "games/_new_table_fields.html", table_form or NewTableForm
+            "games/_new_table_fields.html", table_form or NewTableForm, chosen
         )
         context["unfinished"] = [
             (match, presenters.score_lines(match, request.user))
@@ -72,19 +75,20 @@ def home_context(
     return context
 
 
-def form_fields(template: str, form: NewMatchForm | type[NewMatchForm]):
-    """A form's fields as HTML: a bound form's (with its errors), or a blank form's, which are
-    the same for everyone. Django renders a field's widget through its own template, about a
-    millisecond each: the blank forms' 24 fields were most of the home page's 25 ms, and every
-    table a person sits down at starts there (issue 31)."""
+def form_fields(template: str, form: NewMatchForm | type[NewMatchForm], chosen: dict | None = None):
+    """A form's fields as HTML: a bound form's (with its errors), or a blank form's opening on
+    the person's last choices (`chosen`, games.forms.last_choices), which are the same for
+    everyone who chose the same: a dozen variants at most. Django renders a field's widget
+    through its own template, about a millisecond each: the blank forms' 24 fields were most of
+    the home page's 25 ms, and every table a person sits down at starts there (issue 31)."""
     if isinstance(form, type):
-        return _blank_form_fields(template, form)
+        return _blank_form_fields(template, form, tuple(sorted((chosen or {}).items())))
     return render_to_string(template, {"form": form})
 
 
 @cache
-def _blank_form_fields(template: str, form_class: type[NewMatchForm]):
-    return mark_safe(render_to_string(template, {"form": form_class()}))
+def _blank_form_fields(template: str, form_class: type[NewMatchForm], chosen: tuple = ()):
+    return mark_safe(render_to_string(template, {"form": form_class(initial=dict(chosen))}))
 
 
 def visible_match_or_404(request: HttpRequest, match_id: int) -> tuple[Match, Seat | None]:

@@ -5,10 +5,13 @@ A seat's view is built from the engine's observation for that seat, so another s
 cards are never in it.
 """
 
+import math
 from dataclasses import dataclass, field
 
-from . import engine, selectors
-from .engine.actions import PITCH, Action, pitch_token
+from django.utils import timezone
+
+from . import engine, refusals, selectors, turns
+from .engine.actions import PASS, PITCH, Action, parse_discard_token, pitch_token
 from .engine.display import (
     going_out_note,
     in_hand_order,
@@ -25,8 +28,10 @@ from .engine.wording import (
     call_label,
     card_name,
     rank_label,
+    short_card,
     trick_taken,
 )
+from .forms import last_choices
 from .models import DEFAULT_BOT_LEVEL, BotLevel, Deal, Match, PersonalBlock, seat_name
 
 
@@ -37,6 +42,7 @@ class CardView:
     suit: str
     legal: bool = False
     action: str = ""  # the token a click on this card sends, when it is not the card itself
+    why: str = ""  # why it may not be played now (refusals.unplayable_card), for the owner only
 
     @property
     def symbol(self) -> str:
@@ -55,8 +61,8 @@ class CardView:
         return card_name(self.code)
 
 
-def card_view(code: str, legal: bool = False, action: str = "") -> CardView:
-    return CardView(code=code, rank=code[0], suit=code[1], legal=legal, action=action)
+def card_view(code: str, legal: bool = False, action: str = "", why: str = "") -> CardView:
+    return CardView(code=code, rank=code[0], suit=code[1], legal=legal, action=action, why=why)
 
 
 @dataclass
@@ -81,6 +87,8 @@ class SeatView:
     call: str = ""  # this seat's call in the auction, once made
     trick_card: CardView | None = None
     revealed: list = field(default_factory=list)  # the dealt hand, shown once the deal is over
+    # A person's turn at a shared table: whole seconds before a stand-in plays it.
+    turn_left: int | None = None
 
     @property
     def back_range(self) -> range:
@@ -161,6 +169,10 @@ class TableView:
     # One deal and over (a daily deal): no match result, no next deal, no rematch; its own
     # panel (hooks.table_panels) says where to go next.
     single_deal: bool = False
+    # A table of one deal (a daily or practice deal): no deal number, target or match score.
+    one_deal: bool = False
+    # What stand-in bots did for the viewer since their own last move in this deal (issue 44).
+    away_notice: str = ""
 
 
 def side_label(
@@ -190,6 +202,13 @@ class _Seen:
     places: dict
     my_turn: bool
     legal: frozenset
+    # The deal's moves at people's seats (shared tables only): (sequence, seat, kind, token, user)
+    person_moves: tuple = ()
+
+    @property
+    def stand_ins(self) -> frozenset:
+        """The sequences of the moves a bot made at a person's seat."""
+        return frozenset(seq for seq, _, _, _, user_id in self.person_moves if user_id is None)
 
     @property
     def over(self) -> bool:
@@ -198,6 +217,13 @@ class _Seen:
     def name(self, position: str) -> str:
         """A seat as the viewer reads it: "You", or the seat's name."""
         return "You" if position == self.observer else self.seats[position].display_name
+
+    def mover(self, position: str, sequence: int) -> str:
+        """Who made a move: the seat's name, or its stand-in bot's ("Your bot", "Ann's bot"):
+        the page never says "You bid 2" for a bot's call."""
+        if sequence not in self.stand_ins:
+            return self.name(position)
+        return "Your bot" if position == self.observer else f"{self.name(position)}'s bot"
 
     def side(self, side: str) -> str:
         return side_label(self.rules, side, self.seats, self.observer)
@@ -232,10 +258,10 @@ def table_view(
         discard_choices=discard_choices,
         discard_label="Discard two cards" if rules.six_players else "Discard the chosen cards",
         discard_exact=2 if rules.six_players else None,
-        auction=[(seen.name(s), call_label(t)) for s, t in state.calls],
+        auction=[(seen.mover(s, n), call_label(t)) for n, (s, t) in enumerate(state.calls)],
         trump=state.trump,
         trump_symbol=SUIT_SYMBOLS.get(state.trump or "", ""),
-        pitcher=seen.name(state.pitcher) if state.pitcher else None,
+        pitcher=_pitcher(seen),
         bid_label=bid_label(state.bid),
         totals=totals,
         target=rules.target,
@@ -247,7 +273,9 @@ def table_view(
         tricks_taken=_tricks_taken(seen),
         to_act=state.to_act,
         my_turn=seen.my_turn,
-        result=_result_view(rules, result, seen.seats, observer, state) if result else None,
+        result=_result_view(rules, result, seen.seats, observer, state, _pitcher(seen))
+        if result
+        else None,
         match_over=match.status == Match.Status.FINISHED,
         winner_label=winner_label,
         winner_verb=winner_verb,
@@ -262,7 +290,68 @@ def table_view(
         invite_code=match.invite_code or "",
         practice=_practice_note(match, rules, seen.seats, observer, seen.over),
         single_deal=match.single_deal,
+        one_deal=match.single_deal or match.is_practice,
+        away_notice=_away_notice(seen),
     )
+
+
+def _pitcher(seen: _Seen) -> str | None:
+    """Who holds the contract, as the viewer reads it: their stand-in's bid is "Your bot"'s."""
+    state = seen.state
+    if not state.pitcher:
+        return None
+    winning = [
+        n for n, (s, token) in enumerate(state.calls) if s == state.pitcher and token != PASS
+    ]
+    return seen.mover(state.pitcher, winning[-1]) if winning else seen.name(state.pitcher)
+
+
+def _away_notice(seen: _Seen) -> str:
+    """ "While you were away a bot bid 2 and played the 7♥ for you.": the stand-in's moves at
+    the viewer's seat since their own last move in this deal."""
+    if not seen.observer:
+        return ""
+    mine = [m for m in seen.person_moves if m[1] == seen.observer]
+    own = [n for n, m in enumerate(mine) if m[4] is not None]
+    since = mine[own[-1] + 1 :] if own else mine
+    done = [_move_words(kind, token) for _, _, kind, token, _ in since]
+    if not done:
+        return ""
+    listed = done[0] if len(done) == 1 else ", ".join(done[:-1]) + " and " + done[-1]
+    return f"While you were away a bot {listed} for you."
+
+
+def _move_words(kind: str, token: str) -> str:
+    if kind == "bid":
+        return "passed" if token == PASS else f"bid {call_label(token)}"
+    if kind == "trump":
+        return f"named {SUIT_NAMES.get(token, token)} trump"
+    if kind == "discard":
+        cards = parse_discard_token(token) or []
+        return "discarded " + (" ".join(short_card(c) for c in cards) or "nothing")
+    return f"played the {short_card(token)}"
+
+
+def _turn_left(seen: _Seen, position: str) -> int | None:
+    """Whole seconds before a stand-in plays this person's turn (turns.stand_in_left)."""
+    seat, match = seen.seats[position], seen.match
+    if (
+        seen.over
+        or position != seen.state.to_act
+        or not seat.user_id
+        or match.invite_code is None
+        or match.status != Match.Status.PLAYING
+    ):
+        return None
+    now = timezone.now()
+    connected = seat.connections > 0 or position == seen.observer  # the viewer is looking
+    left = turns.stand_in_left(
+        match.turn_timeout_seconds,
+        (now - match.updated_at).total_seconds(),
+        connected,
+        turns.away_for(connected, seat.last_seen_at, now),
+    )
+    return None if left is None else max(0, math.ceil(left))
 
 
 def _seen(match: Match, me: str | None, seats: list | None, deal_row: Deal | None) -> _Seen:
@@ -292,6 +381,13 @@ def _seen(match: Match, me: str | None, seats: list | None, deal_row: Deal | Non
         places=screen_places(rules.seats, observer),
         my_turn=my_turn,
         legal=frozenset(observation.legal_actions()) if my_turn else frozenset(),
+        person_moves=tuple(
+            selectors.moves_at_seats(
+                deal_row, [p for p, seat in by_position.items() if seat.user_id]
+            )
+        )
+        if match.invite_code is not None
+        else (),
     )
 
 
@@ -325,6 +421,7 @@ def _seat_views(seen: _Seen) -> list[SeatView]:
                 is_person=bool(seat.user_id),
                 bot_level=seat.get_bot_level_display().lower() if seat.is_bot else "",
                 call=call_label(calls[position]) if position in calls else "",
+                turn_left=_turn_left(seen, position),
                 trick_card=card_view(current[position]) if position in current else None,
                 revealed=[
                     card_view(c) for c in in_hand_order(state.dealt_hands[position], state.trump)
@@ -344,7 +441,7 @@ def _hand_and_choices(seen: _Seen) -> tuple[list, list, list]:
     state, legal = seen.state, seen.legal
     playable = legal if state.phase == engine.PLAY else set()
     in_order = in_hand_order(seen.observation.hand, state.trump)
-    hand = [card_view(code, code in playable) for code in in_order]
+    hand = [_hand_card(seen, code, code in playable) for code in in_order]
     if not seen.my_turn:
         return hand, [], []
     if state.phase == engine.AUCTION:
@@ -369,6 +466,12 @@ def _hand_and_choices(seen: _Seen) -> tuple[list, list, list]:
         discardable = set(state.discardable(seen.observer))
         return hand, [], [card_view(code, code in discardable) for code in in_order]
     return hand, [], []
+
+
+def _hand_card(seen: _Seen, code: str, playable: bool) -> CardView:
+    """A card of the viewer's hand; one that may not be played carries why (issue 44)."""
+    why = "" if playable or seen.over else refusals.unplayable_card(seen.observation, code)
+    return card_view(code, playable, why=why)
 
 
 def _last_trick(seen: _Seen) -> tuple[list, str]:
@@ -466,7 +569,12 @@ def _status_line(state: engine.Deal, me, seats: dict, my_turn: bool) -> str:
 
 
 def _result_view(
-    rules: engine.Rules, result: dict, seats: dict, me: str | None, state: engine.Deal
+    rules: engine.Rules,
+    result: dict,
+    seats: dict,
+    me: str | None,
+    state: engine.Deal,
+    pitcher: str | None = None,
 ) -> dict:
     """The engine's score JSON, with names a person reads, and the cards that won the points."""
     if result.get("thrown_in"):
@@ -475,7 +583,8 @@ def _result_view(
     cards = point_cards(state.plays, state.trump)
     return {
         "thrown_in": False,
-        "pitcher": "You" if result["pitcher"] == me else seats[result["pitcher"]].display_name,
+        "pitcher": pitcher
+        or ("You" if result["pitcher"] == me else seats[result["pitcher"]].display_name),
         "bid": bid_label(result["bid"]),
         "made": result["made"],
         "points": [
@@ -579,6 +688,7 @@ def forming_view(match: Match, user, invited=frozenset()) -> FormingView:
         allow_spectators=match.allow_spectators,
         turn_timeout_seconds=match.turn_timeout_seconds,
         bot_levels=list(BotLevel.choices),
+        default_bot_level=last_choices(user).get("bot_level", DEFAULT_BOT_LEVEL),
     )
 
 

@@ -13,7 +13,7 @@ from .engine.auction import Auction
 from .engine.cards import SUITS, is_card, suit_of
 from .engine.play import play_problem
 from .engine.rules import BID_VALUES
-from .engine.wording import card_words
+from .engine.wording import card_words, short_card
 
 
 def card_name(card: str) -> str:
@@ -106,6 +106,23 @@ def _play_refusal(obs: Observation, token: str) -> str:
         obs.rules, obs.hand, token, obs.current_trick, obs.trump, obs.trick_number
     )
     return _sentence(problem) if problem else "That card may not be played now."
+
+
+def unplayable_card(obs: Observation, card: str) -> str:
+    """Why a card of the seat's own hand may not be played now, as the card says it on hover,
+    focus and click (issue 44): the refusal a click would get, with the cards of the suit led
+    that the seat holds ("You must follow hearts or trump: you hold the 7♥.")."""
+    reason = refusal(obs, card)
+    if obs.phase != OVER and obs.is_my_turn and obs.current_trick:
+        led = suit_of(obs.current_trick[0][1])
+        held = [short_card(c) for c in obs.hand if suit_of(c) == led]
+        if held and suit_of(card) != led:
+            return f"{reason.rstrip('.')}: you hold the {_listed(held)}."
+    return reason
+
+
+def _listed(words: list[str]) -> str:
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
 
 
 def _count(n: int, noun: str) -> str:

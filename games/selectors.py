@@ -10,7 +10,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from functools import lru_cache
 
-from . import engine
+from . import engine, hooks
 from .errors import NotFound
 from .models import Action, Deal, Match, PersonalBlock, Seat
 from .prepared import PreparedQuery
@@ -280,7 +280,9 @@ def came_through_invite(match: Match, user, invited=frozenset()) -> bool:
     everyone logged in knows it."""
     if not user.is_authenticated or match.invite_code is None:
         return False
-    return match.public or match.pk in invited or match.seats.filter(user=user).exists()
+    if match.public or match.pk in invited or match.seats.filter(user=user).exists():
+        return True
+    return any(hooks.table_known_to(match, user))
 
 
 def hidden_from(match: Match, user, invited=frozenset()) -> bool:
@@ -334,3 +336,16 @@ def personal_blocks(user) -> dict[str, set[int]]:
 def rematch_of(match: Match) -> Match | None:
     """The rematch started from this finished match, if any."""
     return match.rematches.order_by("pk").first() if match.status == Match.Status.FINISHED else None
+
+
+# --- Stand-in moves: made by a bot at a person's seat (issue 44) ------------------------------
+
+
+def moves_at_seats(deal_row: Deal, positions) -> list[tuple[int, str, str, str, int | None]]:
+    """The actions of a deal at `positions`, in order: (sequence, seat, kind, token, user id).
+    A move at a person's seat with no user was a stand-in bot's."""
+    return list(
+        Action.objects.filter(deal_id=deal_row.pk, seat__in=list(positions))
+        .order_by("sequence")
+        .values_list("sequence", "seat", "kind", "token", "user_id")
+    )

@@ -4,15 +4,24 @@ A bot's turn reads the deal's engine state through `selectors.current_state` (th
 per-process cache), so taking a turn never replays the deal when this process has it.
 """
 
+import math
 from dataclasses import dataclass
+from datetime import datetime
 from enum import StrEnum
 
 from django.conf import settings
 
 from . import engine, selectors
 from .engine.par import step_seed
-from .models import Deal, Match, Seat
+from .models import BotLevel, Deal, Match, Seat
 from .prepared import PreparedQuery
+
+# The level of the bot that stands in for an absent person, or replaces one who left.
+STAND_IN_LEVEL = str(BotLevel.MEDIUM)
+# A person's seat counts as away only once its last socket has been closed this long, measured
+# from the close (`Seat.last_seen_at`), not from the turn's start: a reload or a dropped
+# connection that comes back within it is not leaving, and the turn keeps its clock (issue 44).
+AWAY_GRACE_SECONDS = 10
 
 
 class WaitingFor(StrEnum):
@@ -37,6 +46,8 @@ class Waiting:
     user_id: int | None = None
     connected: bool = True
     timeout_seconds: int = 0
+    # When the person's last socket at the table closed (None: connected, or never seen).
+    away_since: datetime | None = None
     # Whether someone at the table has the coach on (the coach then prepares its advice).
     coached: bool = False
 
@@ -59,7 +70,13 @@ def waiting_on(match_id: int) -> Waiting | None:
 
 _SEATS_FOR_WAITING = PreparedQuery(
     lambda match_id: Seat.objects.filter(match_id=match_id).values_list(
-        "position", "user_id", "bot_level", "connections", "user__coach_enabled"
+        "position",
+        "user_id",
+        "bot_level",
+        "connections",
+        "user__coach_enabled",
+        "last_seen_at",
+        "user__left_at",
     )
 )
 
@@ -70,10 +87,8 @@ def waiting_at(match: Match, deal_row: Deal) -> Waiting:
     next turn does not read the match and the deal again after the commit."""
     # Every seat in one query, with whether its person has the coach on: what the table waits
     # on, and whether the coach has work, read together.
-    seats = {
-        position: (user_id, bot_level, connections, coach)
-        for position, user_id, bot_level, connections, coach in _SEATS_FOR_WAITING(match.pk)
-    }
+    rows = {row[0]: row[1:] for row in _SEATS_FOR_WAITING(match.pk)}
+    seats = {position: row[:4] for position, row in rows.items()}
     coached = match.coach_may_advise and any(coach for _, _, _, coach in seats.values())
     if deal_row.phase == engine.OVER:
         thrown_in = bool(deal_row.result and deal_row.result.get("thrown_in"))
@@ -85,7 +100,11 @@ def waiting_at(match: Match, deal_row: Deal) -> Waiting:
             pace_seconds=settings.BOT_PACE_SECONDS * 3,
             coached=coached,
         )
-    user_id, bot_level, connections, _ = seats[deal_row.to_act]
+    user_id, bot_level, connections, _, last_seen_at, left_at = rows[deal_row.to_act]
+    if left_at is not None and match.invite_code:
+        # A former player (their account deleted mid-match) never comes back: their seat plays
+        # as a bot's turn, at a bot's pace, not after a stalled person's grace.
+        user_id, bot_level = None, STAND_IN_LEVEL
     if user_id is None:
         return Waiting(
             WaitingFor.BOT,
@@ -102,8 +121,49 @@ def waiting_at(match: Match, deal_row: Deal) -> Waiting:
         user_id=user_id,
         connected=connections > 0,
         timeout_seconds=match.turn_timeout_seconds if match.invite_code else 0,
+        away_since=last_seen_at if connections == 0 else None,
         coached=coached,
     )
+
+
+# --- When a stand-in plays a person's turn: the one rule (docs/people.md) ----------------------
+
+
+def away_for(connected: bool, away_since: datetime | None, now: datetime) -> float | None:
+    """How long a person has had no socket at the table: None while one is open, forever if
+    they never opened one."""
+    if connected:
+        return None
+    if away_since is None:
+        return math.inf
+    return (now - away_since).total_seconds()
+
+
+def away_left(still_for: float, gone_for: float | None) -> float | None:
+    """Seconds until a person who has no socket counts as away and a stand-in plays their turn
+    (<= 0: now); None while they are connected. AWAY_GRACE_SECONDS after the last socket
+    closed, and never before the turn is a bot's pace old (someone gone for good is played for
+    at the bots' pace). Someone never seen at the table is counted gone from the turn's start:
+    their page may still be opening."""
+    if gone_for is None:
+        return None
+    if gone_for == math.inf:
+        return AWAY_GRACE_SECONDS - still_for
+    return max(AWAY_GRACE_SECONDS - gone_for, settings.BOT_PACE_SECONDS - still_for)
+
+
+def stand_in_left(
+    timeout_seconds: int, still_for: float, connected: bool, gone_for: float | None
+) -> float | None:
+    """Seconds left before a stand-in plays a person's turn at a shared table: the table's turn
+    timeout from the turn's start (a reconnect keeps what was left, it does not start again),
+    or sooner once they are away (`away_left`). None where no stand-in plays (a table without
+    a timeout: a match against bots)."""
+    if not timeout_seconds:
+        return None
+    idle = timeout_seconds - still_for
+    away = away_left(still_for, None if connected else gone_for)
+    return idle if away is None else min(idle, away)
 
 
 def search_seed(match_id: int, version: int, bot_seed: int | None = None) -> int:

@@ -22,11 +22,19 @@ from .pages import (
     table_post,
     visible_match_or_404,
 )
+from .social import selectors as social
 from .tables import services as tables
 
 
 def home(request: HttpRequest) -> HttpResponse:
-    return render(request, "games/home.html", home_context(request))
+    context = home_context(request)
+    if request.user.is_authenticated:
+        # Friends who are here now, and the recent results of those whose history is public.
+        context["friends_online"] = [
+            row for row in social.friend_rows(request.user.pk) if row.online
+        ]
+        context["friend_results"] = social.friends_recent_results(request.user.pk)
+    return render(request, "games/home.html", context)
 
 
 def rules(request: HttpRequest) -> HttpResponse:
@@ -44,6 +52,9 @@ def new_match(request: HttpRequest) -> HttpResponse:
         return render(request, "games/home.html", home_context(request, form=form), status=400)
     match = services.do_start_match(
         request.user, form.cleaned_data["rules"].to_spec(), form.cleaned_data["bot_level"]
+    )
+    request.user.remember_choices(
+        preset=form.cleaned_data["preset"], bot_level=form.cleaned_data["bot_level"]
     )
     return redirect("table", match_id=match.pk)
 
@@ -76,6 +87,8 @@ def table(request: HttpRequest, match_id: int) -> HttpResponse:
         )
     if match.status == Match.Status.FORMING:
         context["forming"] = presenters.forming_view(match, request.user, invited)
+        if position and match.invite_code is not None:
+            context["invitable"] = social.friend_rows(request.user.pk)
         return render(request, "games/table.html", context)
     # A GET only reads: a turn lost in a restart is woken by the table's socket connecting,
     # which the page opens at once, and by the sweeper.

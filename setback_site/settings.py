@@ -61,6 +61,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "channels",
     "django_htmx",
+    "csp",
     "accounts",
     "games",
     "games.replay",
@@ -70,12 +71,15 @@ INSTALLED_APPS = [
     "axes",
     "games.lobby",
     "games.daily",
+    "games.social",
     # The site's own commands: backup and restore (setback_site/backups.py); no models.
     "setback_site",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # The Content-Security-Policy header of every answer (CONTENT_SECURITY_POLICY below).
+    "csp.middleware.CSPMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -327,6 +331,14 @@ CELERY_TASK_ROUTES = {
     "accounts.tasks.*": {"queue": f"{QUEUE_PREFIX}checks"},
 }
 
+# "Download my data" files, built by a task (accounts/tasks.py) into this private folder (owner
+# only). Without workers (`make run`) the task builds each in a process of its own
+# (`manage.py build_data_download`), so a big download never holds the web process's CPU.
+DOWNLOADS_DIR = Path(os.environ.get("DOWNLOADS_DIR", BASE_DIR / "var" / "downloads"))
+DATA_DOWNLOAD_SUBPROCESS = env_bool("DATA_DOWNLOAD_SUBPROCESS", True)
+# A ready download is kept this long; the next one, or deleting the account, removes it sooner.
+DATA_DOWNLOAD_KEEP_DAYS = 7
+
 # Without workers, the web process runs searches (bot decisions, coach advice) in this many
 # processes of their own, so that they never hold up a page (games/dispatch.py); 0 runs them
 # on the task threads instead.
@@ -378,6 +390,9 @@ REQUEST_LIMITS_PER_MINUTE = {
     # Deals coming home from the offline page, one at a time (a long match is 10 to 20 deals).
     "offline_upload": 30,
 }
+# What reaches another person by the hour, per user: friend requests, and invitations (to a
+# table, to a club). A minute's limit would still let one person fill another's bell all day.
+REQUEST_LIMITS_PER_HOUR = {"friend_request": 30, "invite": 60}
 EMAILS_PER_ADDRESS_PER_HOUR = int(os.environ.get("EMAILS_PER_ADDRESS_PER_HOUR", "5"))
 # The site's address in the links it mails (a password reset, an address to confirm), never the
 # request's Host header: Django's host check ignores the port, so a request to another port of an
@@ -388,6 +403,28 @@ _named_hosts = [h.lstrip(".") for h in ALLOWED_HOSTS if h not in LOOPBACK_HOSTS 
 SITE_URL = os.environ.get("SITE_URL", f"https://{_named_hosts[0]}" if _named_hosts else "").rstrip(
     "/"
 )
+
+# --- Security: Content-Security-Policy (django-csp) ---------------------------------------------
+# Only the site's own files run and style a page: no inline script, handler or style attribute
+# ('unsafe-inline'), no eval (htmx.config.allowEval is false, base.html). The offline page runs
+# the engine in a Web Worker with WebAssembly (Pyodide): 'wasm-unsafe-eval', and workers and the
+# service worker from the site itself. Websockets are the site's own ('self' covers ws: and wss:
+# of the same host). tests/security/test_csp_policy.py and tests/e2e/test_csp.py.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'", "'wasm-unsafe-eval'"],
+        "style-src": ["'self'"],
+        "img-src": ["'self'", "data:"],
+        "connect-src": ["'self'"],
+        "worker-src": ["'self'"],
+        "manifest-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'self'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    }
+}
 
 # --- Security: HTTPS --------------------------------------------------------------------------
 SECURE_CONTENT_TYPE_NOSNIFF = True

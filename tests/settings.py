@@ -11,6 +11,7 @@ tests, the Celery worker) inherit it, and the variables below, through the envir
 import multiprocessing
 import os
 import secrets
+import tempfile
 import urllib.parse
 
 os.environ.setdefault("SECRET_KEY", secrets.token_urlsafe(50))
@@ -40,6 +41,18 @@ TEST_ENVIRONMENT = {
         "DATABASES",
         "no PostgreSQL connection pool: the socket tests' many short-lived threads "
         "exhausted a pool of 8, and a test database is flushed between tests",
+    ),
+    "DATA_DOWNLOAD_SUBPROCESS": (
+        "false",
+        "DATA_DOWNLOAD_SUBPROCESS",
+        "a data download is built on the task's own thread: a process of its own would read "
+        "the site's database, not the test's (tests/security/test_data_download.py runs "
+        "`manage.py build_data_download` on a file database itself)",
+    ),
+    "DOWNLOADS_DIR": (
+        os.environ.get("DOWNLOADS_DIR") or tempfile.mkdtemp(prefix="setback-test-downloads-"),
+        "DOWNLOADS_DIR",
+        "a test run's download files go to a folder of its own, not the site's var/downloads",
     ),
 }
 for _variable, (_value, _setting, _why) in TEST_ENVIRONMENT.items():

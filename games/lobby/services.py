@@ -3,7 +3,7 @@
 Pairing locks the `PairingQueue` row of the rules asked for, so requests for the same rules
 are handled one at a time whatever process they arrive on; a table is made as soon as enough
 people wait, or when the oldest waiting person's wait is over (bots of their level fill the
-rest). Refusals raise the core's `GameError`s, whose messages are for the person.
+rest). Enough is two: a second person asking is seated at once with the first. Refusals raise the core's `GameError`s, whose messages are for the person.
 """
 
 import json
@@ -61,6 +61,12 @@ def check_wait(seconds) -> int:
     return seconds
 
 
+# As soon as this many people wait for the same rules they are seated together, bots filling
+# the other seats: a second person who asked 2 s after the first waited out the first's 30 s
+# for two more people who mostly never came (issue 44).
+PEOPLE_TO_START = 2
+
+
 def do_find_players(user, rules_spec, bot_level: str, wait_seconds: int) -> PairingTicket:
     """Ask for players for these rules. Seated at once if enough people wait; else the ticket
     waits until others come or its wait is over."""
@@ -89,8 +95,10 @@ def do_find_players(user, rules_spec, bot_level: str, wait_seconds: int) -> Pair
         except IntegrityError as error:  # the same person asked for other rules at that moment
             raise GameError("You are already looking for players; cancel that first.") from error
         waiting = _waiting(queue, len(rules.seats))
-        if len(waiting) == len(rules.seats):
-            _seat(waiting, rules, bot_level)
+        if len(waiting) >= PEOPLE_TO_START:
+            # The first to ask chose how long to wait for people, and people came: nobody sits
+            # out the rest of that wait. Bots of the first one's level fill the other seats.
+            _seat(waiting, rules, waiting[0].bot_level)
             ticket.refresh_from_db()
         else:
             transaction.on_commit(partial(_schedule, ticket.pk, wait), robust=True)

@@ -8,7 +8,9 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
+from games import hooks
 from games.errors import GameError
+from games.forms import last_choices
 from setback_site.limits import limited
 
 from . import selectors, services
@@ -26,9 +28,10 @@ def _lobby(
         "lobby/lobby.html",
         {
             "tables": tables,
-            "form": form or PairingForm(),
+            "form": form or PairingForm(initial=last_choices(request.user)),
             "pairing": selectors.pairing_view(request.user),
             "error": error,
+            "panels": hooks.lobby_panels(request.user),
         },
         status=status,
     )
@@ -71,6 +74,9 @@ def find_players(request: HttpRequest) -> HttpResponse:
         )
     except GameError as error:
         return _lobby(request, form=form, error=str(error), status=error.status)
+    request.user.remember_choices(
+        preset=form.cleaned_data["preset"], bot_level=form.cleaned_data["bot_level"]
+    )
     if ticket.match_id:
         return redirect("table", match_id=ticket.match_id)
     return redirect("lobby:pairing")

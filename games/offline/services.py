@@ -20,6 +20,7 @@ import hashlib
 import json
 from datetime import timedelta
 
+from django.core import signing
 from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
@@ -54,6 +55,40 @@ class UploadRefused(GameError):
 
 class UploadTooLarge(UploadRefused):
     status = 413
+
+
+class OtherAccount(GameError):
+    """A deal the page's outbox holds for another account than the one signed in."""
+
+    status = 403
+
+
+# The outbox's token: the page keeps it with each deal it puts in its outbox (the account signed
+# in when the deal was played), and the upload sends it back. A browser shared by two people
+# once sent one person's offline deals home under whoever signed in next (issue 45).
+OUTBOX_SALT = "games.offline.outbox"
+
+
+def outbox_token(user) -> str:
+    return signing.dumps({"u": user.pk, "n": user.username}, salt=OUTBOX_SALT, compress=True)
+
+
+def check_outbox_token(user, token: str) -> None:
+    """Nothing when the deal was played signed in as `user` (or by nobody known: no token);
+    OtherAccount naming who played it otherwise."""
+    if not token:
+        return
+    try:
+        played_by = signing.loads(token, salt=OUTBOX_SALT)
+    except signing.BadSignature:
+        raise OtherAccount(
+            "This deal's outbox entry was not made by this site; not sent."
+        ) from None
+    if played_by.get("u") != user.pk:
+        raise OtherAccount(
+            f"This deal was played signed in as {played_by.get('n', 'another account')}: sign in "
+            "as them to bring it home. It stays in this browser's outbox."
+        )
 
 
 class UploadNotYet(GameError):

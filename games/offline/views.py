@@ -27,6 +27,8 @@ from . import selectors, services
 # The site's own files the page needs, cached by the service worker with the runtime and wheel.
 PAGE_STATIC = (
     "css/site.css",
+    "css/positions.css",
+    "js/site.js",
     "img/favicon.svg",
     "django_htmx/htmx-2.min.js",
     "django_htmx/ext/hx-ws-2.min.js",
@@ -55,6 +57,13 @@ def page(request: HttpRequest) -> HttpResponse:
     return render(request, "offline/page.html", {**_page_context(), "form": NewMatchForm()})
 
 
+@require_GET
+def unavailable(request: HttpRequest) -> HttpResponse:
+    """What the service worker shows for any page of the site that the network cannot bring:
+    what still works without one. Cached with the offline page (docs/offline.md)."""
+    return render(request, "offline/unavailable.html")
+
+
 def _cache_name(urls: list[str], context: dict) -> str:
     """A name that changes whenever anything cached changes: the runtime's version, the
     engine's hash, and the content of each of the site's files (whose names need not change
@@ -76,6 +85,7 @@ def service_worker(request: HttpRequest) -> HttpResponse:
     context = _page_context()
     urls = [
         reverse("offline:page"),
+        reverse("offline:unavailable"),
         reverse("offline:manifest"),
         reverse("offline:engine_worker"),
         context["wheel_url"],
@@ -90,6 +100,9 @@ def service_worker(request: HttpRequest) -> HttpResponse:
     )
     # The browser asks for a newer worker at each visit; an old copy must never answer.
     response["Cache-Control"] = "no-cache"
+    # Served from /offline/, it may still control the whole site: when the network is gone,
+    # the menu's links open the page that says what works without one, not the browser's error.
+    response["Service-Worker-Allowed"] = "/"
     return response
 
 
@@ -150,6 +163,9 @@ def session(request: HttpRequest) -> HttpResponse:
             "signed_in": user.is_authenticated,
             "username": user.username if user.is_authenticated else "",
             "csrf_token": get_token(request),
+            # Kept by the page with each deal played from now on: the deal goes home under
+            # this account only (services.check_outbox_token).
+            "outbox_token": services.outbox_token(user) if user.is_authenticated else "",
             "login_url": reverse("login") + "?next=" + reverse("offline:page"),
         }
     )
@@ -177,6 +193,7 @@ def upload(request: HttpRequest) -> HttpResponse:
             **{"Retry-After": str(limits.WINDOW_SECONDS)},
         )
     try:
+        services.check_outbox_token(request.user, request.headers.get("X-Setback-Outbox", ""))
         envelope = services.read_upload(request.body)
         received = services.do_receive(request.user, envelope)
     except budget.Busy as error:  # the person's share is in flight, or the lane is full

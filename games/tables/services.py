@@ -20,7 +20,6 @@ from games import engine, events, hooks, selectors, signals, turns
 from games.dispatch import LONGEST_COUNTDOWN
 from games.errors import Forbidden, GameError, NotFound, StaleMove
 from games.models import (
-    BotLevel,
     ChatMessage,
     Match,
     PersonalBlock,
@@ -40,12 +39,14 @@ from games.services import (
 # Letters and digits that cannot be mistaken for one another when read aloud or copied.
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 CODE_LENGTH = 6
-# A person's turn is played by a bot when they are away this long (they closed the tab), or
-# idle for the table's turn timeout (whichever comes first).
-DISCONNECT_GRACE_SECONDS = 5
+# A person's turn is played by a bot when they are away (their last socket closed
+# turns.AWAY_GRACE_SECONDS ago), or idle for the table's turn timeout, whichever comes first:
+# the rule is turns.stand_in_left.
 MIN_TIMEOUT, MAX_TIMEOUT = 5, 600
 # The level of the bot that stands in for an absent person, or replaces one who left.
-STAND_IN_LEVEL = str(BotLevel.MEDIUM)
+STAND_IN_LEVEL = turns.STAND_IN_LEVEL
+# A timer may fire a moment before its due time (a broker's clock, a timer's rounding).
+TIMER_EARLY_SECONDS = 0.25
 CHAT_RATE = (5, 10)  # at most 5 messages in 10 seconds, per user
 
 
@@ -192,6 +193,9 @@ def do_sit(match_id: int, user, position: str) -> Match:
         match = _lock_forming(match_id)
         if selectors.blocked_by_host(match, user):
             raise Forbidden("The host of this table has blocked you from their tables.")
+        for refusal in hooks.seat_refusal(match, user):
+            if refusal:
+                raise Forbidden(refusal)
         seat = match.seats.filter(position=position).first()
         if seat is None:
             raise GameError("There is no such seat at this table.")
@@ -392,14 +396,14 @@ def _after_disconnect(match_id: int, user_id: int) -> None:
     turn = turns.waiting_on(match_id)
     if turn is None or turn.kind != turns.WaitingFor.PERSON or turn.user_id != user_id:
         return
-    seat = Seat.objects.filter(match_id=match_id, user_id=user_id).first()
-    if seat is not None and seat.connections == 0:
-        _enqueue_stand_in(
-            match_id,
-            turn.version,
-            "away",
-            min(DISCONNECT_GRACE_SECONDS, turn.timeout_seconds or DISCONNECT_GRACE_SECONDS),
-        )
+    if not turn.connected:
+        wake_stand_in(turn, match_id, still_for=_still_for(match_id), idle=False)
+
+
+def _still_for(match_id: int) -> float:
+    """How long the table has waited on this turn (it began at the match's `updated_at`)."""
+    since = Match.objects.filter(pk=match_id).values_list("updated_at", flat=True).first()
+    return (timezone.now() - since).total_seconds() if since else 0.0
 
 
 def _enqueue_stand_in(match_id: int, version: int, reason: str, countdown: float) -> None:
@@ -411,17 +415,24 @@ def _enqueue_stand_in(match_id: int, version: int, reason: str, countdown: float
     hooks.stand_in_wanted(match_id, version, reason, max(0.0, countdown))  # games/tasks.py
 
 
-def _away_grace(turn: turns.Waiting) -> float:
-    return min(DISCONNECT_GRACE_SECONDS, turn.timeout_seconds or DISCONNECT_GRACE_SECONDS)
+def _away_left(turn: turns.Waiting, still_for: float) -> float | None:
+    gone = turns.away_for(turn.connected, turn.away_since, timezone.now())
+    return turns.away_left(still_for, gone)
 
 
-def wake_stand_in(turn: turns.Waiting, match_id: int, still_for: float = 0.0) -> None:
-    """Called when a person's turn starts at a shared table (`still_for` 0), or by the sweeper
-    once the table has been still that long: a bot plays the turn if they do not."""
-    if turn.kind == turns.WaitingFor.PERSON and turn.timeout_seconds:
+def wake_stand_in(
+    turn: turns.Waiting, match_id: int, still_for: float = 0.0, idle: bool = True
+) -> None:
+    """Called when a person's turn starts at a shared table (`still_for` 0), when their last
+    socket closes (`idle` False: that timer is already on its way), or by the sweeper once the
+    table has been still that long: a bot plays the turn if they do not."""
+    if turn.kind != turns.WaitingFor.PERSON or not turn.timeout_seconds:
+        return
+    if idle:
         _enqueue_stand_in(match_id, turn.version, "idle", turn.timeout_seconds - still_for)
-        if not turn.connected:
-            _enqueue_stand_in(match_id, turn.version, "away", _away_grace(turn) - still_for)
+    away = _away_left(turn, still_for)
+    if away is not None:
+        _enqueue_stand_in(match_id, turn.version, "away", away)
 
 
 def stand_in_overdue(turn: turns.Waiting, still_for: float, grace: float) -> bool:
@@ -429,8 +440,8 @@ def stand_in_overdue(turn: turns.Waiting, still_for: float, grace: float) -> boo
     played by a stand-in: its timer was due more than `grace` seconds ago, or (a timer too long
     for a countdown) it is due now."""
     idle_due = turn.timeout_seconds + (grace if turn.timeout_seconds <= LONGEST_COUNTDOWN else 0)
-    away_due = _away_grace(turn) + grace
-    return still_for >= idle_due or (not turn.connected and still_for >= away_due)
+    away = _away_left(turn, still_for)
+    return still_for >= idle_due or (away is not None and away + grace <= 0)
 
 
 def wake_overdue_stand_in(
@@ -458,8 +469,12 @@ def stand_in_due(match_id: int, version: int, reason: str) -> bool:
     ):
         return False
     # Idle: the timer was started with the turn and the table has not moved since (the version
-    # check above). Away: the person has no open connection to the table.
-    return reason == "idle" or not turn.connected
+    # check above). Away: the person's last socket closed a grace ago (a reload that came back,
+    # or closed again since, is not away yet: its own timer comes later).
+    if reason == "idle":
+        return True
+    away = _away_left(turn, _still_for(match_id))
+    return away is not None and away <= TIMER_EARLY_SECONDS
 
 
 # --- Rematch ---------------------------------------------------------------------------------

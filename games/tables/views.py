@@ -39,6 +39,7 @@ def new_table(request: HttpRequest) -> HttpResponse:
         turn_timeout_seconds=form.cleaned_data["turn_timeout_seconds"],
         public=form.cleaned_data["public"],
     )
+    request.user.remember_choices(preset=form.cleaned_data["preset"])
     return redirect("table", match_id=match.pk)
 
 
@@ -96,6 +97,7 @@ def seat_bot(request: HttpRequest, match: Match, seat) -> HttpResponse:
         tables.do_fill_with_bots(match.pk, request.user, level)
     else:
         tables.do_set_seat_bot(match.pk, request.user, request.POST.get("position", ""), level)
+    request.user.remember_choices(bot_level=level)  # checked by the service, or "" (none)
     return after_table_post(request, match.pk)
 
 

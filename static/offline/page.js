@@ -109,8 +109,23 @@
     document.body.dispatchEvent(new CustomEvent("htmx:afterSettle", { bubbles: true }));
   }
 
+  // The person's own seat goes by their name, as on the live table ("alice (you)"): the name
+  // of whoever was signed in when the page was last loaded from the site (the service worker
+  // keeps the newest copy), or told by the site since. Signed out, just "You".
+  let playerName = config.player || "";
+  function rememberPlayer(name) {
+    if (name) playerName = name; // shown from the next move on
+  }
+  function named(table) {
+    const name = playerName || "You";
+    table.me_seat.name = name;
+    for (const seat of table.seats) if (seat.is_me) seat.name = name;
+    table.me_unnamed = !playerName;
+    return table;
+  }
+
   function show(answer, error) {
-    view = answer.table;
+    view = named(answer.table);
     lastError = error || "";
     render.renderTable(tableEl, view, lastError);
     startEl.hidden = true;
@@ -190,10 +205,21 @@
     if (view && view.result && !view.match_over) play("next_deal");
   }
 
+  // Who was signed in when the page last knew (its session answer): each deal played is tied to
+  // that account, and goes home under it only (the site refuses it for anyone else).
+  const OWNER_KEY = "setback-offline-owner";
+  function knownOwner() {
+    try { return JSON.parse(localStorage.getItem(OWNER_KEY) || "null"); } catch (error) { return null; }
+  }
+  function noteOwner(who) {
+    if (who.signed_in) localStorage.setItem(OWNER_KEY, JSON.stringify({ token: who.outbox_token, username: who.username }));
+    else localStorage.removeItem(OWNER_KEY);
+  }
+
   async function dealFinished() {
     const id = newId();
     const envelope = JSON.parse(await engine("envelope", id));
-    await outboxPut({ id, match: envelope.match, number: envelope.number, envelope, status: "waiting", reason: "", at: Date.now() });
+    await outboxPut({ id, match: envelope.match, number: envelope.number, envelope, status: "waiting", reason: "", at: Date.now(), owner: knownOwner() });
     showOutbox();
     sync();
   }
@@ -297,14 +323,23 @@
       const entries = (await outboxAll()).filter((e) => e.status === "waiting" || e.status === "checking").sort((a, b) => (a.match === b.match ? a.number - b.number : a.at - b.at));
       if (!entries.length) return;
       const who = await (await fetch(config.session, { credentials: "same-origin" })).json();
+      noteOwner(who);
       if (!who.signed_in) {
         await showOutbox('<a href="' + render.esc(who.login_url) + '">Log in</a> to bring these deals home to your history.');
         return;
       }
+      rememberPlayer(who.username);
       await showOutbox("Signed in as " + render.esc(who.username) + ": deals go home one by one, each checked by the site.");
       const blocked = new Set(); // matches whose earlier deal is not home yet
       for (const entry of entries) {
         if (blocked.has(entry.match)) continue;
+        if (entry.owner && entry.owner.token !== who.outbox_token) {
+          // Played signed in as someone else: it waits here for them.
+          entry.reason = "Played signed in as " + entry.owner.username + ": sign in as them to bring it home.";
+          await outboxPut(entry);
+          blocked.add(entry.match);
+          continue;
+        }
         const settled = await sendHome(entry, who.csrf_token);
         if (!settled) blocked.add(entry.match);
       }
@@ -321,7 +356,7 @@
     const response = await fetch(config.upload, {
       method: "POST",
       credentials: "same-origin",
-      headers: { "Content-Type": "application/json", "X-CSRFToken": csrf },
+      headers: { "Content-Type": "application/json", "X-CSRFToken": csrf, "X-Setback-Outbox": (entry.owner && entry.owner.token) || "" },
       body: JSON.stringify(entry.envelope),
     });
     const answer = await response.json().catch(() => ({ error: "The site answered " + response.status + "." }));
@@ -380,6 +415,7 @@
   async function main() {
     showNetwork();
     showOutbox();
+    if (navigator.onLine) fetch(config.session, { credentials: "same-origin" }).then((r) => r.json()).then(noteOwner).catch(() => {});
     if (config.runtimeReady !== "true") return;
     await serviceWorkerInCharge();
     try {

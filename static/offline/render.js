@@ -40,7 +40,7 @@
 
   function seatHtml(seat) {
     let html = '<div class="seat seat-' + esc(seat.place) + (seat.place === "around" && seat.y < 20 ? " seat-high" : "") + (seat.is_turn ? " seat-turn" : "") +
-      '" style="--x: ' + seat.x + "%; --y: " + seat.y + '%" data-seat="' + esc(seat.position) + '"><div class="seat-name">';
+      " at-x-" + seat.x + " at-y-" + seat.y + '" data-seat="' + esc(seat.position) + '"><div class="seat-name">';
     if (seat.is_dealer) html += '<span class="dealer-chip" title="Dealer">D</span>';
     html += "<span>" + esc(seat.name) + "</span>";
     if (seat.is_pitcher) html += ' <span class="pitcher-mark" title="Pitcher">★</span>';
@@ -61,14 +61,14 @@
     for (const seat of view.seats) if (!seat.is_me) html += seatHtml(seat);
     html += '<div class="trick trick-live" aria-label="Current trick">';
     for (const seat of view.seats) {
-      if (seat.trick_card) html += '<div class="trick-card" style="--x: ' + seat.trick_x + "%; --y: " + seat.trick_y + '%" title="' + esc(seat.name) + '">' + cardFace(seat.trick_card, true) + "</div>";
+      if (seat.trick_card) html += '<div class="trick-card at-x-' + seat.trick_x + " at-y-" + seat.trick_y + '" title="' + esc(seat.name) + '">' + cardFace(seat.trick_card, true) + "</div>";
     }
     if (view.phase === "auction") html += '<div class="trick-note">Bidding</div>';
     html += "</div>";
     if (view.last_trick.length) {
       html += '<div class="trick trick-done' + (view.trick_just_done ? " trick-done-now" : "") + '" aria-label="Trick ' + view.tricks_done + ": " + esc(view.last_trick_winner) + '" data-trick-done="' + view.tricks_done + '">';
       for (const tc of view.last_trick) {
-        html += '<div class="trick-card' + (tc.won ? " trick-won" : "") + '" style="--x: ' + tc.x + "%; --y: " + tc.y + '%" title="' + esc(tc.seat_name) + '">' + cardFace(tc.card, true) + "</div>";
+        html += '<div class="trick-card' + (tc.won ? " trick-won" : "") + " at-x-" + tc.x + " at-y-" + tc.y + '" title="' + esc(tc.seat_name) + '">' + cardFace(tc.card, true) + "</div>";
       }
       html += '<p class="trick-winner" role="status" data-trick-winner>' + esc(view.last_trick_winner) + "</p></div>";
     }
@@ -154,7 +154,7 @@
     if (view.going_out_note) html += '<div class="table-message table-note" data-going-out>' + esc(view.going_out_note) + "</div>";
     html += felt(view) + result(view);
     html += '<section class="me' + (view.my_turn ? " seat-turn" : "") + '" aria-label="Your hand"><div class="me-line"><span class="seat-name">' +
-      (me.is_dealer ? '<span class="dealer-chip" title="Dealer">D</span>' : "") + esc(me.name) + " (you)" +
+      (me.is_dealer ? '<span class="dealer-chip" title="Dealer">D</span>' : "") + esc(me.name) + (view.me_unnamed ? "" : " (you)") +
       (me.is_pitcher ? ' <span class="pitcher-mark" title="Pitcher">★</span>' : "") + "</span>" +
       (me.call ? '<span class="call-bubble call-inline">' + esc(me.call) + "</span>" : "") +
       '<span class="status-line' + (view.my_turn ? " status-my-turn" : "") + '" role="status">' + esc(view.status) + "</span></div>";
@@ -184,7 +184,7 @@
       html += '<table class="bid-grid"><caption>Chance of making each bid</caption><tbody>';
       for (const row of panel.bid_grid) {
         html += '<tr><th scope="row">' + esc(row.label) + (row.suit ? ' <span class="bid-suit' + (row.suit === "hearts" || row.suit === "diamonds" ? " suit-red" : "") + '" title="with ' + esc(row.suit) + ' as trump">' + esc(row.symbol) + "</span>" : "") + "</th>" +
-          '<td class="bid-bar-cell">' + (row.make !== null ? '<span class="meter" aria-hidden="true"><span style="width: ' + row.make + '%"></span></span>' : "") + "</td>" +
+          '<td class="bid-bar-cell">' + (row.make !== null ? '<span class="meter" aria-hidden="true"><span class="w-pct-' + row.make + '"></span></span>' : "") + "</td>" +
           '<td class="bid-pct">' + (row.make !== null ? row.make + "%" : "–") + "</td></tr>";
       }
       html += "</tbody></table>";

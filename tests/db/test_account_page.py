@@ -9,7 +9,8 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from accounts.models import LoginSession
+from accounts import downloads
+from accounts.models import DataDownload, LoginSession
 from games import selectors, services
 from games.engine import RecordError, deal_from_record, match_from_record
 from games.models import Match
@@ -112,10 +113,15 @@ def test_a_password_change_keeps_this_browser_listed_and_ends_the_others(user, p
 
 
 def download(client) -> zipfile.ZipFile:
+    """Ask for the download, build it as its task does, and fetch the file."""
+    asked = client.post(reverse("download_data"))
+    assert asked.status_code == 302
+    for waiting in DataDownload.objects.filter(status=DataDownload.Status.WAITING):
+        assert downloads.do_build(waiting.pk) == DataDownload.Status.READY
     response = client.get(reverse("download_data"))
     assert response.status_code == 200 and response["Content-Type"] == "application/zip"
     assert "attachment" in response["Content-Disposition"]
-    return zipfile.ZipFile(io.BytesIO(response.content))
+    return zipfile.ZipFile(io.BytesIO(b"".join(response.streaming_content)))
 
 
 def test_the_download_needs_a_login(client):
@@ -204,6 +210,6 @@ def test_a_shared_match_in_play_is_downloaded_from_the_seat_s_view_only(user, ma
 def test_downloads_are_limited(logged_in_client, settings):
     limit = settings.REQUEST_LIMITS_PER_MINUTE["data_download"]
     for _ in range(limit):
-        assert logged_in_client.get(reverse("download_data")).status_code == 200
-    refused = logged_in_client.get(reverse("download_data"))
+        assert logged_in_client.post(reverse("download_data")).status_code == 302
+    refused = logged_in_client.post(reverse("download_data"))
     assert refused.status_code == 429 and "Too many data downloads" in refused.content.decode()

@@ -213,10 +213,10 @@ def test_a_shared_match_in_play_goes_on_with_a_stand_in(zelda, bob, password):
     play_until(match, stop=her_turn)
     services_delete(zelda, password)
     turn = turns.waiting_on(match.pk)
-    assert turn.kind == WaitingFor.PERSON and not turn.connected
-    # Away for good: the stand-in's timer for an absent person plays her seat.
-    assert tables.stand_in_due(match.pk, turn.version, "away")
-    assert tasks.stand_in_turn(match.pk, turn.version, "away") != "stale"
+    # Away for good: her seat is a bot's turn, at a bot's pace (issue 44: not a stalled
+    # person's grace of 5-6 s a turn).
+    assert turn.kind == WaitingFor.BOT and turn.bot_level == tables.STAND_IN_LEVEL
+    assert tasks.play_bot_turn(match.pk, turn.version, turn.seat, turn.bot_level) != "stale"
     match.refresh_from_db()
     assert match.version > turn.version
     table = Client()

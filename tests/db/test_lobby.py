@@ -216,17 +216,27 @@ def test_pairing_twice_is_refused_and_changes_nothing(user):
     )
 
 
-def test_after_the_wait_bots_of_the_chosen_level_fill_the_empty_seats(user, bob):
+def test_a_second_person_asking_is_seated_at_once_with_bots_of_the_first_ones_level(user, bob):
+    """Issue 44: the second person sat out the first one's whole wait for two more people."""
     ticket = lobby.do_find_players(user, "house", "hard", 30)
-    lobby.do_find_players(bob, "house", "easy", 30)
+    second = lobby.do_find_players(bob, "house", "easy", 30)
+    match = Match.objects.get()
+    assert second.status == PairingTicket.Status.SEATED and second.match == match
+    # The two people play each other, each with a bot partner of the first one's level.
+    assert seats_of(match) == {"S": "alice", "W": "bob", "N": "hard", "E": "hard"}
+    assert set(PairingTicket.objects.values_list("status", flat=True)) == {"seated"}
+    assert lobby.do_pairing_due(ticket.pk) == match  # its timer, when it fires, changes nothing
+    assert Match.objects.count() == 1
+
+
+def test_after_the_wait_bots_of_the_chosen_level_fill_the_empty_seats(user):
+    ticket = lobby.do_find_players(user, "house", "hard", 30)
     assert (
         lobby.do_pairing_due(ticket.pk) is None
     )  # too early: a timer that fired early does nothing
     PairingTicket.objects.filter(pk=ticket.pk).update(due_at=timezone.now() - timedelta(seconds=1))
     match = lobby.do_pairing_due(ticket.pk)
-    # The two people play each other, each with a bot partner of the first one's level.
-    assert seats_of(match) == {"S": "alice", "W": "bob", "N": "hard", "E": "hard"}
-    assert set(PairingTicket.objects.values_list("status", flat=True)) == {"seated"}
+    assert sorted(seats_of(match).values()) == ["alice", "hard", "hard", "hard"]
     assert lobby.do_pairing_due(ticket.pk) == match  # a repeated timer changes nothing
     assert Match.objects.count() == 1
 
@@ -271,15 +281,14 @@ def test_a_wait_outside_the_allowed_range_is_refused(user):
     assert not PairingTicket.objects.exists()
 
 
-def test_people_waiting_together_can_start_at_once_with_bots(user, bob, carol):
-    """Issue 28: two people paired for a table of four sat out the whole wait they chose."""
-    lobby.do_find_players(user, "house", "medium", 120)
+def test_a_person_waiting_can_start_at_once_with_bots(user, bob, carol):
+    """Issue 28: a person waiting for a table of four sat out the whole wait they chose."""
     lobby.do_find_players(bob, "house", "easy", 120)
     response = client_for(bob).post(reverse("lobby:start_now"))
     match = Match.objects.get()
     assert response.status_code == 302 and response["Location"] == reverse("table", args=[match.pk])
-    # Both people are seated, bots of the asker's level in the other seats.
-    assert sorted(v for v in seats_of(match).values()) == ["alice", "bob", "easy", "easy"]
+    # The person is seated, bots of their level in the other seats.
+    assert sorted(v for v in seats_of(match).values()) == ["bob", "easy", "easy", "easy"]
     assert set(PairingTicket.objects.values_list("status", flat=True)) == {"seated"}
     # Asking again, or someone who is not waiting: told so, nothing made.
     again = client_for(carol).post(reverse("lobby:start_now"))

@@ -377,3 +377,42 @@ def test_a_settled_upload_keeps_no_envelope_and_a_refusal_goes_after_a_while(
     )
     assert not OfflineUpload.objects.filter(pk=refused.pk).exists()
     assert OfflineUpload.objects.filter(status=OfflineUpload.Status.ACCEPTED).count() == 1
+
+
+def test_the_outbox_ties_a_deal_to_the_account_that_played_it(
+    logged_in_client, bob, password, enqueued, django_capture_on_commit_callbacks
+):
+    """A browser shared by two people once sent one person's offline deals home under whoever
+    signed in next (issue 45): the page keeps the session's token with each deal it plays, and
+    the site refuses a deal whose token names another account."""
+    alices = logged_in_client.get(reverse("offline:session")).json()["outbox_token"]
+    envelope = played_envelope("house", seed=81, key="match-0081", upload_id="deal-0081")
+    bobs_browser = Client()
+    bobs_browser.login(username=bob.username, password=password)
+    with django_capture_on_commit_callbacks(execute=True):
+        refused = bobs_browser.post(
+            UPLOAD,
+            data=json.dumps(envelope),
+            content_type="application/json",
+            headers={"X-Setback-Outbox": alices},
+        )
+    assert refused.status_code == 403
+    assert "signed in as alice" in refused.json()["error"]
+    forged = bobs_browser.post(
+        UPLOAD,
+        data=json.dumps(envelope),
+        content_type="application/json",
+        headers={"X-Setback-Outbox": alices[:-3] + "xyz"},
+    )
+    assert forged.status_code == 403
+    assert not OfflineUpload.objects.exists() and not enqueued
+    # Under the account that played it, it goes home.
+    with django_capture_on_commit_callbacks(execute=True):
+        taken = logged_in_client.post(
+            UPLOAD,
+            data=json.dumps(envelope),
+            content_type="application/json",
+            headers={"X-Setback-Outbox": alices},
+        )
+    assert taken.status_code == 202
+    assert bobs_browser.get(reverse("offline:session")).json()["outbox_token"] != alices

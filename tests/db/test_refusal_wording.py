@@ -66,3 +66,26 @@ def test_a_refused_move_without_htmx_returns_to_the_whole_table_with_the_reason(
     page = logged_in_client.get(response["Location"]).content.decode()
     assert "The table moved on before your move arrived" in page and "<header" in page
     assert not Action.objects.filter(deal__match=match, user=user).exists()
+
+
+def test_a_card_that_may_not_be_played_says_why_from_the_engine_on_the_seats_own_table(user):
+    # Issue 44: greyed-out cards gave no reason. Each says what a click would be refused with,
+    # and which of the seat's own cards it must play instead (nothing of another hand).
+    for seed in range(200):
+        state = engine.Deal.new(engine.Rules.from_spec("house"), "N", random.Random(seed))
+        while state.phase == "auction":
+            state.apply("2" if "2" in state.legal_actions() else "pass")
+        state.apply(state.legal_actions()[0])  # the lead
+        seat = state.to_act
+        unplayable = [c for c in state.hand(seat) if c not in state.legal_actions()]
+        if unplayable:
+            break
+    led = state.current_trick[0][1][1]
+    obs = state.observation(seat)
+    why = refusals.unplayable_card(obs, unplayable[0])
+    suit = engine.wording.SUIT_NAMES[led]
+    held = [engine.wording.short_card(c) for c in state.hand(seat) if c[1] == led]
+    assert why.startswith(f"You must follow {suit}") and held[0] in why
+    assert why.startswith(refusals.refusal(obs, unplayable[0]).rstrip("."))  # one source
+    others = {c for s in state.rules.seats if s != seat for c in state.hand(s)}
+    assert not any(engine.wording.short_card(c) in why for c in others)

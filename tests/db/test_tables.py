@@ -1,8 +1,11 @@
 """Tables shared by people: forming, seats, bots filling in, starting, leaving, rematch, chat,
 and the stand-in bot that plays an absent person's turn."""
 
+from datetime import timedelta
+
 import pytest
 from django.template.loader import render_to_string
+from django.utils import timezone
 
 from games import presenters, selectors, services, tasks, turns
 from games.errors import GameError
@@ -107,6 +110,10 @@ def test_a_stand_in_bot_plays_the_turn_of_an_absent_person_who_takes_it_back_by_
     )
     turn = turns.waiting_on(match.pk)
     assert turn.timeout_seconds == 30 and not turn.connected
+    assert tasks.stand_in_turn(match.pk, turn.version, "away") == "stale"  # his page may be opening
+    Match.objects.filter(pk=match.pk).update(
+        updated_at=timezone.now() - timedelta(seconds=turns.AWAY_GRACE_SECONDS)
+    )
     assert tasks.stand_in_turn(match.pk, turn.version, "away") != "stale"
     last = Action.objects.filter(deal__match=match).order_by("-id").first()
     assert last.seat == "W" and last.user is None and last.bot_level == tables.STAND_IN_LEVEL

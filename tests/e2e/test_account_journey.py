@@ -133,6 +133,8 @@ def test_the_account_page_download_and_deleting_the_account(
     )
     screenshot("account-2-address-confirmed-phone")
 
+    # Put together by a task off the web process; the panel links the file once it is ready.
+    page.get_by_role("button", name="Put my data together").click()
     with page.expect_download() as download:
         page.get_by_role("link", name="Download my data").click()
     assert re.fullmatch(r"setback-data-alice-\d{8}\.zip", download.value.suggested_filename)

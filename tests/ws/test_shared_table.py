@@ -2,6 +2,8 @@
 spectators, and the stand-in bot after a player closes the tab."""
 
 import asyncio
+import re
+from datetime import timedelta
 
 import pytest
 from autobahn.exception import Disconnected
@@ -9,6 +11,7 @@ from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth import get_user_model
 from django.test import Client
+from django.utils import timezone
 
 from games import turns
 from games.models import Action, Match
@@ -148,7 +151,7 @@ async def test_a_chat_line_reaches_every_screen_escaped():
 
 
 async def test_closing_the_tab_on_ones_turn_lets_a_stand_in_bot_play_it(monkeypatch):
-    monkeypatch.setattr(tables, "DISCONNECT_GRACE_SECONDS", 0.3)
+    monkeypatch.setattr(turns, "AWAY_GRACE_SECONDS", 0.3)
     alice, _, alice_cookie = await person("alice")
     bob, _, bob_cookie = await person("bob")
     match = await forming_table(alice, turn_timeout_seconds=600)
@@ -185,6 +188,42 @@ async def test_closing_the_tab_on_ones_turn_lets_a_stand_in_bot_play_it(monkeypa
         and stand_in.user_id is None
         and stand_in.bot_level == tables.STAND_IN_LEVEL
     )
+    await a.disconnect()
+
+
+async def test_a_reload_late_in_a_turn_keeps_the_turn_and_its_clock():
+    # Issue 44: a reload 15 s into a shared turn handed it to the stand-in at once (the turn
+    # was resumed before the returning socket was counted present).
+    alice, _, alice_cookie = await person("alice")
+    bob, _, bob_cookie = await person("bob")
+    match = await start_with(await forming_table(alice, turn_timeout_seconds=30), alice, bob)
+    a = await connect(match, alice_cookie)
+    await drain(a)
+
+    def to_bobs_turn():
+        play_until(
+            match,
+            stop=lambda m: (
+                (t := turns.waiting_on(m.pk)).kind == WaitingFor.PERSON and t.seat == "W"
+            ),
+        )
+        return turns.waiting_on(match.pk)
+
+    turn = await database_sync_to_async(to_bobs_turn)()
+    b = await connect(match, bob_cookie)
+    await drain(b)
+    # 15 s into his turn he reloads: the socket closes, and the page's socket comes back.
+    await database_sync_to_async(Match.objects.filter(pk=match.pk).update)(
+        updated_at=timezone.now() - timedelta(seconds=15)
+    )
+    await b.disconnect()
+    b = await connect(match, bob_cookie)
+    back = await until(b, f'data-version="{turn.version}"')
+    clock = re.search(r'class="me[^"]*".*?data-turn-left="(\d+)"', back, re.S)
+    assert clock and 13 <= int(clock.group(1)) <= 15  # what he had, not 30 and not 0
+    await asyncio.sleep(1)  # a stand-in woken by the reconnect would play within this
+    assert (await database_sync_to_async(turns.waiting_on)(match.pk)).version == turn.version
+    await b.disconnect()
     await a.disconnect()
 
 
