@@ -78,6 +78,8 @@ def test_a_block_overrides_friendship_and_hides_each_from_the_other(user, bob):
     tables.do_set_personal_block(bob, "alice", "block", True)
     assert not selectors.are_friends(user.pk, bob.pk)
     assert selectors.friend_rows(user.pk) == [] and selectors.friend_rows(bob.pk) == []
+    # What each sent the other is hidden too: the request, the acceptance.
+    assert selectors.notifications(bob.pk) == [] and selectors.unread_count(user.pk) == 0
     # Neither can reach the other: the same answer as for a name nobody has.
     with pytest.raises(NotFound, match="no player called"):
         services.do_ask_friend(user, "bob")
@@ -115,7 +117,7 @@ def test_a_friend_at_a_table_shows_a_watch_link_only_where_anyone_may_watch(user
     tables.do_fill_with_bots(match.pk, bob, "easy")
     tables.do_start_table(match.pk, bob)
     [row] = selectors.friend_rows(user.pk)
-    assert row.table_id == match.pk and row.watch_url == f"/tables/{match.pk}/"
+    assert row.table_id == match.pk and row.watch_url == f"/matches/{match.pk}/"
     Match.objects.filter(pk=match.pk).update(allow_spectators=False)
     [row] = selectors.friend_rows(user.pk)
     assert row.table_id == match.pk and row.watch_url == ""
