@@ -133,8 +133,9 @@
 //  - One move in flight: once a move is sent, further ones are ignored until the table moves on
 //    (a new version) or answers with a refusal.
 //  - A card that may not be played says why (its title, described for screen readers, and on a
-//    click in the move note). A move made while the table is reconnecting is not sent later:
-//    it is refused, and the note says so.
+//    click in the move note). A move made while the browser is offline is not sent later: it is
+//    refused, and the note says so; one whose post fails (the socket and the network down)
+//    says it was not sent. (With the socket down and the network up, the form posts as ever.)
 //  - The turn clock of the seat whose turn it is counts down (the last 10 s stand out).
 (function () {
   "use strict";
@@ -157,10 +158,13 @@
       return [where, el.name, el.value, el.hasAttribute("data-next-deal") ? "next" : el.textContent.trim()].join("|");
     }
 
+    // Where a control lies on the page (not in the window: scrolling the page to it is the
+    // person's own doing, not the table moving under them).
     static rectOf(el) {
       const r = el.getBoundingClientRect();
       if (!r.width || !r.height) return "";
-      return [Math.round(r.left), Math.round(r.top), Math.round(r.width), Math.round(r.height)].join(",");
+      const x = r.left + window.scrollX, y = r.top + window.scrollY;
+      return [Math.round(x), Math.round(y), Math.round(r.width), Math.round(r.height)].join(",");
     }
 
     sample() {
@@ -228,7 +232,8 @@
         event.stopImmediatePropagation();
         return;
       }
-      if (!socketUsable() && reconnecting()) {
+      if (!navigator.onLine) {
+        // Never queued to go later, on a table that will have moved on: refused, and said.
         event.preventDefault();
         event.stopImmediatePropagation();
         note("Reconnecting… your move was not sent. Make it again once the table is back.", true);
@@ -245,20 +250,9 @@
       document.body.addEventListener("htmx:afterSettle", swapped);
       document.body.addEventListener("htmx:oobAfterSwap", swapped);
       window.addEventListener("resize", () => this.sample());
-      window.addEventListener("scroll", () => this.sample(), { passive: true });
       setInterval(() => this.sample(), 50);
       this.sample();
     }
-  }
-
-  function reconnecting() {
-    const socket = document.querySelector(".table-socket");
-    return !navigator.onLine || Boolean(socket && socket.hasAttribute("data-reconnecting"));
-  }
-
-  function socketUsable() {
-    const socket = document.querySelector(".table-socket");
-    return navigator.onLine && Boolean(socket && socket.hasAttribute("data-connected"));
   }
 
   // The move note: one line over the player's hand (it never pushes the cards).
