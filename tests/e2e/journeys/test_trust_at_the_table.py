@@ -79,6 +79,13 @@ def test_a_double_click_plays_one_thing_and_a_reload_keeps_the_turn(
     left = int(page.locator("#table .me [data-turn-left]").get_attribute("data-turn-left"))
     assert 8 <= left <= 15, left
     expect(page.locator("#table .me .turn-clock")).to_have_class(re.compile("turn-clock"))
+    # A card that may not be played now says why, on a click too (the engine's reason).
+    if page.locator("#table.table-my-turn[data-phase=auction]").count():
+        idle = page.locator("#table .me .card-idle[data-why]").first
+        expect(idle).to_have_attribute("title", re.compile("auction"))
+        idle.click()
+        expect(page.locator("#table [data-move-note]")).to_contain_text("The auction is on")
+        screenshot_to(page, "trust-1280-refusal")
 
     # The call that ends the auction (a 4 in house rules), double clicked: the second click
     # must not lead a card that slid under the pointer (it did, 4 times of 4).
@@ -127,4 +134,14 @@ def test_a_double_click_plays_one_thing_and_a_reload_keeps_the_turn(
     page.wait_for_timeout(ANSWER_MS)
     assert int(page.locator("#table").get_attribute("data-deal")) == deal + 1
     expect(page.locator("#table .me .call-inline")).to_have_count(0)  # no call of theirs
+
+    # Offline, a click is refused and says so; it is never sent later on an old table.
+    play_until([me], lambda: me.my_turn(), seconds=30)
+    at = step(page)
+    control = armed(page, "#table.table-my-turn [data-action]")
+    me.context.set_offline(True)
+    control.click()
+    expect(page.locator("#table [data-move-note]")).to_contain_text("Reconnecting")
+    me.context.set_offline(False)
+    assert step(page) == at
     me.close()
