@@ -45,7 +45,7 @@ lock:
 	$(LOCK_VENV)/bin/pip-compile $(LOCK_FLAGS) --output-file $(LOCK_RUN) pyproject.toml
 
 $(SECRET_KEY_FILE):
-	@mkdir -p $(dir $@)
+	@mkdir -p $(dir $@) && chmod 700 $(dir $@)  # var/: the key, backups, logs (owner-only)
 	@umask 077 && $(PYTHON) -c "import secrets; print(secrets.token_urlsafe(50))" > $@
 
 # The offline page's Pyodide runtime, pinned and checked (games/offline/runtime.json), into the

@@ -11,6 +11,7 @@
 - `statistics.json`: the overall rating, one line per rated match and per deal played;
 - `chat.json`, `exercises.json`, `imports/import-<id>.json`: what they wrote, practised and uploaded;
 - `offline-uploads.json`: the deals sent home from the offline page, their state and reason.
+- `social.json`: friends and requests, notifications and the kinds mailed, clubs and club requests.
 
 A read: it changes nothing. The person is the one signed in; there is no way to name another.
 """
@@ -28,6 +29,7 @@ from games.models import ChatMessage, Match, PersonalBlock
 from games.offline.models import OfflineUpload
 from games.replay.models import ImportedDeal
 from games.replay.selectors import match_record, seat_names
+from games.social import selectors as social
 from games.stats.models import DealSummary, MatchRecord, Rating
 
 from .models import LoginSession
@@ -47,6 +49,8 @@ chat.json           what you wrote at tables
 exercises.json      your answers to the coach's exercises
 imports/            the records you imported, as you uploaded them
 offline-uploads.json the deals you sent home from the offline page and what their check found
+social.json         your friends and friend requests, notifications (and which are mailed),
+                    the clubs you belong to with your role, invitations and requests to join
 """
 
 
@@ -140,6 +144,35 @@ def statistics(user) -> dict:
     }
 
 
+def social_data(user) -> dict:
+    incoming, outgoing = social.pending_requests(user.pk)
+    return {
+        "friends": [
+            {"player": row.name, "online": row.online} for row in social.friend_rows(user.pk)
+        ],
+        "friend_requests_to_you": [p.username for p in incoming],
+        "friend_requests_you_sent": [p.username for p in outgoing],
+        "notifications": [
+            {
+                "kind": n.kind,
+                "text": n.text,
+                "at": _when(n.created_at),
+                "read": _when(n.read_at),
+            }
+            for n in social.notifications(user.pk, limit=None)
+        ],
+        "mailed_kinds": sorted(social.mail_choices(user.pk)),
+        "clubs": [
+            {"club": m.club.name, "role": m.role, "since": _when(m.joined_at)}
+            for m in social.my_clubs(user)
+        ],
+        "club_requests": [
+            {"club": r.club.name, "kind": r.kind, "at": _when(r.created_at)}
+            for r in social.requests_of(user)
+        ],
+    }
+
+
 def seat_view(match: Match, seat: str) -> dict | None:
     """The deal in play at `match`, as `seat` sees it now; None when no deal is in play."""
     deal_row = game_selectors.current_deal(match)
@@ -169,6 +202,7 @@ def write_zip(user, out) -> None:
         archive.writestr("README.txt", README.format(now=timezone.now().isoformat()))
         archive.writestr("profile.json", _json(profile(user)))
         archive.writestr("statistics.json", _json(statistics(user)))
+        archive.writestr("social.json", _json(social_data(user)))
         for match in _matches_of(user).iterator():
             seat = match.seats.get(user=user).position
             if match.deals.filter(phase="over").exists():

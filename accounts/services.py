@@ -28,11 +28,13 @@ from django.urls import reverse
 from django.utils import timezone
 
 from games.coach.models import ExerciseAttempt
+from games.daily import services as daily
 from games.errors import GameError
 from games.lobby.models import PairingTicket
 from games.models import ChatMessage, Match, PersonalBlock, Seat
 from games.offline.models import OfflineMatch, OfflineUpload
 from games.replay.models import ImportedDeal
+from games.social import services as social
 from games.stats.models import Rating
 from games.tables import services as tables
 
@@ -238,7 +240,9 @@ def do_delete_account(user, password: str) -> None:
     """Delete the person's account, if `password` is theirs; AccountError changes nothing.
 
     Removed at once: the login (no name, no password, inactive), the e-mail addresses, every
-    session and socket, chat lines, mutes and blocks either way, waiting pairing requests,
+    session and socket, chat lines, mutes and blocks either way, friendships, notifications,
+    club memberships and requests (a club they owned passes to an admin or member, or goes with
+    them when nobody else is in it), waiting pairing requests,
     imported records, exercise attempts, offline uploads, data downloads (their files too), the
     overall rating, and the person's rows in the login
     lockout's logs. Their name is also taken out of what other people wrote or uploaded (chat
@@ -260,6 +264,7 @@ def do_delete_account(user, password: str) -> None:
         if user.has_left:
             raise AccountError("This account has already been deleted.", status=410)
         _leave_forming_tables(user)
+        daily.note_leaver(user)  # the name does not play today's deals again (docs/daily.md)
         Seat.objects.filter(user=user).update(connections=0)
         ChatMessage.objects.filter(user=user).delete()
         PersonalBlock.objects.filter(Q(owner=user) | Q(other=user)).delete()
@@ -271,6 +276,7 @@ def do_delete_account(user, password: str) -> None:
         downloads.do_forget_downloads(user)
         ExerciseAttempt.objects.filter(user=user).delete()
         Rating.objects.filter(user=user).delete()
+        social.do_leave_everything(user, name)
         _forget_login_records(user, name)
         _end_sessions(user)
         _take_name_out_of_others_text(name)

@@ -8,9 +8,15 @@ class GamesConfig(AppConfig):
     def ready(self):
         # The core (services, tables, dispatch) wakes turns and sweeps through these hooks: it
         # does not import the task layer that enqueues the work.
+        from django.db.backends.signals import connection_created
+
+        from setback_site.private_files import keep_database_private
+
         from . import hooks, sweeper, tasks
         from .tables import services as tables
 
+        # The SQLite file holds password hashes and addresses: owner-only (issue 45).
+        connection_created.connect(keep_database_private, dispatch_uid="private-sqlite")
         hooks.after_change.register(tasks.wake_if_waiting)
         hooks.turn_waiting.register(tasks.wake_turn)
         hooks.stand_in_wanted.register(tasks.enqueue_stand_in)

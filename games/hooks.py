@@ -112,3 +112,21 @@ table_socket_opened = Hook("table_socket_opened")
 # consumer and the event: games/consumers.py dispatches them here (docs/architecture.md says
 # how a feature adds one).
 table_socket_events = EventHandlers("table_socket_events")
+
+# Whether `user` may know the shared table `match` although they hold neither its invite nor a
+# seat, each function called with (match, user) and returning True or False: a club's members
+# know their club's tables (games/social). Asked only when every other way in has failed.
+table_known_to = Hook("table_known_to")
+
+# Why `user` may not take a seat at the forming table `match`, each function called with
+# (match, user) and returning a sentence for the person, or None: a club's table seats its
+# members only (games/social).
+seat_refusal = Hook("seat_refusal")
+
+# What a player's page offers its viewer besides mute and block, each function called with
+# (person, viewer, request) and returning HTML, shown whatever the person's privacy: "Add friend".
+player_actions = Hook("player_actions")
+
+# Extra sections of the lobby, each function called with (user) and returning HTML: the open
+# tables of the person's clubs (games/social).
+lobby_panels = Hook("lobby_panels")

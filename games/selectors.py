@@ -10,7 +10,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from functools import lru_cache
 
-from . import engine
+from . import engine, hooks
 from .errors import NotFound
 from .models import Action, Deal, Match, PersonalBlock, Seat
 from .prepared import PreparedQuery
@@ -280,7 +280,9 @@ def came_through_invite(match: Match, user, invited=frozenset()) -> bool:
     everyone logged in knows it."""
     if not user.is_authenticated or match.invite_code is None:
         return False
-    return match.public or match.pk in invited or match.seats.filter(user=user).exists()
+    if match.public or match.pk in invited or match.seats.filter(user=user).exists():
+        return True
+    return any(hooks.table_known_to(match, user))
 
 
 def hidden_from(match: Match, user, invited=frozenset()) -> bool:

@@ -22,11 +22,19 @@ from .pages import (
     table_post,
     visible_match_or_404,
 )
+from .social import selectors as social
 from .tables import services as tables
 
 
 def home(request: HttpRequest) -> HttpResponse:
-    return render(request, "games/home.html", home_context(request))
+    context = home_context(request)
+    if request.user.is_authenticated:
+        # Friends who are here now, and the recent results of those whose history is public.
+        context["friends_online"] = [
+            row for row in social.friend_rows(request.user.pk) if row.online
+        ]
+        context["friend_results"] = social.friends_recent_results(request.user.pk)
+    return render(request, "games/home.html", context)
 
 
 def rules(request: HttpRequest) -> HttpResponse:
@@ -79,6 +87,8 @@ def table(request: HttpRequest, match_id: int) -> HttpResponse:
         )
     if match.status == Match.Status.FORMING:
         context["forming"] = presenters.forming_view(match, request.user, invited)
+        if position and match.invite_code is not None:
+            context["invitable"] = social.friend_rows(request.user.pk)
         return render(request, "games/table.html", context)
     # A GET only reads: a turn lost in a restart is woken by the table's socket connecting,
     # which the page opens at once, and by the sweeper.

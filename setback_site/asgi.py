@@ -16,6 +16,7 @@ from games.consumers import NoSuchSocket  # noqa: E402
 from games.lobby.routing import websocket_urlpatterns as lobby_websockets  # noqa: E402
 from games.pages import load_table_templates  # noqa: E402
 from games.routing import websocket_urlpatterns  # noqa: E402
+from games.social.routing import websocket_urlpatterns as social_websockets  # noqa: E402
 from setback_site.garbage import settle as settle_garbage_collector  # noqa: E402
 from setback_site.proxies import TrustedProxyMiddleware  # noqa: E402
 
@@ -29,7 +30,14 @@ application = TrustedProxyMiddleware(
             "http": django_asgi_app,
             "websocket": AllowedHostsOriginValidator(
                 AuthMiddlewareStack(
-                    URLRouter([*websocket_urlpatterns, *lobby_websockets, unknown_socket])
+                    URLRouter(
+                        [
+                            *websocket_urlpatterns,
+                            *lobby_websockets,
+                            *social_websockets,
+                            unknown_socket,
+                        ]
+                    )
                 )
             ),
         }

@@ -8,14 +8,21 @@ A backup is one consistent moment of the whole database, taken while the site ru
   beside the backup are those of the very moment dumped.
 
 Each backup `var/backups/setback-<UTC time>.<sqlite3|dump>` has a manifest beside it
-(`<file>.json`: when, which database, how long, and the rows of every table). A restore goes
-only into an empty database (it never mixes two states) and then counts every table against
-the manifest: a restore that lost rows fails loudly instead of serving a partial site.
+(`<file>.json`: when, which database, how long, the rows of every table and the SHA-256 of the
+backup's bytes). A restore checks the checksum first (a backup changed since it was taken is
+refused, even if its row counts were kept: issue 45), goes only into an empty database (it never
+mixes two states) and then counts every table against the manifest: a restore that lost rows
+fails loudly instead of serving a partial site.
+
+Backups are private: the files and their folder owner-only (0600, 0700), and they hold no
+sessions: the session store and the signed-in browsers' list (session keys, addresses) are left
+empty, so a stolen backup logs nobody in and a restored site asks everyone to log in again.
 docs/operations.md says how often, where to keep copies, and what it costs.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -30,10 +37,15 @@ import psycopg
 from django.conf import settings
 from django.db import connections
 
+from .private_files import make_private, private_dir, write_private
+
 SQLITE_SUFFIX = ".sqlite3"
 PG_SUFFIX = ".dump"
 SQLITE_MAGIC = b"SQLite format 3\x00"
 PG_MAGIC = b"PGDMP"
+# Tables whose rows never go into a backup (counted as empty): live session keys, and the list
+# of signed-in browsers with their keys and addresses.
+SESSION_TABLES = ("django_session", "accounts_loginsession")
 
 
 class BackupError(Exception):
@@ -57,7 +69,7 @@ def _vendor(alias: str) -> str:
 
 
 def _new_path(directory: Path, suffix: str) -> Path:
-    directory.mkdir(parents=True, exist_ok=True)
+    private_dir(directory)
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
     path, n = directory / f"setback-{stamp}{suffix}", 1
     while path.exists():
@@ -83,8 +95,14 @@ def _write_manifest(result: Result, vendor: str, database: str) -> None:
         "seconds": round(result.seconds, 3),
         "size": result.size,
         "tables": result.counts,
+        "sha256": file_digest(result.path),
     }
-    manifest_path(result.path).write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+    write_private(manifest_path(result.path), json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+
+
+def file_digest(path: Path) -> str:
+    with open(path, "rb") as file:
+        return hashlib.file_digest(file, "sha256").hexdigest()
 
 
 # --- Backing up ---------------------------------------------------------------------------------
@@ -92,6 +110,8 @@ def _write_manifest(result: Result, vendor: str, database: str) -> None:
 
 def backup(directory: Path | None = None, alias: str = "default") -> Result:
     """Write a timestamped backup of the database `alias` into `directory` (var/backups)."""
+    if directory is None and backup_dir().parent == Path(settings.BASE_DIR) / "var":
+        private_dir(backup_dir().parent)  # var/ holds the key, the backups, the logs
     directory = Path(directory or backup_dir())
     if _vendor(alias) == "sqlite":
         result = _backup_sqlite(directory, alias)
@@ -114,6 +134,20 @@ def _sqlite_counts(db: sqlite3.Connection) -> dict:
     return {table: db.execute(f'SELECT count(*) FROM "{table}"').fetchone()[0] for table in tables}
 
 
+def _drop_sessions(copy: sqlite3.Connection) -> None:
+    """Empty the session tables of a copy, their old pages overwritten (secure_delete) and the
+    file rewritten (VACUUM): no session key survives in a free page."""
+    copy.execute("PRAGMA secure_delete = ON")
+    present = {
+        name for (name,) in copy.execute("SELECT name FROM sqlite_master WHERE type='table'")
+    }
+    for table in SESSION_TABLES:
+        if table in present:
+            copy.execute(f'DELETE FROM "{table}"')
+    copy.commit()
+    copy.execute("VACUUM")
+
+
 def _sqlite_path(alias: str) -> Path:
     return Path(connections[alias].settings_dict["NAME"])
 
@@ -126,11 +160,14 @@ def _backup_sqlite(directory: Path, alias: str) -> Result:
     partial = path.with_name(path.name + ".partial")
     started = time.perf_counter()
     source = sqlite3.connect(f"file:{source_path}?mode=ro", uri=True, timeout=30)
+    partial.touch(mode=0o600)
+    make_private(partial)
     copy = sqlite3.connect(partial)
     try:
         # pages=-1: every page in one step, under one read transaction: one committed state,
         # however much the site writes meanwhile (WAL lets it).
         source.backup(copy, pages=-1)
+        _drop_sessions(copy)
         if copy.execute("PRAGMA quick_check").fetchone()[0] != "ok":
             raise BackupError("The copy failed SQLite's check; nothing was kept.")
         counts = _sqlite_counts(copy)
@@ -198,8 +235,12 @@ def _backup_postgres(directory: Path, alias: str) -> Result:
         cursor.execute("SELECT pg_export_snapshot()")
         snapshot = cursor.fetchone()[0]
         counts = _pg_counts(cursor)
+        counts.update({table: 0 for table in SESSION_TABLES if table in counts})
+        partial.touch(mode=0o600)
+        make_private(partial)
         _run(
             ["pg_dump", "--format=custom", "--no-owner", "--no-privileges",
+             *(f"--exclude-table-data={table}" for table in SESSION_TABLES),
              f"--snapshot={snapshot}", f"--file={partial}", f"--dbname={conninfo}"],
             env,
         )  # fmt: skip
@@ -248,6 +289,7 @@ def restore(path: Path, alias: str = "default") -> Result:
             f"{path.name} is a {kind} backup, but the site's database is {_vendor(alias)}: "
             "set DATABASE_URL to a database of the same kind."
         )
+    _check_digest(path)
     if not database_is_empty(alias):
         where = connections[alias].settings_dict["NAME"]
         raise BackupError(
@@ -274,6 +316,21 @@ def restore(path: Path, alias: str = "default") -> Result:
     return Result(path, seconds, path.stat().st_size, counts)
 
 
+def _check_digest(path: Path) -> None:
+    """Refuse a backup whose bytes are not those its manifest recorded."""
+    manifest = read_manifest(path)
+    if manifest is None or "sha256" not in manifest:
+        raise BackupError(
+            f"{path.name} has no manifest with a checksum beside it ({manifest_path(path).name}): "
+            "it cannot be told from a changed file, so it is not restored."
+        )
+    if file_digest(path) != manifest["sha256"]:
+        raise BackupError(
+            f"{path.name} is not the file that was backed up: its SHA-256 differs from its "
+            "manifest's. Nothing was restored."
+        )
+
+
 def _restore_sqlite(path: Path, alias: str) -> dict:
     target = _sqlite_path(alias)
     for leftover in (target, Path(f"{target}-wal"), Path(f"{target}-shm")):
@@ -281,6 +338,7 @@ def _restore_sqlite(path: Path, alias: str) -> dict:
     target.parent.mkdir(parents=True, exist_ok=True)
     source = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     restored = sqlite3.connect(target)
+    make_private(target)
     try:
         source.backup(restored, pages=-1)
         return _sqlite_counts(restored)

@@ -27,7 +27,11 @@ KIND_WORDS = {
     "email_change": "e-mail address changes",
     "data_download": "data downloads",
     "offline_upload": "deals sent home from the offline page",
+    "friend_request": "friend requests",
+    "invite": "invitations",
 }
+
+HOUR_SECONDS = 3600
 
 
 def current_window() -> int:
@@ -35,27 +39,37 @@ def current_window() -> int:
     return int(time.time() // WINDOW_SECONDS)
 
 
+def _limit_and_window(kind: str) -> tuple[int, int]:
+    """(how many, in how many seconds): a kind in REQUEST_LIMITS_PER_HOUR is counted by the
+    hour (friend requests and invitations: a burst a minute would still spam a person)."""
+    hourly = getattr(settings, "REQUEST_LIMITS_PER_HOUR", {})
+    if kind in hourly:
+        return hourly[kind], HOUR_SECONDS
+    return settings.REQUEST_LIMITS_PER_MINUTE[kind], WINDOW_SECONDS
+
+
 def _key(kind: str, who: str) -> str:
-    window = current_window()
+    window = int(time.time() // _limit_and_window(kind)[1])
     # The namespace lets each test count from zero without clearing a cache it may share.
     return f"limit:{getattr(settings, 'REQUEST_LIMITS_NAMESPACE', '')}:{kind}:{who}:{window}"
 
 
 def over_limit(kind: str, who: str) -> bool:
     """Whether `who` has already made this minute's limit of `kind`, without counting one."""
-    return (cache.get(_key(kind, who)) or 0) >= settings.REQUEST_LIMITS_PER_MINUTE[kind]
+    return (cache.get(_key(kind, who)) or 0) >= _limit_and_window(kind)[0]
 
 
 def count_and_check(kind: str, who: str) -> bool:
     """Count one request of `kind` by `who`; False when it is over this minute's limit."""
     key = _key(kind, who)
-    cache.add(key, 0, timeout=WINDOW_SECONDS * 2)
+    limit, window = _limit_and_window(kind)
+    cache.add(key, 0, timeout=window * 2)
     try:
         count = cache.incr(key)
     except ValueError:  # the key expired between add and incr
-        cache.add(key, 1, timeout=WINDOW_SECONDS * 2)
+        cache.add(key, 1, timeout=window * 2)
         count = 1
-    return count <= settings.REQUEST_LIMITS_PER_MINUTE[kind]
+    return count <= limit
 
 
 def client_address(request) -> str:
@@ -83,9 +97,14 @@ def limited(kind: str, *, per: str = "user", methods: tuple = ("POST",)):
 
 
 def too_many(request, kind: str):
-    limit = settings.REQUEST_LIMITS_PER_MINUTE[kind]
-    message = f"Too many {KIND_WORDS[kind]}: at most {limit} a minute. Wait a minute and try again."
+    limit, window = _limit_and_window(kind)
+    if window == HOUR_SECONDS:
+        message = f"Too many {KIND_WORDS[kind]}: at most {limit} an hour. Try again later."
+    else:
+        message = (
+            f"Too many {KIND_WORDS[kind]}: at most {limit} a minute. Wait a minute and try again."
+        )
     template = "_limited.html" if getattr(request, "htmx", False) else "limited.html"
     response = render(request, template, {"message": message}, status=429)
-    response["Retry-After"] = str(WINDOW_SECONDS)
+    response["Retry-After"] = str(window)
     return response

@@ -71,6 +71,7 @@ INSTALLED_APPS = [
     "axes",
     "games.lobby",
     "games.daily",
+    "games.social",
     # The site's own commands: backup and restore (setback_site/backups.py); no models.
     "setback_site",
 ]
@@ -389,6 +390,9 @@ REQUEST_LIMITS_PER_MINUTE = {
     # Deals coming home from the offline page, one at a time (a long match is 10 to 20 deals).
     "offline_upload": 30,
 }
+# What reaches another person by the hour, per user: friend requests, and invitations (to a
+# table, to a club). A minute's limit would still let one person fill another's bell all day.
+REQUEST_LIMITS_PER_HOUR = {"friend_request": 30, "invite": 60}
 EMAILS_PER_ADDRESS_PER_HOUR = int(os.environ.get("EMAILS_PER_ADDRESS_PER_HOUR", "5"))
 # The site's address in the links it mails (a password reset, an address to confirm), never the
 # request's Host header: Django's host check ignores the port, so a request to another port of an

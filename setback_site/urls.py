@@ -11,5 +11,6 @@ urlpatterns = [
     path("", include("games.stats.player_urls")),
     path("coach/", include("games.coach.urls")),
     path("offline/", include("games.offline.urls")),
+    path("", include("games.social.urls")),
     path("", include("games.urls")),
 ]

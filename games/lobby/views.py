@@ -8,6 +8,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
+from games import hooks
 from games.errors import GameError
 from games.forms import last_choices
 from setback_site.limits import limited
@@ -30,6 +31,7 @@ def _lobby(
             "form": form or PairingForm(initial=last_choices(request.user)),
             "pairing": selectors.pairing_view(request.user),
             "error": error,
+            "panels": hooks.lobby_panels(request.user),
         },
         status=status,
     )

@@ -53,6 +53,9 @@ def player(request: HttpRequest, name: str) -> HttpResponse:
             "preset_rows": [(line, drawn.get(line.preset)) for line in page.presets],
             "muted": person.pk in blocks["mute"],
             "blocked": person.pk in blocks["block"],
+            "actions": hooks.player_actions(person, request.user, request)
+            if request.user.is_authenticated
+            else [],
             "panels": hooks.player_panels(person, request.user)
             if page.history_public or page.is_me
             else [],

@@ -193,6 +193,9 @@ def do_sit(match_id: int, user, position: str) -> Match:
         match = _lock_forming(match_id)
         if selectors.blocked_by_host(match, user):
             raise Forbidden("The host of this table has blocked you from their tables.")
+        for refusal in hooks.seat_refusal(match, user):
+            if refusal:
+                raise Forbidden(refusal)
         seat = match.seats.filter(position=position).first()
         if seat is None:
             raise GameError("There is no such seat at this table.")

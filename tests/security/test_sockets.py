@@ -19,6 +19,10 @@ from django.test import Client
 from accounts.mail import wait_until_sent
 from accounts.sockets import LOGGED_OUT
 from games import consumers, services, turns
+from games.lobby.routing import websocket_urlpatterns as lobby_routes
+from games.page_consumer import PersonConsumer
+from games.routing import websocket_urlpatterns as table_routes
+from games.social.routing import websocket_urlpatterns as social_routes
 from games.tables import services as tables
 from games.tables.services import announce_seen
 from games.turns import WaitingFor
@@ -306,6 +310,7 @@ async def test_every_kind_of_socket_closes_when_the_login_ends(url, data):
         "table": await open_socket(match.pk, thief),
         "lobby": await open_page_socket("/ws/lobby/", thief),
         "pairing": await open_page_socket("/ws/pairing/", thief),
+        "me": await open_page_socket("/ws/me/", thief),
     }
     for socket in sockets.values():
         await socket.receive_from(timeout=30)
@@ -314,3 +319,12 @@ async def test_every_kind_of_socket_closes_when_the_login_ends(url, data):
     for kind, socket in sockets.items():
         _, code = await frames_until_closed(socket)
         assert code == LOGGED_OUT, kind
+
+
+@pytest.mark.asyncio
+async def test_every_routed_socket_joins_its_person_s_group():
+    """A socket kind added later is covered too: each routed consumer is a PersonConsumer."""
+    routes = [*table_routes, *lobby_routes, *social_routes]
+    assert len(routes) >= 4
+    for route in routes:
+        assert issubclass(route.callback.consumer_class, PersonConsumer), route.pattern

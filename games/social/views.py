@@ -1,0 +1,348 @@
+"""Friends, notifications and clubs: thin. Parse, check who asks (a selector), call one
+service, answer. A refusal (GameError) is a page saying why, with its status."""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from games import pages
+from games.errors import NotFound
+from games.forms import PRESETS
+from games.replay import selectors as replay_selectors
+from games.replay.frames import NoSuchStep
+from games.replay.views import ReplayPage
+from setback_site.limits import limited
+
+from . import selectors, services
+from .models import Membership, Notification
+
+refusals_as_pages = pages.refusals_as_pages("social/refused.html")
+
+
+def _yes(request, field: str) -> bool:
+    return request.POST.get(field, "") in ("1", "yes", "on", "true")
+
+
+def _done(request, text: str, to: str, *args) -> HttpResponse:
+    if text:
+        messages.success(request, text)
+    return redirect(to, *args)
+
+
+# --- Friends ----------------------------------------------------------------------------------
+
+
+@login_required
+def friends(request: HttpRequest) -> HttpResponse:
+    incoming, outgoing = selectors.pending_requests(request.user.pk)
+    return render(
+        request,
+        "social/friends.html",
+        {
+            "friends": selectors.friend_rows(request.user.pk),
+            "incoming": incoming,
+            "outgoing": outgoing,
+        },
+    )
+
+
+@login_required
+@require_POST
+@limited("friend_request")
+@refusals_as_pages
+def ask_friend(request: HttpRequest) -> HttpResponse:
+    row = services.do_ask_friend(request.user, request.POST.get("name", ""))
+    text = "You are now friends." if row.accepted else "Your request is on its way."
+    return _done(request, text, "social:friends")
+
+
+@login_required
+@require_POST
+@refusals_as_pages
+def answer_friend(request: HttpRequest) -> HttpResponse:
+    accept = _yes(request, "accept")
+    services.do_answer_friend(request.user, request.POST.get("name", ""), accept)
+    return _done(request, "You are now friends." if accept else "", "social:friends")
+
+
+@login_required
+@require_POST
+@refusals_as_pages
+def remove_friend(request: HttpRequest) -> HttpResponse:
+    services.do_remove_friend(request.user, request.POST.get("name", ""))
+    return _done(request, "", "social:friends")
+
+
+# --- Notifications ----------------------------------------------------------------------------
+
+
+@login_required
+def notifications(request: HttpRequest) -> HttpResponse:
+    return render(
+        request,
+        "social/notifications.html",
+        {
+            "notifications": selectors.notifications(request.user.pk),
+            "kinds": Notification.Kind.choices,
+            "mailed": selectors.mail_choices(request.user.pk),
+        },
+    )
+
+
+@login_required
+@require_POST
+def mark_read(request: HttpRequest) -> HttpResponse:
+    raw = request.POST.get("id", "")
+    services.do_mark_read(request.user, int(raw) if raw.isdigit() else None)
+    return redirect("social:notifications")
+
+
+@login_required
+@require_POST
+def open_notification(request: HttpRequest, notification_id: int) -> HttpResponse:
+    """ "Join" (or "Answer") in the list: marked read, then where it leads."""
+    note = Notification.objects.filter(pk=notification_id, user=request.user).first()
+    if note is None:
+        raise Http404("No such notification.")
+    services.do_mark_read(request.user, note.pk)
+    return redirect(note.url or "social:notifications")
+
+
+@login_required
+@require_POST
+def mail_choices(request: HttpRequest) -> HttpResponse:
+    services.do_set_mail_choices(request.user, request.POST.getlist("kind"))
+    return _done(request, "Your e-mail choices are saved.", "social:notifications")
+
+
+# --- Tables -----------------------------------------------------------------------------------
+
+
+@login_required
+@require_POST
+@limited("invite")
+@refusals_as_pages
+def invite_to_table(request: HttpRequest, match_id: int) -> HttpResponse:
+    name = request.POST.get("name", "")
+    services.do_invite_to_table(request.user, match_id, name)
+    return _done(request, f"{name} is invited.", "table", match_id)
+
+
+# --- Clubs ------------------------------------------------------------------------------------
+
+
+@login_required
+def clubs(request: HttpRequest) -> HttpResponse:
+    return render(
+        request,
+        "social/clubs.html",
+        {
+            "mine": selectors.my_clubs(request.user),
+            "invitations": selectors.invitations(request.user),
+            "public": selectors.public_clubs(),
+        },
+    )
+
+
+@login_required
+@require_POST
+@refusals_as_pages
+def new_club(request: HttpRequest) -> HttpResponse:
+    club = services.do_create_club(
+        request.user,
+        request.POST.get("name", ""),
+        request.POST.get("description", ""),
+        public=request.POST.get("access", "public") == "public",
+    )
+    return redirect("social:club", club.pk)
+
+
+def _visible(request, club_id: int):
+    found = selectors.visible_club(club_id, request.user)
+    if found is None:
+        raise NotFound("There is no such club.")
+    return found
+
+
+@login_required
+@refusals_as_pages
+def club(request: HttpRequest, club_id: int) -> HttpResponse:
+    club, member = _visible(request, club_id)
+    context = {"club": club, "member": member, "presets": PRESETS}
+    if member is not None:
+        people = selectors.members(club)
+        online = selectors.online_ids(m.user_id for m in people)
+        context.update(
+            members=people,
+            online=online,
+            games=selectors.recent_games(club),
+            board=selectors.leaderboard(club),
+            tables=selectors.open_club_tables([club.pk]),
+            is_admin=member.role in (Membership.Role.OWNER, Membership.Role.ADMIN),
+            is_owner=member.role == Membership.Role.OWNER,
+        )
+        if context["is_admin"]:
+            context["asking"] = selectors.asking(club)
+            context["invite_url"] = request.build_absolute_uri(
+                reverse("social:join_club", args=[club.invite_token])
+            )
+    else:
+        context["invited"] = club.requests.filter(user_id=request.user.pk, kind="invite").exists()
+        context["asked"] = club.requests.filter(user_id=request.user.pk, kind="ask").exists()
+    return render(request, "social/club.html", context)
+
+
+@login_required
+@refusals_as_pages
+def join_club(request: HttpRequest, token: str) -> HttpResponse:
+    """An invitation link: a GET shows the club and a button; the POST joins."""
+    club = selectors.club_by_token(token)
+    if club is None:
+        raise NotFound("This invitation link leads nowhere; ask for a new one.")
+    if request.method == "POST":
+        services.do_join_by_link(request.user, token)
+        return _done(request, f"Welcome to {club.name}.", "social:club", club.pk)
+    return render(request, "social/join.html", {"club": club, "token": token})
+
+
+def _club_post(service, message: str = "", back_to_club: bool = True):
+    """A POST about club `club_id`: call `service(user, club_id, request)`, then back to the
+    club's page (or, once the person is no longer in it, the clubs' page)."""
+
+    @login_required
+    @require_POST
+    @refusals_as_pages
+    def view(request: HttpRequest, club_id: int) -> HttpResponse:
+        service(request.user, club_id, request)
+        if back_to_club:
+            return _done(request, message, "social:club", club_id)
+        return _done(request, message, "social:clubs")
+
+    view.__name__ = service.__name__.lstrip("_")
+    return view
+
+
+def _name(request) -> str:
+    return request.POST.get("name", "")
+
+
+def _invite(user, club_id, request):
+    services.do_invite_to_club(user, club_id, _name(request))
+
+
+def _ask(user, club_id, request):
+    services.do_ask_to_join(user, club_id)
+
+
+def _answer_invite(user, club_id, request):
+    services.do_answer_club_invite(user, club_id, _yes(request, "accept"))
+
+
+def _answer_request(user, club_id, request):
+    services.do_answer_join_request(user, club_id, _name(request), _yes(request, "accept"))
+
+
+def _leave(user, club_id, request):
+    services.do_leave_club(user, club_id)
+
+
+def _remove(user, club_id, request):
+    services.do_remove_member(user, club_id, _name(request), ban=_yes(request, "ban"))
+
+
+def _lift_ban(user, club_id, request):
+    services.do_lift_ban(user, club_id, _name(request))
+
+
+def _role(user, club_id, request):
+    services.do_set_role(user, club_id, _name(request), request.POST.get("role", ""))
+
+
+def _hand_over(user, club_id, request):
+    services.do_hand_over(user, club_id, _name(request))
+
+
+def _delete(user, club_id, request):
+    services.do_delete_club(user, club_id)
+
+
+invite_to_club = limited("invite")(_club_post(_invite, "Invitation sent."))
+ask_to_join = limited("friend_request")(_club_post(_ask, "Your request is with the club."))
+answer_invite = _club_post(_answer_invite)
+answer_request = _club_post(_answer_request)
+leave_club = _club_post(_leave, "You left the club.", back_to_club=False)
+remove_member = _club_post(_remove, "Done.")
+lift_ban = _club_post(_lift_ban, "The ban is lifted.")
+set_role = _club_post(_role, "Done.")
+hand_over = _club_post(_hand_over, "The club has a new owner.")
+delete_club = _club_post(_delete, "The club is deleted.", back_to_club=False)
+
+
+@login_required
+@require_POST
+@limited("new_table")
+@refusals_as_pages
+def new_club_table(request: HttpRequest, club_id: int) -> HttpResponse:
+    preset = request.POST.get("preset", "house")
+    if preset not in dict(PRESETS):
+        preset = "house"
+    match = services.do_create_club_table(request.user, club_id, preset)
+    return redirect("table", match_id=match.pk)
+
+
+# --- Club replays: face up, for members, where every player's privacy allows ----------------
+
+
+def _club_game(request, club_id: int, match_id: int):
+    club, member = _visible(request, club_id)
+    if member is None:
+        raise NotFound("There is no such game.")
+    game = selectors.club_game(club, match_id)
+    if game is None:
+        raise NotFound("There is no such game, or a player keeps their history private.")
+    return club, game
+
+
+@login_required
+@refusals_as_pages
+def club_game(request: HttpRequest, club_id: int, match_id: int) -> HttpResponse:
+    club, game = _club_game(request, club_id, match_id)
+    summary = replay_selectors.match_summary(
+        game,
+        None,
+        lambda n: reverse("social:club_step", args=[club.pk, game.pk, n, 0]),
+        finished_only=True,
+    )
+    return render(
+        request,
+        "replay/match.html",
+        {"summary": summary, "match": game, "record_url": "", "is_player": False},
+    )
+
+
+@login_required
+@refusals_as_pages
+def club_step(request: HttpRequest, club_id: int, match_id: int, number: int, step: int):
+    club, game = _club_game(request, club_id, match_id)
+    deal_row = replay_selectors.finished_deal(game, number)
+    try:
+        frame = replay_selectors.match_deal_frame(
+            game,
+            deal_row,
+            step,
+            None,
+            lambda n: reverse("social:club_step", args=[club.pk, game.pk, number, n]),
+        )
+    except NoSuchStep:
+        raise NotFound("This deal has no such step.") from None
+    page = ReplayPage(
+        heading=f"{club.name}: match {game.pk}, deal {number}",
+        back_url=reverse("social:club_game", args=[club.pk, game.pk]),
+        back_label=f"Match {game.pk}",
+        record_url="",
+    )
+    template = "replay/_replay.html" if request.htmx else "replay/replay.html"
+    return render(request, template, {"frame": frame, "page": page})

@@ -1,0 +1,284 @@
+"""Friends, notifications and clubs through their services and pages (games/social)."""
+
+import io
+import json
+import zipfile
+
+import pytest
+from django.core import mail as django_mail
+from django.urls import reverse
+
+from accounts import mail as site_mail
+from accounts.export import data_zip
+from accounts.services import do_delete_account
+from games import selectors as game_selectors
+from games.errors import Forbidden, GameError, NotFound
+from games.models import Match
+from games.social import selectors, services
+from games.social.models import (
+    Club,
+    ClubRequest,
+    Friendship,
+    MailChoice,
+    Membership,
+    Notification,
+    Presence,
+)
+from games.tables import services as tables
+from tests.db.play import play_until
+
+pytestmark = pytest.mark.django_db
+
+
+def befriend(a, b):
+    services.do_ask_friend(a, b.username)
+    services.do_answer_friend(b, a.username, accept=True)
+
+
+# --- Friends ----------------------------------------------------------------------------------
+
+
+def test_a_request_accepted_makes_friends_both_ways_and_tells_each(user, bob):
+    services.do_ask_friend(user, "BOB")  # names are read without case
+    assert not selectors.are_friends(user.pk, bob.pk)
+    [note] = Notification.objects.filter(user=bob)
+    assert note.kind == "friend_request" and "alice" in note.text
+    services.do_answer_friend(bob, "alice", accept=True)
+    assert selectors.are_friends(user.pk, bob.pk) and selectors.are_friends(bob.pk, user.pk)
+    assert Notification.objects.filter(user=user, kind="friend_accepted").count() == 1
+
+
+def test_asking_someone_who_asked_you_accepts_their_request(user, bob):
+    services.do_ask_friend(user, "bob")
+    row = services.do_ask_friend(bob, "alice")
+    assert row.accepted and Friendship.objects.count() == 1
+
+
+def test_a_declined_request_leaves_nothing_and_remove_ends_a_friendship(user, bob, carol):
+    services.do_ask_friend(user, "bob")
+    services.do_answer_friend(bob, "alice", accept=False)
+    assert not Friendship.objects.exists()
+    befriend(user, carol)
+    services.do_remove_friend(carol, "alice")
+    assert not selectors.are_friends(user.pk, carol.pk)
+
+
+def test_one_cannot_answer_ones_own_request_nor_befriend_oneself(user, bob):
+    services.do_ask_friend(user, "bob")
+    with pytest.raises(NotFound):
+        services.do_answer_friend(user, "bob", accept=True)
+    with pytest.raises(GameError):
+        services.do_ask_friend(user, "alice")
+    with pytest.raises(NotFound):
+        services.do_ask_friend(user, "nobody-here")
+
+
+def test_a_block_overrides_friendship_and_hides_each_from_the_other(user, bob):
+    befriend(user, bob)
+    tables.do_set_personal_block(bob, "alice", "block", True)
+    assert not selectors.are_friends(user.pk, bob.pk)
+    assert selectors.friend_rows(user.pk) == [] and selectors.friend_rows(bob.pk) == []
+    # What each sent the other is hidden too: the request, the acceptance.
+    assert selectors.notifications(bob.pk) == [] and selectors.unread_count(user.pk) == 0
+    # Neither can reach the other: the same answer as for a name nobody has.
+    with pytest.raises(NotFound, match="no player called"):
+        services.do_ask_friend(user, "bob")
+    with pytest.raises(NotFound, match="no player called"):
+        services.do_ask_friend(bob, "alice")
+
+
+def test_a_pending_request_from_someone_you_blocked_is_not_shown(user, bob):
+    services.do_ask_friend(bob, "alice")
+    tables.do_set_personal_block(user, "bob", "block", True)
+    assert selectors.pending_requests(user.pk) == ([], [])
+
+
+# --- Presence ---------------------------------------------------------------------------------
+
+
+def test_presence_counts_pages_and_keeps_the_last_seen_time(user, bob):
+    befriend(user, bob)
+    assert services.do_come_online(bob.pk) is True
+    assert services.do_come_online(bob.pk) is False  # a second tab
+    [row] = selectors.friend_rows(user.pk)
+    assert row.online and row.name == "bob"
+    assert services.do_go_offline(bob.pk) is False
+    assert services.do_go_offline(bob.pk) is True
+    [row] = selectors.friend_rows(user.pk)
+    assert not row.online and row.last_seen is not None
+    assert services.do_go_offline(bob.pk) is True  # never below zero
+    assert Presence.objects.get(user=bob).connections == 0
+
+
+def test_a_friend_at_a_table_shows_a_watch_link_only_where_anyone_may_watch(user, bob, carol):
+    befriend(user, bob)
+    services.do_come_online(bob.pk)
+    match = tables.do_create_table(bob, "house", allow_spectators=True, public=True)
+    tables.do_fill_with_bots(match.pk, bob, "easy")
+    tables.do_start_table(match.pk, bob)
+    [row] = selectors.friend_rows(user.pk)
+    assert row.table_id == match.pk and row.watch_url == f"/matches/{match.pk}/"
+    Match.objects.filter(pk=match.pk).update(allow_spectators=False)
+    [row] = selectors.friend_rows(user.pk)
+    assert row.table_id == match.pk and row.watch_url == ""
+
+
+# --- Table invitations, notifications, mail -----------------------------------------------
+
+
+def test_inviting_a_friend_to_a_forming_table_notifies_them_with_join(user, bob, carol):
+    befriend(user, bob)
+    match = tables.do_create_table(user, "house")
+    note = services.do_invite_to_table(user, match.pk, "bob")
+    assert note.user == bob and note.action_label == "Join"
+    assert note.url == reverse("invite", args=[match.invite_code])
+    with pytest.raises(Forbidden):  # not a friend
+        services.do_invite_to_table(user, match.pk, "carol")
+    befriend(carol, bob)
+    with pytest.raises(NotFound):  # carol does not sit at alice's table
+        services.do_invite_to_table(carol, match.pk, "bob")
+
+
+def test_a_chosen_kind_comes_by_mail_too_and_the_others_do_not(
+    user, bob, mailoutbox, django_capture_on_commit_callbacks
+):
+    bob.email = "bob@example.com"
+    bob.save()
+    services.do_set_mail_choices(bob, ["table_invite", "no-such-kind"])
+    assert set(MailChoice.objects.filter(user=bob).values_list("kind", flat=True)) == {
+        "table_invite"
+    }
+    with django_capture_on_commit_callbacks(execute=True):
+        befriend(user, bob)  # a friend request: not chosen, no mail
+        match = tables.do_create_table(user, "house")
+        services.do_invite_to_table(user, match.pk, "bob")
+    site_mail.wait_until_sent()
+    [sent] = django_mail.outbox
+    assert sent.to == ["bob@example.com"]
+    assert "alice invites you to table" in sent.body and match.invite_code in sent.body
+
+
+def test_mark_read_one_and_all(user, bob):
+    services.do_ask_friend(user, "bob")
+    services.do_ask_friend(user.__class__.objects.create_user("dave"), "bob")
+    first = Notification.objects.filter(user=bob).first()
+    assert selectors.unread_count(bob.pk) == 2
+    assert services.do_mark_read(user, first.pk) == 0  # not alice's
+    assert services.do_mark_read(bob, first.pk) == 1
+    assert services.do_mark_read(bob) == 1 and selectors.unread_count(bob.pk) == 0
+
+
+# --- Clubs ------------------------------------------------------------------------------------
+
+
+def test_a_club_from_creation_to_deletion(user, bob, carol):
+    club = services.do_create_club(user, "  Tuesday   Pitch ", "Lunch table", public=False)
+    assert club.name == "Tuesday Pitch"
+    with pytest.raises(GameError, match="already a club"):
+        services.do_create_club(bob, "tuesday pitch")
+    # Invite-only: bob cannot ask; an invitation lets him in.
+    with pytest.raises(NotFound):
+        services.do_ask_to_join(bob, club.pk)
+    services.do_invite_to_club(user, club.pk, "bob")
+    assert Notification.objects.filter(user=bob, kind="club_invite").exists()
+    services.do_answer_club_invite(bob, club.pk, accept=True)
+    assert selectors.membership(club.pk, bob).role == "member"
+    with pytest.raises(Forbidden):  # a member cannot invite
+        services.do_invite_to_club(bob, club.pk, "carol")
+    services.do_set_role(user, club.pk, "bob", "admin")
+    services.do_invite_to_club(bob, club.pk, "carol")
+    services.do_join_by_link(carol, club.invite_token)  # the link works as well
+    assert selectors.member_ids(club.pk) == {user.pk, bob.pk, carol.pk}
+    with pytest.raises(Forbidden):  # an admin cannot remove the owner
+        services.do_remove_member(bob, club.pk, "alice")
+    services.do_remove_member(bob, club.pk, "carol", ban=True)
+    with pytest.raises(Forbidden):
+        services.do_join_by_link(carol, club.invite_token)
+    assert selectors.visible_club(club.pk, carol) is None
+    with pytest.raises(GameError):
+        services.do_leave_club(user, club.pk)  # the owner hands over first
+    services.do_hand_over(user, club.pk, "bob")
+    assert selectors.membership(club.pk, bob).role == "owner"
+    assert selectors.membership(club.pk, user).role == "admin"
+    services.do_leave_club(user, club.pk)
+    with pytest.raises(NotFound):  # no longer a member of an invite-only club: none for her
+        services.do_delete_club(user, club.pk)
+    services.do_delete_club(bob, club.pk)
+    assert not Club.objects.exists() and not Membership.objects.exists()
+
+
+def test_asking_to_join_a_public_club_waits_for_an_admin(user, bob):
+    club = services.do_create_club(user, "Open Pitch")
+    services.do_ask_to_join(bob, club.pk)
+    assert Notification.objects.filter(user=user, kind="club_event").exists()
+    assert selectors.membership(club.pk, bob) is None
+    services.do_answer_join_request(user, club.pk, "bob", accept=True)
+    assert selectors.membership(club.pk, bob) is not None
+    assert not ClubRequest.objects.exists()
+
+
+def test_a_club_table_is_known_to_members_seats_members_only(user, bob, carol):
+    club = services.do_create_club(user, "Table Club")
+    services.do_join_by_link(bob, club.invite_token)
+    match = services.do_create_club_table(user, club.pk, "house")
+    assert not match.public
+    assert game_selectors.came_through_invite(match, bob)
+    assert not game_selectors.came_through_invite(match, carol)
+    tables.do_sit(match.pk, bob, "W")
+    with pytest.raises(Forbidden, match="members of Table Club"):
+        tables.do_sit(match.pk, carol, "E")
+    [listed] = selectors.open_club_tables([club.pk])
+    assert listed.match_id == match.pk
+
+
+def test_the_club_leaderboard_rates_club_games_between_members(user, bob, carol):
+    club = services.do_create_club(user, "Rated Club")
+    services.do_join_by_link(bob, club.invite_token)
+    match = services.do_create_club_table(user, club.pk, "house")
+    tables.do_sit(match.pk, bob, "W")
+    tables.do_fill_with_bots(match.pk, user, "easy")
+    tables.do_start_table(match.pk, user)
+    assert play_until(match).status == Match.Status.FINISHED
+    board = selectors.leaderboard(club)
+    assert {row.name for row in board} == {"alice", "bob"}
+    winner, loser = board
+    assert winner.rating > 1500 > loser.rating and winner.won == 1 and loser.won == 0
+    [game] = selectors.recent_games(club)
+    assert game.replay_allowed
+    user.history_public = False
+    user.save()
+    [game] = selectors.recent_games(club)
+    assert not game.replay_allowed
+
+
+# --- A person's data --------------------------------------------------------------------------
+
+
+def test_download_holds_friends_notifications_and_clubs(user, bob):
+    befriend(user, bob)
+    club = services.do_create_club(user, "Data Club")
+    services.do_invite_to_club(user, club.pk, "bob")
+    archive = zipfile.ZipFile(io.BytesIO(data_zip(bob)))
+    social = json.loads(archive.read("social.json"))
+    assert social["friends"] == [{"player": "alice", "online": False}]
+    assert {n["kind"] for n in social["notifications"]} == {"friend_request", "club_invite"}
+    assert social["club_requests"] == [
+        {"club": "Data Club", "kind": "invite", "at": social["club_requests"][0]["at"]}
+    ]
+    mine = json.loads(zipfile.ZipFile(io.BytesIO(data_zip(user))).read("social.json"))
+    assert mine["clubs"][0]["club"] == "Data Club" and mine["clubs"][0]["role"] == "owner"
+
+
+def test_deleting_an_account_takes_its_social_rows_and_name(user, bob, carol, password):
+    befriend(user, bob)
+    club = services.do_create_club(user, "Heirs Club")
+    services.do_join_by_link(bob, club.invite_token)
+    solo = services.do_create_club(user, "Solo Club")
+    services.do_come_online(user.pk)
+    do_delete_account(user, password)
+    assert not Friendship.objects.exists() and not Presence.objects.filter(user=user).exists()
+    assert not Notification.objects.filter(user=user).exists()
+    assert selectors.membership(club.pk, bob).role == "owner"  # handed to the one left
+    assert not Club.objects.filter(pk=solo.pk).exists()
+    for note in Notification.objects.filter(user=bob):
+        assert "alice" not in note.text
