@@ -255,14 +255,25 @@
     }
   }
 
-  // The move note: one line over the player's hand (it never pushes the cards).
+  // The move note: one line over the player's hand (it never pushes the cards). It stays
+  // through swaps of the same position (presence, chat) and goes when the table moves on.
+  let shownNote = null; // {text, warn, version}
   function note(text, warn) {
+    const table = document.getElementById("table");
+    shownNote = text ? { text: text, warn: warn, version: table ? table.dataset.version : "" } : null;
+    drawNote();
+  }
+  function drawNote() {
     const line = document.querySelector("#table [data-move-note]");
     if (!line) return;
-    line.textContent = text;
-    line.hidden = !text;
-    line.classList.toggle("move-note-warn", Boolean(warn));
+    const table = document.getElementById("table");
+    if (shownNote && (!table || table.dataset.version !== shownNote.version)) shownNote = null;
+    line.textContent = shownNote ? shownNote.text : "";
+    line.hidden = !shownNote;
+    line.classList.toggle("move-note-warn", Boolean(shownNote && shownNote.warn));
   }
+  document.body.addEventListener("htmx:afterSettle", drawNote);
+  document.body.addEventListener("htmx:oobAfterSwap", drawNote);
 
   // A card that may not be played: its reason, on a click too.
   document.addEventListener("click", function (event) {
