@@ -28,6 +28,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from games.coach.models import ExerciseAttempt
+from games.daily import services as daily
 from games.errors import GameError
 from games.lobby.models import PairingTicket
 from games.models import ChatMessage, Match, PersonalBlock, Seat
@@ -263,6 +264,7 @@ def do_delete_account(user, password: str) -> None:
         if user.has_left:
             raise AccountError("This account has already been deleted.", status=410)
         _leave_forming_tables(user)
+        daily.note_leaver(user)  # the name does not play today's deals again (docs/daily.md)
         Seat.objects.filter(user=user).update(connections=0)
         ChatMessage.objects.filter(user=user).delete()
         PersonalBlock.objects.filter(Q(owner=user) | Q(other=user)).delete()

@@ -69,6 +69,9 @@ class Match(models.Model):
     )
     # Replays: anyone holding this token may watch the finished deals.
     share_token = models.CharField(max_length=32, unique=True, null=True, blank=True)
+    # A match that may be played only until then (a daily deal's counted play: the end of its
+    # day, UTC): later moves are refused, and it is not shared before (issue 45).
+    closes_at = models.DateTimeField(null=True, blank=True)
     # A practice deal ("play from here"): one deal replaying a finished deal's cards and its
     # first `practice_step` actions, then played on against bots. Kept and replayable, never
     # counted in statistics or ratings.

@@ -333,6 +333,10 @@ def do_act(match_id: int, seat: str, token: str, version: int, actor: Actor) -> 
         match, deal_row = lock_match_with_deal(match_id)
         if match.status != Match.Status.PLAYING:
             raise NotPlaying("This match is not being played.")
+        if match.closes_at is not None and timezone.now() >= match.closes_at:
+            raise NotPlaying(
+                "This deal closed at the end of its day (UTC): it is scored as it stands."
+            )
         if version != match.version:
             last = deal_row.actions.order_by("-sequence").first()
             if (

@@ -74,6 +74,9 @@ class DailyPlay(models.Model):
     bid = models.PositiveSmallIntegerField(null=True, blank=True)
     made = models.BooleanField(null=True, blank=True)
     auction = models.CharField(max_length=60, blank=True, help_text="The calls, space-separated.")
+    # A counted play left unfinished when its day ended: closed then (its match takes no more
+    # moves), ranked 0 % on the day's table, and no result in the others' fields (issue 45).
+    closed = models.BooleanField(default=False)
 
     class Meta:
         constraints = [
@@ -88,3 +91,20 @@ class DailyPlay(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user_id} on {self.deal}"
+
+
+class DailyLeaver(models.Model):
+    """A name whose account was deleted after playing some of `day`'s deals: a keyed hash of the
+    name (never the name), so that a new account with it cannot play that day's deals again.
+    Kept for the day only (the sweeper drops older rows)."""
+
+    day = models.DateField()
+    name_hash = models.CharField(max_length=64)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["day", "name_hash"], name="dailyleaver_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"A leaver of {self.day}"

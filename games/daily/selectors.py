@@ -14,6 +14,7 @@ from itertools import takewhile
 
 from django.contrib.auth import get_user_model
 from django.db.models import Count, Q
+from django.utils import timezone
 
 from games import engine
 from games.engine.display import seat_name
@@ -42,14 +43,32 @@ def parse_day(text: str) -> datetime.date:
 
 
 def _counted_finished(**filters):
-    return DailyPlay.objects.filter(counted=True, finished_at__isnull=False, **filters)
+    """Counted plays played to their end (not those closed unfinished at the end of their day)."""
+    return DailyPlay.objects.filter(
+        counted=True, finished_at__isnull=False, closed=False, **filters
+    )
+
+
+def _open_counted(day: datetime.date, user):
+    """The user's counted plays of `day` that can still be played: unfinished, not closed, and
+    their match not past its closing time (a play older than closing times stays open until
+    the sweeper closes it)."""
+    now = timezone.now()
+    return DailyPlay.objects.filter(
+        counted=True, finished_at__isnull=True, closed=False, deal__daily_set__day=day, user=user
+    ).filter(Q(match__closes_at__isnull=True) | Q(match__closes_at__gt=now))
 
 
 def visible_numbers(day: datetime.date, user) -> set[int]:
-    """The deals of `day` whose field `user` may see: all once the day is over, else those the
-    user has finished."""
+    """The deals of `day` whose field (results, others' replays, par) `user` may see: once the
+    day is over, all but one whose counted play of theirs is still open; on the day, those the
+    user has finished (issue 45: an open play finished with par's line in view)."""
+    everything = set(range(1, deals.DEALS_A_DAY + 1))
     if day < today():
-        return set(range(1, deals.DEALS_A_DAY + 1))
+        if not user.is_authenticated:
+            return everything
+        still_open = _open_counted(day, user).values_list("deal__number", flat=True)
+        return everything - set(still_open)
     if not user.is_authenticated:
         return set()
     return set(
@@ -67,7 +86,7 @@ class DealLine:
     """One deal on the day's page, for the viewer."""
 
     number: int
-    state: str  # "done", "playing", "next", "later" (counted), or "practice" (a past day)
+    state: str  # "done", "playing", "closed", "next", "later" (counted), "practice" (a past day)
     match_id: int | None = None
     net: int | None = None  # the side's points less the other side's (what is compared)
     made: bool = False  # the deal went the person's side's way: its bid made, or theirs set
@@ -149,6 +168,8 @@ def _deal_line(number: int, play, fields: dict, is_today: bool) -> DealLine:
         if not is_today:
             return DealLine(number, "practice", match_id=play.match_id if play else None)
         return DealLine(number, "later")
+    if play.closed:
+        return DealLine(number, "closed", match_id=play.match_id, percent=0.0)
     if play.finished_at is None:
         return DealLine(number, "playing", match_id=play.match_id)
     deal_field = fields.get(number)
@@ -217,6 +238,12 @@ def day_table(
     percents = defaultdict(list)
     for user_id, number, score in rows:
         percents[user_id].append(fields[number].percent(score))
+    # A play closed unfinished at the end of its day counts as a deal played, at 0 %.
+    closed = DailyPlay.objects.filter(
+        deal__daily_set=daily_set, deal__number__in=list(numbers), counted=True, closed=True
+    )
+    for user_id in closed.values_list("user_id", flat=True):
+        percents[user_id].append(0.0)
     standing = sorted(
         ((day_percent(p), len(p), user_id) for user_id, p in percents.items()),
         key=lambda row: (-row[0], -row[1], row[2]),
@@ -226,7 +253,9 @@ def day_table(
     top = ranked[:size]
     mine = next(((rank, row) for rank, row in ranked if row[2] == me), None)
     wanted = {row[2] for _, row in top} | ({me} if mine else set())
-    names = dict(get_user_model().objects.filter(pk__in=wanted).values_list("pk", "username"))
+    # A deleted account's placeholder name ("former player 3") is never shown: its id is no one's.
+    people = get_user_model().objects.filter(pk__in=wanted, left_at__isnull=True)
+    names = dict(people.values_list("pk", "username"))
     table = [_table_row(rank, row, names, me) for rank, row in top]
     my_row = _table_row(*mine, names, me) if mine else None
     return table, my_row, len(standing)

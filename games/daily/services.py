@@ -6,21 +6,24 @@ asking again (a reload, a second tab, a double click) gives the same match.
 """
 
 import datetime
+import hashlib
+import hmac
 from functools import partial
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from accounts.mail import normalised
 from games import dispatch, engine, searches
 from games import services as game_services
 from games.engine.par import par_line
 from games.engine.worth import deal_net
 from games.errors import GameError, NotFound
-from games.models import Action, Deal
+from games.models import Action, Deal, Match
 
 from . import deals
-from .models import DailyDeal, DailyPlay, DailySet
+from .models import DailyDeal, DailyLeaver, DailyPlay, DailySet
 
 PAR_LEVEL = "hard"
 
@@ -56,10 +59,60 @@ def ensure_day(day: datetime.date) -> DailySet:
     return daily_set
 
 
+def end_of_day(day: datetime.date) -> datetime.datetime:
+    """When `day`'s counted plays close: the midnight (UTC) that ends it."""
+    return datetime.datetime.combine(
+        day + datetime.timedelta(days=1), datetime.time.min, datetime.UTC
+    )
+
+
 def make_todays_set(**_) -> None:
     """The sweeper's tick (`signals.sweeping`): today's set exists soon after midnight, made by
-    whichever process ticks first."""
+    whichever process ticks first; yesterday's unfinished counted plays are closed, and the
+    names of yesterday's leavers forgotten."""
     ensure_day(today())
+    close_overdue_plays()
+    DailyLeaver.objects.filter(day__lt=today()).delete()
+
+
+def close_overdue_plays(user=None) -> int:
+    """Close every counted play (of `user`, or everyone's) whose day is over and which is not
+    finished: its match is finished where it stands (no more moves), the play is kept as closed
+    and ranks 0 % (docs/daily.md). Returns how many were closed. Idempotent."""
+    overdue = DailyPlay.objects.filter(
+        counted=True, finished_at__isnull=True, closed=False, deal__daily_set__day__lt=today()
+    )
+    if user is not None:
+        overdue = overdue.filter(user=user)
+    closed = 0
+    for play_id, match_id in overdue.values_list("pk", "match_id"):
+        with transaction.atomic():
+            Match.objects.select_for_update().filter(pk=match_id).first()  # after any last move
+            play = DailyPlay.objects.select_related("deal__daily_set").get(pk=play_id)
+            if play.finished_at is not None or play.closed:
+                continue  # its last move ended it meanwhile
+            closes_at = end_of_day(play.deal.daily_set.day)
+            Match.objects.filter(pk=match_id, status=Match.Status.PLAYING).update(
+                status=Match.Status.FINISHED, finished_at=timezone.now(), closes_at=closes_at
+            )
+            play.closed = True
+            play.save(update_fields=["closed"])
+            closed += 1
+    return closed
+
+
+def leaver_hash(name: str) -> str:
+    """A keyed hash of a user name as people tell names apart (case, look-alike letters)."""
+    key = settings.SECRET_KEY.encode()
+    return hmac.new(key, normalised(name).encode(), hashlib.sha256).hexdigest()
+
+
+def note_leaver(user) -> None:
+    """An account being deleted (accounts.services): if it played any of today's deals, its
+    name may not play them again today under a new account."""
+    day = today()
+    if DailyPlay.objects.filter(user=user, counted=True, deal__daily_set__day=day).exists():
+        DailyLeaver.objects.get_or_create(day=day, name_hash=leaver_hash(user.username))
 
 
 def do_play(user, day: datetime.date, number: int):
@@ -71,6 +124,13 @@ def do_play(user, day: datetime.date, number: int):
     if not 1 <= number <= deals.DEALS_A_DAY:
         raise NotFound("There is no such deal.")
     counted = day == today()
+    if not counted:
+        close_overdue_plays(user)  # a practice copy never beside an open counted play
+    elif DailyLeaver.objects.filter(day=day, name_hash=leaver_hash(user.username)).exists():
+        raise GameError(
+            "This name played today's deals with an account that was deleted: today's deals "
+            "are not played again under it. Everything else is open, and tomorrow's deals too."
+        )
     # Today's set is made if need be; a past day is practised only if its set was made then
     # (the sweeper makes every day's), so no request can fill the table with sets of old dates.
     daily_set = ensure_day(day) if counted else DailySet.objects.filter(day=day).first()
@@ -114,6 +174,11 @@ def _start(user, deal_row: DailyDeal, rules_spec, counted: bool) -> DailyPlay:
         dealer=deal_row.dealer,
         bot_seed=deal_row.bot_seed,
     )
+    if counted:
+        # A counted play ends with its day: after midnight (UTC) the par line and the others'
+        # plays are open, so no move may follow (games.services.do_act refuses it).
+        match.closes_at = end_of_day(deal_row.daily_set.day)
+        Match.objects.filter(pk=match.pk).update(closes_at=match.closes_at)
     return DailyPlay.objects.create(deal=deal_row, user=user, match=match, counted=counted)
 
 

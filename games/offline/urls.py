@@ -7,6 +7,7 @@ app_name = "offline"
 urlpatterns = [
     path("", views.page, name="page"),
     path("sw.js", views.service_worker, name="service_worker"),
+    path("unavailable/", views.unavailable, name="unavailable"),
     path("engine-worker.mjs", views.engine_worker, name="engine_worker"),
     path("manifest.webmanifest", views.manifest, name="manifest"),
     path("engine/<str:filename>", views.engine_wheel, name="wheel"),

@@ -57,6 +57,13 @@ def page(request: HttpRequest) -> HttpResponse:
     return render(request, "offline/page.html", {**_page_context(), "form": NewMatchForm()})
 
 
+@require_GET
+def unavailable(request: HttpRequest) -> HttpResponse:
+    """What the service worker shows for any page of the site that the network cannot bring:
+    what still works without one. Cached with the offline page (docs/offline.md)."""
+    return render(request, "offline/unavailable.html")
+
+
 def _cache_name(urls: list[str], context: dict) -> str:
     """A name that changes whenever anything cached changes: the runtime's version, the
     engine's hash, and the content of each of the site's files (whose names need not change
@@ -78,6 +85,7 @@ def service_worker(request: HttpRequest) -> HttpResponse:
     context = _page_context()
     urls = [
         reverse("offline:page"),
+        reverse("offline:unavailable"),
         reverse("offline:manifest"),
         reverse("offline:engine_worker"),
         context["wheel_url"],
@@ -92,6 +100,9 @@ def service_worker(request: HttpRequest) -> HttpResponse:
     )
     # The browser asks for a newer worker at each visit; an old copy must never answer.
     response["Cache-Control"] = "no-cache"
+    # Served from /offline/, it may still control the whole site: when the network is gone,
+    # the menu's links open the page that says what works without one, not the browser's error.
+    response["Service-Worker-Allowed"] = "/"
     return response
 
 

@@ -22,6 +22,7 @@ from operator import or_
 
 from django.core.paginator import Page, Paginator
 from django.db.models import Count, Prefetch, Q
+from django.utils import timezone
 
 from games import engine, hooks, presenters
 from games import selectors as game_selectors
@@ -56,7 +57,7 @@ SHARE_TOKEN = re.compile(r"[A-Za-z0-9_-]{1,32}")
 def shared_match(token: str) -> Match:
     valid = bool(token) and SHARE_TOKEN.fullmatch(token) is not None
     match = Match.objects.filter(share_token=token).first() if valid else None
-    if match is None:
+    if match is None or (match.closes_at is not None and timezone.now() < match.closes_at):
         raise NotFound("This link does not lead to a shared match; it may have been withdrawn.")
     return match
 

@@ -35,6 +35,9 @@ def do_share_match(match_id: int, user) -> str:
     """Give the match a public link (its finished deals only); the same link if it has one."""
     with transaction.atomic():
         match = _players_match_locked(match_id, user)
+        if match.closes_at is not None and timezone.now() < match.closes_at:
+            # A daily deal's cards are everyone's puzzle until the day is over.
+            raise GameError("A daily deal can be shared once its day is over (midnight UTC).")
         if not match.share_token:
             match.share_token = secrets.token_urlsafe(16)
             match.save(update_fields=["share_token"])

@@ -109,8 +109,23 @@
     document.body.dispatchEvent(new CustomEvent("htmx:afterSettle", { bubbles: true }));
   }
 
+  // The person's own seat goes by their name, as on the live table ("alice (you)"): the name
+  // of whoever was signed in when the page was last loaded from the site (the service worker
+  // keeps the newest copy), or told by the site since. Signed out, just "You".
+  let playerName = config.player || "";
+  function rememberPlayer(name) {
+    if (name) playerName = name; // shown from the next move on
+  }
+  function named(table) {
+    const name = playerName || "You";
+    table.me_seat.name = name;
+    for (const seat of table.seats) if (seat.is_me) seat.name = name;
+    table.me_unnamed = !playerName;
+    return table;
+  }
+
   function show(answer, error) {
-    view = answer.table;
+    view = named(answer.table);
     lastError = error || "";
     render.renderTable(tableEl, view, lastError);
     startEl.hidden = true;
@@ -313,6 +328,7 @@
         await showOutbox('<a href="' + render.esc(who.login_url) + '">Log in</a> to bring these deals home to your history.');
         return;
       }
+      rememberPlayer(who.username);
       await showOutbox("Signed in as " + render.esc(who.username) + ": deals go home one by one, each checked by the site.");
       const blocked = new Set(); // matches whose earlier deal is not home yet
       for (const entry of entries) {

@@ -154,7 +154,7 @@
     if (view.going_out_note) html += '<div class="table-message table-note" data-going-out>' + esc(view.going_out_note) + "</div>";
     html += felt(view) + result(view);
     html += '<section class="me' + (view.my_turn ? " seat-turn" : "") + '" aria-label="Your hand"><div class="me-line"><span class="seat-name">' +
-      (me.is_dealer ? '<span class="dealer-chip" title="Dealer">D</span>' : "") + esc(me.name) + " (you)" +
+      (me.is_dealer ? '<span class="dealer-chip" title="Dealer">D</span>' : "") + esc(me.name) + (view.me_unnamed ? "" : " (you)") +
       (me.is_pitcher ? ' <span class="pitcher-mark" title="Pitcher">★</span>' : "") + "</span>" +
       (me.call ? '<span class="call-bubble call-inline">' + esc(me.call) + "</span>" : "") +
       '<span class="status-line' + (view.my_turn ? " status-my-turn" : "") + '" role="status">' + esc(view.status) + "</span></div>";

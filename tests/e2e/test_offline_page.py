@@ -71,6 +71,15 @@ def own_site(transactional_db):
             stop(server)
 
 
+# Resolves once a service worker controls the page.
+IN_CHARGE = """async () => {
+  if (navigator.serviceWorker.controller) return true;
+  await new Promise((resolve) =>
+    navigator.serviceWorker.addEventListener("controllerchange", resolve, { once: true }));
+  return true;
+}"""
+
+
 def play_to_the_end_of_the_deal(page: Page, coach_seen: list, screenshot):
     """Act at each of the person's turns (the first legal action; two cards when two must be
     thrown) until the deal's result is on the table. The bots move by themselves."""
@@ -95,6 +104,8 @@ def play_to_the_end_of_the_deal(page: Page, coach_seen: list, screenshot):
         if page.locator("#coach-panel.coach-advice .coach-figures li").count():
             coach_seen.append(page.locator("#coach-panel .coach-option").count())
             if len(coach_seen) == 1:
+                # Ranked by net points, as the online coach ranks (issue 44).
+                expect(page.locator("#coach-panel .coach-points").first).to_contain_text("net")
                 screenshot("offline-coach-no-network")
         discard = page.locator("#table .discard-form")
         if discard.count():
@@ -119,7 +130,7 @@ def test_the_offline_page_plays_a_whole_deal_with_the_network_cut_and_the_deal_c
     # pace=0: the bots move at once (the page waits 0.7 s before each, for people to follow).
     page.goto(own_site.url + "/offline/?pace=0")
     expect(page.locator("[data-engine-state]")).to_contain_text("Engine ready", timeout=90_000)
-    page.wait_for_function("navigator.serviceWorker.controller !== null", timeout=90_000)
+    page.evaluate(IN_CHARGE)
     page.get_by_label("Rules").select_option("house")
     page.get_by_label("Computer players").select_option("medium")
     page.get_by_role("button", name="Deal me in").click()
@@ -138,6 +149,8 @@ def test_the_offline_page_plays_a_whole_deal_with_the_network_cut_and_the_deal_c
     play_to_the_end_of_the_deal(page, coach_seen, screenshot)
     expect(page.locator("#table .deal-result")).to_be_visible()
     assert coach_seen, "the coach never showed its options at the person's turn"
+    # The person's seat goes by their name, as on the live table (issue 44).
+    expect(page.locator("#table .me-line .seat-name")).to_contain_text("traveller (you)")
     expect(page.locator("[data-outbox-item]").first).to_have_attribute("data-status", "waiting")
     screenshot("offline-deal-over-no-network")
 
@@ -154,3 +167,25 @@ def test_the_offline_page_plays_a_whole_deal_with_the_network_cut_and_the_deal_c
     page.goto(own_site.url + "/history/")
     expect(page.locator(".history-item .outcome-offline")).to_have_text("Played offline")
     screenshot("offline-history")
+
+
+def test_with_no_network_the_menus_links_open_the_page_saying_what_works_offline(
+    site, page: Page, screenshot
+):
+    """Issue 44: once the offline page has been opened, a page of the site the network cannot
+    bring is answered by its service worker, not with the browser's own error page."""
+    sign_up(page, site, "walker")
+    page.goto(site + "/offline/")
+    # Not wait_for_function: its string is evaluated in the page, which the site's CSP refuses.
+    page.evaluate(IN_CHARGE)
+    expect(page.locator("#offline-app")).to_have_attribute("data-player", "walker")
+    page.context.set_offline(True)
+    try:
+        page.get_by_role("navigation", name="Main").get_by_role("link", name="Lobby").click()
+        expect(page.get_by_role("heading", name="This page needs the network")).to_be_visible()
+        assert page.url == site + "/lobby/"  # the address asked for: "Try again" reloads it
+        screenshot("offline-menu-no-network")
+        page.locator("[data-offline-link]").click()
+        expect(page.locator("[data-net]")).to_contain_text("Offline")
+    finally:
+        page.context.set_offline(False)
