@@ -68,6 +68,11 @@ class Notification(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notifications"
     )
     kind = models.CharField(max_length=20, choices=Kind.choices)
+    # Who it is from, if a person: a block between the two hides it, even one set in the same
+    # moment as the request that made it.
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
     # Written when the notification is made, from names and numbers only: never a card, never
     # a private history.
     text = models.CharField(max_length=200)

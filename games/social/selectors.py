@@ -9,6 +9,7 @@ from datetime import datetime, timedelta
 
 from django.contrib.auth import get_user_model
 from django.db.models import Q
+from django.urls import reverse
 from django.utils import timezone
 
 from games import selectors as game_selectors
@@ -134,7 +135,7 @@ def friend_rows_for(ids) -> list[FriendRow]:
                 online=person.pk in online,
                 last_seen=seen.last_seen_at if seen else None,
                 table_id=match.pk if match else None,
-                watch_url=f"/tables/{match.pk}/"
+                watch_url=reverse("table", args=[match.pk])
                 if match is not None and match.public and match.allow_spectators
                 else "",
             )
@@ -202,12 +203,19 @@ def friends_recent_results(user_id: int, limit: int = 6) -> list[FriendResult]:
 # --- Notifications ----------------------------------------------------------------------------
 
 
+def _shown_notifications(user_id: int):
+    """A person's notifications, without those from anyone a block stands between."""
+    rows = Notification.objects.filter(user_id=user_id)
+    hidden = blocked_ids(user_id)
+    return rows.exclude(actor_id__in=hidden) if hidden else rows
+
+
 def unread_count(user_id: int) -> int:
-    return Notification.objects.filter(user_id=user_id, read_at__isnull=True).count()
+    return _shown_notifications(user_id).filter(read_at__isnull=True).count()
 
 
 def notifications(user_id: int, limit: int | None = 50) -> list[Notification]:
-    rows = Notification.objects.filter(user_id=user_id).order_by("-created_at", "-pk")
+    rows = _shown_notifications(user_id).order_by("-created_at", "-pk")
     return list(rows[:limit] if limit else rows)
 
 

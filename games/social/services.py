@@ -56,11 +56,14 @@ def _person(name: str, asker=None):
 # --- Notifications ----------------------------------------------------------------------------
 
 
-def notify(user, kind: str, text: str, url: str = "", action_label: str = "") -> Notification:
-    """A notification for `user`, the bell rung after commit, and a mail if they chose one for
-    this kind. `text` names people, clubs and tables only: never a card or a private result."""
+def notify(
+    user, kind: str, text: str, url: str = "", action_label: str = "", actor=None
+) -> Notification:
+    """A notification for `user` (from `actor`, if a person), the bell rung after commit, and a
+    mail if they chose one for this kind. `text` names people, clubs and tables only: never a
+    card or a private result."""
     note = Notification.objects.create(
-        user=user, kind=kind, text=text[:200], url=url, action_label=action_label
+        user=user, kind=kind, text=text[:200], url=url, action_label=action_label, actor=actor
     )
     realtime.ring_after_commit(user.pk)
     wanted = bool(user.email) and MailChoice.objects.filter(user=user, kind=kind).exists()
@@ -118,6 +121,7 @@ def do_ask_friend(user, name: str) -> Friendship:
                 f"{user.username} asks to be your friend.",
                 reverse("social:friends"),
                 "Answer",
+                actor=user,
             )
         elif not row.accepted and row.asked_by_id != user.pk:
             _accept(row, user, other)
@@ -132,6 +136,7 @@ def _accept(row: Friendship, user, other) -> None:
         Kind.FRIEND_ACCEPTED,
         f"{user.username} is now your friend.",
         reverse("social:friends"),
+        actor=user,
     )
     # Each sees the other in their friend list at once.
     realtime.tell_friends_after_commit(user.pk, [other.pk], whole_list=True)
@@ -217,6 +222,7 @@ def do_invite_to_table(host, match_id: int, name: str) -> Notification:
         f"{host.username} invites you to table {match.pk}.",
         reverse("invite", args=[match.invite_code]),
         "Join",
+        actor=host,
     )
 
 
@@ -306,6 +312,7 @@ def do_invite_to_club(admin, club_id: int, name: str) -> ClubRequest:
                 f"{admin.username} invites you to the club {club.name}.",
                 reverse("social:club", args=[club.pk]),
                 "See",
+                actor=admin,
             )
     return request
 
@@ -362,6 +369,7 @@ def do_ask_to_join(user, club_id: int) -> ClubRequest | None:
                     f"{user.username} asks to join {club.name}.",
                     reverse("social:club", args=[club.pk]),
                     "Answer",
+                    actor=user,
                 )
     return request
 

@@ -78,6 +78,8 @@ def test_a_block_overrides_friendship_and_hides_each_from_the_other(user, bob):
     tables.do_set_personal_block(bob, "alice", "block", True)
     assert not selectors.are_friends(user.pk, bob.pk)
     assert selectors.friend_rows(user.pk) == [] and selectors.friend_rows(bob.pk) == []
+    # What each sent the other is hidden too: the request, the acceptance.
+    assert selectors.notifications(bob.pk) == [] and selectors.unread_count(user.pk) == 0
     # Neither can reach the other: the same answer as for a name nobody has.
     with pytest.raises(NotFound, match="no player called"):
         services.do_ask_friend(user, "bob")
@@ -115,7 +117,7 @@ def test_a_friend_at_a_table_shows_a_watch_link_only_where_anyone_may_watch(user
     tables.do_fill_with_bots(match.pk, bob, "easy")
     tables.do_start_table(match.pk, bob)
     [row] = selectors.friend_rows(user.pk)
-    assert row.table_id == match.pk and row.watch_url == f"/tables/{match.pk}/"
+    assert row.table_id == match.pk and row.watch_url == f"/matches/{match.pk}/"
     Match.objects.filter(pk=match.pk).update(allow_spectators=False)
     [row] = selectors.friend_rows(user.pk)
     assert row.table_id == match.pk and row.watch_url == ""
@@ -280,3 +282,54 @@ def test_deleting_an_account_takes_its_social_rows_and_name(user, bob, carol, pa
     assert not Club.objects.filter(pk=solo.pk).exists()
     for note in Notification.objects.filter(user=bob):
         assert "alice" not in note.text
+
+
+# --- Pages ------------------------------------------------------------------------------------
+
+
+def test_home_shows_friends_online_and_only_public_results(client, user, bob, carol):
+    befriend(user, bob)
+    befriend(user, carol)
+    services.do_come_online(bob.pk)
+    for person in (bob, carol):
+        match = tables.do_create_table(person, "house")
+        tables.do_fill_with_bots(match.pk, person, "easy")
+        tables.do_start_table(match.pk, person)
+        play_until(match)
+    carol.history_public = False
+    carol.save()
+    client.force_login(user)
+    html = client.get(reverse("home")).content.decode()
+    assert 'data-friend="bob"' in html and 'data-friend="carol"' not in html  # carol is offline
+    assert 'data-friend-result="bob"' in html
+    assert 'data-friend-result="carol"' not in html  # her history is private
+
+
+def test_the_player_page_offers_add_friend_and_the_lobby_lists_club_tables(client, user, bob):
+    client.force_login(user)
+    html = client.get(reverse("player", args=["bob"])).content.decode()
+    assert "data-add-friend" in html
+    club = services.do_create_club(bob, "Lobby Club")
+    match = services.do_create_club_table(bob, club.pk, "house")
+    assert (
+        f'data-club-table="{match.pk}"' not in client.get(reverse("lobby:lobby")).content.decode()
+    )
+    services.do_join_by_link(user, club.invite_token)
+    assert f'data-club-table="{match.pk}"' in client.get(reverse("lobby:lobby")).content.decode()
+    tables.do_set_personal_block(bob, "alice", "block", True)
+    html = client.get(reverse("player", args=["bob"])).content.decode()
+    assert "data-add-friend" not in html
+
+
+def test_friend_requests_are_limited_by_the_hour(client, user, settings, make_user):
+    settings.REQUEST_LIMITS_PER_HOUR = {"friend_request": 2, "invite": 2}
+    for name in ("p1", "p2", "p3"):
+        make_user(name)
+    client.force_login(user)
+    url = reverse("social:ask_friend")
+    assert client.post(url, {"name": "p1"}).status_code == 302
+    assert client.post(url, {"name": "p2"}).status_code == 302
+    refused = client.post(url, {"name": "p3"})
+    assert refused.status_code == 429 and refused["Retry-After"] == "3600"
+    assert "at most 2 an hour" in refused.content.decode()
+    assert not Friendship.objects.filter(high__username="p3").exists()

@@ -5,7 +5,9 @@ import pytest
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 
-from games.social import consumers, services
+from accounts.services import do_sign_out_everywhere
+from accounts.sockets import LOGGED_OUT
+from games.social import consumers, selectors, services
 from games.tables import services as tables
 from setback_site.asgi import application
 
@@ -110,3 +112,15 @@ async def test_a_socket_without_a_login_is_refused():
     socket = WebsocketCommunicator(application, "/ws/me/", headers=ORIGIN)
     connected, code = await socket.connect(timeout=30)
     assert not connected and code == consumers.UNAUTHENTICATED
+
+
+async def test_signing_out_everywhere_closes_the_socket_and_counts_the_person_gone():
+    alice, _, alice_cookie = await person("alice")
+    page = await connect(alice_cookie)
+    await drain(page)
+    await database_sync_to_async(do_sign_out_everywhere)(alice)
+    closed = await page.receive_output(timeout=10)
+    assert closed == {"type": "websocket.close", "code": LOGGED_OUT}
+    await page.disconnect()  # the server's close handshake ends with this
+    online = await database_sync_to_async(selectors.online_ids)([alice.pk])
+    assert online == set()

@@ -107,6 +107,45 @@ def _wait_for_port(port: int, process, timeout: float = 60):
     raise CommandError(f"Daphne on port {port} did not start within {timeout} s")
 
 
+def start_servers(servers: int, first_port: int) -> list:
+    """`servers` Daphne processes on `first_port` and up, each answering before this returns."""
+    processes = []
+    try:
+        for n in range(servers):
+            port = first_port + n
+            processes.append(
+                subprocess.Popen(
+                    [
+                        sys.executable,
+                        "-m",
+                        "daphne",
+                        "-b",
+                        "127.0.0.1",
+                        "-p",
+                        str(port),
+                        "setback_site.asgi:application",
+                    ],
+                    env={**os.environ, "LOG_LEVEL": "ERROR"},
+                    stdout=subprocess.DEVNULL,
+                )
+            )
+            _wait_for_port(port, processes[-1])
+    except BaseException:
+        stop_servers(processes)
+        raise
+    return processes
+
+
+def stop_servers(processes: list) -> None:
+    for process in processes:
+        process.terminate()
+    for process in processes:
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
 def _open_table(host) -> Match:
     match = tables.do_create_table(host, "house", public=True)
     tables.do_presence(match.pk, host, +1)
@@ -150,38 +189,14 @@ class Command(BaseCommand):
         cookie = client.cookies["sessionid"].value
         processes = []
         try:
-            for n in range(servers):
-                port = options["port"] + n
-                processes.append(
-                    subprocess.Popen(
-                        [
-                            sys.executable,
-                            "-m",
-                            "daphne",
-                            "-b",
-                            "127.0.0.1",
-                            "-p",
-                            str(port),
-                            "setback_site.asgi:application",
-                        ],
-                        env={**os.environ, "LOG_LEVEL": "ERROR"},
-                        stdout=subprocess.DEVNULL,
-                    )
-                )
-                _wait_for_port(port, processes[-1])
+            processes = start_servers(servers, options["port"])
             latencies, missed = asyncio.run(
                 self._measure(
                     viewers, changes, servers, options["port"], options["gap"], cookie, host, sitter
                 )
             )
         finally:
-            for process in processes:
-                process.terminate()
-            for process in processes:
-                try:
-                    process.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    process.kill()
+            stop_servers(processes)
             Match.objects.filter(host__in=people).delete()
             User.objects.filter(pk__in=[p.pk for p in people]).delete()
         ms = [value * 1000 for value in latencies]
