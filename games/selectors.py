@@ -349,3 +349,16 @@ def moves_at_seats(deal_row: Deal, positions) -> list[tuple[int, str, str, str, 
         .order_by("sequence")
         .values_list("sequence", "seat", "kind", "token", "user_id")
     )
+
+
+def stand_in_sequences(deal_row: Deal) -> frozenset[int]:
+    """The deal's moves a stand-in bot made at a person's seat (no user, at a seat a person
+    holds): the replay and the deal's record mark them."""
+    people = Seat.objects.filter(match_id=deal_row.match_id, user__isnull=False).values_list(
+        "position", flat=True
+    )
+    return frozenset(
+        Action.objects.filter(
+            deal_id=deal_row.pk, user__isnull=True, seat__in=list(people)
+        ).values_list("sequence", flat=True)
+    )

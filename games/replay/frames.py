@@ -136,6 +136,7 @@ class Move:
     mark: Mark | None = None
     better: str = ""  # the coach's better option, as a label
     url: str = ""
+    stand_in: bool = False  # made by a bot standing in for the seat's person (issue 44)
 
 
 @dataclass(frozen=True)
@@ -320,17 +321,19 @@ def build_frame(
     url_of: Callable[[int], str] = str,
     marks: Mapping[int, Mark] | None = None,
     totals_before: Mapping[str, int] | None = None,
+    stand_ins: frozenset = frozenset(),
 ) -> Frame:
     """The replay of `timeline` at `step`, as `viewer` (a seat, or None for a guest) sees it.
 
     Every hand is face up: replays exist only for deals that are over. `marks` are the coach's
-    marks on the viewer's own decisions, by action sequence.
+    marks on the viewer's own decisions, by action sequence; `stand_ins` the sequences of the
+    moves a stand-in bot made for a person.
     """
     at = _step_of(timeline, step, names, viewer)
     state, rules, result = at.state, timeline.rules, timeline.result
     trick, winner = _trick_shown(at)
     taken, captured = _tricks_and_game_points(at)
-    moves = _moves(timeline, at.names, marks or {}, viewer, url_of)
+    moves = _moves(timeline, at.names, marks or {}, viewer, url_of, stand_ins)
     ended = at.at_end and result is not None
     before, after = _totals_lines(at, totals_before)
     return Frame(
@@ -491,7 +494,9 @@ def _points(at: _Step) -> list[PointView]:
     return points
 
 
-def _moves(timeline: Timeline, names, marks: Mapping[int, Mark], viewer, url_of) -> list[Move]:
+def _moves(
+    timeline: Timeline, names, marks: Mapping[int, Mark], viewer, url_of, stand_ins=frozenset()
+) -> list[Move]:
     moves = []
     for sequence, ((seat, token), kind) in enumerate(
         zip(timeline.history, timeline.kinds, strict=True)
@@ -512,6 +517,7 @@ def _moves(timeline: Timeline, names, marks: Mapping[int, Mark], viewer, url_of)
                 mark=mark,
                 better=token_label(mark.better, kind) if mark else "",
                 url=url_of(sequence + 1),
+                stand_in=sequence in stand_ins,
             )
         )
     return moves

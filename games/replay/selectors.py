@@ -362,6 +362,7 @@ def match_deal_frame(
         url_of=url_of,
         marks=marks,
         totals_before=totals,
+        stand_ins=game_selectors.stand_in_sequences(deal_row),
     )
 
 
@@ -385,6 +386,10 @@ def deal_record(match: Match, deal_row: Deal) -> dict:
     """The finished deal's record (docs/rules.md section 4), with who sat where in `meta`."""
     record = deal_to_record(game_selectors.deal_state(deal_row))
     record["meta"] = _meta(match, seat_names(match), deal_row.number)
+    stand_ins = game_selectors.stand_in_sequences(deal_row)
+    if stand_ins:
+        # The moves (indexes of the deal's actions in order) a bot made for an absent person.
+        record["meta"]["stand_in"] = sorted(stand_ins)
     return record
 
 

@@ -121,3 +121,194 @@
     event.preventDefault();
   });
 })();
+
+// Every press on the table means what the person saw (issue 44).
+//  - An action control (a call, a card, "Next deal", any button of the table) acts only if it
+//    has been on screen and still, at the same place, for STILL_MS before the press began: the
+//    second click of a double click, or a click on something that just slid under the pointer,
+//    does nothing. A control keeps its age across a swap of the table when the same control
+//    (same form, same value) is at the same place, so a bot's move elsewhere does not reset it.
+//    While a control is too fresh it also takes no pointer events (data-unarmed), which makes
+//    a program's click wait for it as a person's eye would.
+//  - One move in flight: once a move is sent, further ones are ignored until the table moves on
+//    (a new version) or answers with a refusal.
+//  - A card that may not be played says why (its title, described for screen readers, and on a
+//    click in the move note). A move made while the browser is offline is not sent later: it is
+//    refused, and the note says so; one whose post fails (the socket and the network down)
+//    says it was not sent. (With the socket down and the network up, the form posts as ever.)
+//  - The turn clock of the seat whose turn it is counts down (the last 10 s stand out).
+(function () {
+  "use strict";
+
+  const STILL_MS = 250;
+  const IN_FLIGHT_MS = 10000; // a move never answered (a lost socket) frees the table after this
+  const CONTROLS = "#table button:not([aria-disabled])";
+
+  class ClickGuard {
+    constructor(stillMs) {
+      this.stillMs = stillMs;
+      this.seen = new Map(); // control's key -> {rect, since}
+      this.refused = null; // the control whose press was refused, until its click has passed
+      this.inFlight = null; // {version, at}
+    }
+
+    static key(el) {
+      const form = el.form;
+      const where = form ? (form.dataset.socket || form.getAttribute("action") || "") : "";
+      return [where, el.name, el.value, el.hasAttribute("data-next-deal") ? "next" : el.textContent.trim()].join("|");
+    }
+
+    // Where a control lies on the page (not in the window: scrolling the page to it is the
+    // person's own doing, not the table moving under them).
+    static rectOf(el) {
+      const r = el.getBoundingClientRect();
+      if (!r.width || !r.height) return "";
+      const x = r.left + window.scrollX, y = r.top + window.scrollY;
+      return [Math.round(x), Math.round(y), Math.round(r.width), Math.round(r.height)].join(",");
+    }
+
+    sample() {
+      const now = performance.now();
+      const next = new Map();
+      document.querySelectorAll(CONTROLS).forEach((el) => {
+        const key = ClickGuard.key(el);
+        const rect = ClickGuard.rectOf(el);
+        const before = this.seen.get(key);
+        const since = before && before.rect === rect ? before.since : now;
+        next.set(key, { rect: rect, since: since });
+        el.toggleAttribute("data-unarmed", !rect || now - since < this.stillMs);
+      });
+      this.seen = next;
+    }
+
+    still(el) {
+      const entry = this.seen.get(ClickGuard.key(el));
+      const rect = ClickGuard.rectOf(el);
+      return Boolean(entry && rect && entry.rect === rect && performance.now() - entry.since >= this.stillMs);
+    }
+
+    busy() {
+      if (!this.inFlight) return false;
+      const table = document.getElementById("table");
+      const moved = !table || table.dataset.version !== this.inFlight.version;
+      if (moved || performance.now() - this.inFlight.at > IN_FLIGHT_MS) this.inFlight = null;
+      return Boolean(this.inFlight);
+    }
+
+    sent() {
+      const table = document.getElementById("table");
+      this.inFlight = { version: table ? table.dataset.version : "", at: performance.now() };
+    }
+
+    answered() {
+      // A table with a refusal on it is the answer to the move in flight.
+      if (document.querySelector("#table .table-error")) this.inFlight = null;
+    }
+
+    onPointerDown(event) {
+      this.refused = null;
+      const el = event.target.closest && event.target.closest(CONTROLS);
+      if (!el) return;
+      if (!this.still(el) || this.busy()) {
+        this.refused = el;
+        event.preventDefault();
+      }
+    }
+
+    onClick(event) {
+      const el = event.target.closest && event.target.closest("#table button");
+      if (this.refused && el === this.refused) {
+        event.preventDefault();
+        event.stopImmediatePropagation();
+      }
+      this.refused = null;
+    }
+
+    onSubmit(event) {
+      const form = event.target;
+      if (!form.closest || !form.closest("#table")) return;
+      if (this.busy()) {
+        event.preventDefault();
+        event.stopImmediatePropagation();
+        return;
+      }
+      if (!navigator.onLine) {
+        // Never queued to go later, on a table that will have moved on: refused, and said.
+        event.preventDefault();
+        event.stopImmediatePropagation();
+        note("Reconnecting… your move was not sent. Make it again once the table is back.", true);
+        return;
+      }
+      this.sent();
+    }
+
+    start() {
+      document.addEventListener("pointerdown", (e) => this.onPointerDown(e), true);
+      document.addEventListener("click", (e) => this.onClick(e), true);
+      document.addEventListener("submit", (e) => this.onSubmit(e), true);
+      const swapped = () => { this.sample(); this.answered(); };
+      document.body.addEventListener("htmx:afterSettle", swapped);
+      document.body.addEventListener("htmx:oobAfterSwap", swapped);
+      window.addEventListener("resize", () => this.sample());
+      setInterval(() => this.sample(), 50);
+      this.sample();
+    }
+  }
+
+  // The move note: one line over the player's hand (it never pushes the cards). It stays
+  // through swaps of the same position (presence, chat) and goes when the table moves on.
+  let shownNote = null; // {text, warn, version}
+  function note(text, warn) {
+    const table = document.getElementById("table");
+    shownNote = text ? { text: text, warn: warn, version: table ? table.dataset.version : "" } : null;
+    drawNote();
+  }
+  function drawNote() {
+    const line = document.querySelector("#table [data-move-note]");
+    if (!line) return;
+    const table = document.getElementById("table");
+    if (shownNote && (!table || table.dataset.version !== shownNote.version)) shownNote = null;
+    line.textContent = shownNote ? shownNote.text : "";
+    line.hidden = !shownNote;
+    line.classList.toggle("move-note-warn", Boolean(shownNote && shownNote.warn));
+  }
+  document.body.addEventListener("htmx:afterSettle", drawNote);
+  document.body.addEventListener("htmx:oobAfterSwap", drawNote);
+
+  // A card that may not be played: its reason, on a click too.
+  document.addEventListener("click", function (event) {
+    const card = event.target.closest && event.target.closest("#table .card-idle[data-why]");
+    if (card) note(card.dataset.why, false);
+  });
+
+  // A POST made while the network is cut fails: say so rather than nothing.
+  document.body.addEventListener("htmx:sendError", function (event) {
+    if (event.detail.elt && event.detail.elt.closest && event.detail.elt.closest("#table")) {
+      note("The connection is down: your move was not sent. Make it again once the table is back.", true);
+    }
+  });
+
+  // The turn clock: seconds left as the server counted them when it drew the table.
+  let clockTimer = null;
+  function startClocks() {
+    clearInterval(clockTimer);
+    const clocks = Array.from(document.querySelectorAll("#table [data-turn-left]"));
+    if (!clocks.length) return;
+    const drawnAt = performance.now();
+    const tick = function () {
+      const gone = (performance.now() - drawnAt) / 1000;
+      clocks.forEach(function (clock) {
+        const left = Math.max(0, Math.ceil(Number(clock.dataset.turnLeft) - gone));
+        clock.textContent = Math.floor(left / 60) + ":" + String(left % 60).padStart(2, "0");
+        clock.classList.toggle("turn-clock-short", left <= 10);
+      });
+    };
+    tick();
+    clockTimer = setInterval(tick, 250);
+  }
+
+  new ClickGuard(STILL_MS).start();
+  document.addEventListener("DOMContentLoaded", startClocks);
+  document.body.addEventListener("htmx:afterSettle", startClocks);
+  document.body.addEventListener("htmx:oobAfterSwap", startClocks);
+})();

@@ -11,7 +11,8 @@ from django.utils import timezone
 
 from accounts.services import do_delete_account
 from games import pages, presenters, services, tasks, turns
-from games.models import Match, Seat
+from games.models import Action, Match, Seat
+from games.replay import selectors as replay
 from games.tables import services as tables
 from games.turns import AWAY_GRACE_SECONDS, WaitingFor, stand_in_left
 
@@ -156,3 +157,15 @@ def test_one_deal_tables_show_only_what_applies_to_one_deal(user):
     assert "Deal 1</span>" not in html and "To 11" not in html and "score-sides" not in html
     normal = presenters.table_view(Match.objects.get(pk=match.pk), "S")
     assert not normal.one_deal
+
+
+def test_the_replay_and_the_deals_record_mark_a_stand_ins_moves(user, bob):
+    match, turn, person = shared_table_at_persons_turn(user, bob)
+    as_if(match, person, turn_began_ago=AWAY_GRACE_SECONDS, socket_closed_ago=None)
+    assert tasks.stand_in_turn(match.pk, turn.version, "away") != "stale"
+    stood_in = Action.objects.filter(deal__match=match).order_by("-sequence").first().sequence
+    match = play_until(match, stop=lambda m: m.deals.filter(phase="over").exists())
+    deal_row = match.deals.get(number=1)
+    assert replay.deal_record(match, deal_row)["meta"]["stand_in"] == [stood_in]
+    frame = replay.match_deal_frame(match, deal_row, 1, turn.seat, str)
+    assert [m.step - 1 for m in frame.moves if m.stand_in] == [stood_in]
