@@ -19,7 +19,7 @@ margin, or, near the end of a match, by the chance of winning the match (see mat
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..actions import PASS, discard_token, parse_discard_token, pitch_token, pitched_card
 from ..cards import CODES, INDEX, SUIT_NAMES, SUITS
@@ -85,6 +85,18 @@ class Search:
         self.valuer = MatchValuer.for_observation(obs) if self.config.match_aware else None
         # Who sits where, for the coach (bots/seats.py): seats played by the easy rules.
         self.easy_seats = seats.easy_indices(seat_models, obs.rules.seats)
+        if self.easy_seats:
+            # A seated playout (seats.play_out_seated, a plain loop) costs about twice the
+            # inline policy's: fewer of them keep the coach's answer time where it was
+            # (bench_coach --seated), at the price of a little more noise in its figures.
+            share = seats.SEATED_BUDGET_SHARE
+            self.config = replace(
+                self.config,
+                budget=int(self.config.budget * share),
+                bid_budget=int(self.config.bid_budget * share),
+            )
+            if self.budget is not None:
+                self.budget = max(1, int(self.budget * share))
 
     # ------------------------------------------------------------------ entry point
     def evaluate(self) -> list[OptionEstimate]:
