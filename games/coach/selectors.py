@@ -16,6 +16,7 @@ from django.urls import reverse
 from games import engine, presenters
 from games import selectors as game_selectors
 from games.engine import worth
+from games.engine.bots import seats as seats_model
 from games.engine.coach import panel as panel_figures
 from games.engine.coach import reasons
 from games.engine.coach.advice import Option
@@ -61,6 +62,20 @@ def observation_at(deal_row: Deal, step: int, seat: str, totals: dict | None = N
 
 def advice_for(deal_row: Deal, step: int, seat: str) -> Advice | None:
     return Advice.objects.filter(deal=deal_row, step=step, seat=seat).first()
+
+
+def seat_models(match: Match, coached: str) -> dict[str, str]:
+    """Who sits at each seat of `match`, for the coach's search (``engine.bots.seats``): a bot
+    by its level, a person by the person model; the coached seat itself as the coach plays."""
+    models = {}
+    for seat in match.seats.all():
+        if seat.position == coached:
+            models[seat.position] = "hard"
+        elif seat.is_bot:
+            models[seat.position] = seats_model.model_of_seat("bot", seat.bot_level)
+        else:
+            models[seat.position] = seats_model.model_of_seat("person")
+    return models
 
 
 def first_choice(deal_row: Deal, step: int, seat: str) -> str | None:

@@ -26,7 +26,12 @@ def advise_position(advice_id: int) -> str:
         return "stale"
     obs = selectors.observation_at(advice.deal, advice.step, advice.seat, dict(match.totals))
     started = time.perf_counter()
-    options = searches.compute(advise, obs, lane=searches.Lane.ANALYSIS)
+    options = searches.compute(
+        advise,
+        obs,
+        seat_models=selectors.seat_models(match, advice.seat),
+        lane=searches.Lane.ANALYSIS,
+    )
     services.do_store_advice(advice, obs.phase, options, time.perf_counter() - started)
     return options[0].action
 
@@ -54,8 +59,13 @@ def review_deal(review_id: int) -> str:
         else:
             version = advice.version if advice is not None else selectors.version_at(deal_row, step)
             started = time.perf_counter()
-            # The same evaluator, budget and seed (the position's) as the live coach.
-            options = searches.compute(advise, obs, lane=searches.Lane.ANALYSIS)
+            # The same evaluator, budget, seed (the position's) and table as the live coach.
+            options = searches.compute(
+                advise,
+                obs,
+                seat_models=selectors.seat_models(deal_row.match, review.seat),
+                lane=searches.Lane.ANALYSIS,
+            )
             services.do_save_computed_advice(
                 deal_row,
                 step,

@@ -21,7 +21,6 @@ costly one (every bot move searched again); nothing in the envelope is taken on 
 
 from __future__ import annotations
 
-import hashlib
 import json
 import random
 import re
@@ -29,6 +28,11 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+
+try:  # the server's content keys only: the browser's Python (Pyodide) has no hashlib
+    import hashlib
+except ModuleNotFoundError:  # pragma: no cover - in the offline page's worker
+    hashlib = None
 
 from . import bots
 from .deal import Deal

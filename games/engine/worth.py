@@ -19,8 +19,8 @@ in words. Pure Python (no Django): the offline page runs it in Pyodide.
 
 from __future__ import annotations
 
-import hashlib
 import json
+import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -84,7 +84,9 @@ def position_seed(obs) -> int:
     data = obs.to_json()
     data["calls"] = [[seat, token] for seat, token in obs.calls]
     text = json.dumps(data, sort_keys=True, separators=(",", ":"))
-    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:4], "big") & 0x7FFFFFFF
+    # CRC-32, not hashlib: the offline page runs this module in Pyodide, whose Python has no
+    # hashlib (its engine could not start); a seed needs spread, not secrecy.
+    return zlib.crc32(text.encode()) & 0x7FFFFFFF
 
 
 __all__ = ["MATCH", "NET", "Worth", "deal_net", "net_text", "position_seed", "signed", "worth"]

@@ -300,7 +300,10 @@ def coach_view(match: OfflineMatch) -> dict[str, Any]:
     legal = obs.legal_actions()
     if len(legal) == 1:
         return {**base, "state": "forced", "forced_label": action_label(obs, legal[0])}
-    options = coach_advise(obs)  # seeded by the position, as the site's coach
+    # Seeded by the position, told who sits where, as the site's coach.
+    models = {seat: level for seat, level in match.bots.items()}
+    models[me] = "hard"
+    options = coach_advise(obs, seat_models=models)
     views = []
     for rank, option in enumerate(options, start=1):
         f = option.figures

@@ -226,7 +226,9 @@
 
     onSubmit(event) {
       const form = event.target;
+      // Only a form that goes to the server (the offline page's table answers in the page).
       if (!form.closest || !form.closest("#table")) return;
+      if (!form.matches("[hx-post], [data-socket]")) return;
       if (this.busy()) {
         event.preventDefault();
         event.stopImmediatePropagation();

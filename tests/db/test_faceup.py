@@ -8,6 +8,7 @@ from django.urls import reverse
 
 from games import dispatch, engine, selectors
 from games import services as game_services
+from games.coach.models import Advice, Work
 from games.engine.solver import analyse
 from games.replay import services, tasks
 from games.replay.models import FaceUpAnalysis
@@ -201,3 +202,40 @@ def test_a_practice_copy_of_a_deal_gets_the_solved_steps_it_shares_without_solvi
         page = logged_in_client.post(_url(copy, copy_deal, steps[0])).content.decode()
     assert enqueued == []  # nothing solved again
     assert "faceup-choice" in page
+
+
+def test_where_the_coachs_card_is_not_best_with_every_card_known_the_panel_says_why(
+    logged_in_client, user, match, enqueued, django_capture_on_commit_callbacks
+):
+    """Issue 47: the coach and the face-up analysis may differ; the panel says why, once."""
+    deal_row = played_deals(match)[0]
+    mine = match.seats.get(user=user).position
+    step, state = next(
+        (s, st)
+        for s, st in _play_steps(deal_row)
+        if st.to_act == mine
+        and len(st.legal_actions()) > 1
+        and not all(line.best for line in analyse(st).lines)
+    )
+    url = _url(match, deal_row, step)
+    with django_capture_on_commit_callbacks(execute=True):
+        logged_in_client.post(url)
+    tasks.analyse_faceup(FaceUpAnalysis.objects.get(deal=deal_row, step=step).pk)
+    truth = analyse(state)
+    not_best = next(line.card for line in truth.lines if not line.best)
+    best = next(line.card for line in truth.lines if line.best)
+    advice = Advice.objects.create(
+        deal=deal_row,
+        step=step,
+        seat=mine,
+        version=0,
+        status=Work.READY,
+        phase="play",
+        options=[{"action": not_best, "label": "", "reason": "", "figures": {}}],
+    )
+    page = logged_in_client.get(url).content.decode()
+    assert "With every card known" in page
+    assert "faceup-why" in page and "does not see the hidden cards" in page
+    advice.options = [{"action": best, "label": "", "reason": "", "figures": {}}]
+    advice.save()
+    assert "faceup-why" not in logged_in_client.get(url).content.decode()

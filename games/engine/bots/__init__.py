@@ -94,6 +94,7 @@ def evaluate(
     budget: int | None = None,
     level: str = "hard",
     include: tuple[str, ...] | list[str] = (),
+    seat_models: dict[str, str] | None = None,
 ) -> list[OptionEstimate]:
     """Every legal option of the seat's decision, valued by the search, best first.
 
@@ -107,6 +108,10 @@ def evaluate(
     legal actions to value anyway (say, the one a person chose, for the coach); the figures
     then come from a slightly different sample, so only ``evaluate`` without ``include`` is
     guaranteed to rank ``choose``'s action first.
+
+    ``seat_models`` (seat -> "easy", "medium" or "hard"; the coach's) plays each seat in the
+    sampled worlds as what sits there (``bots/seats.py``); without it every seat plays the
+    playout policy, as the bots' own searches do.
     """
     if level.split("+")[0] not in CONFIGS:
         raise ValueError(f"evaluate needs a search level ({', '.join(CONFIGS)}), not {level!r}")
@@ -117,7 +122,12 @@ def evaluate(
         if action not in legal:
             raise ValueError(f"{action!r} is not a legal action for {observation.seat} now")
     return Search(
-        observation, seed=seed, config=level_config(level), budget=budget, include=tuple(include)
+        observation,
+        seed=seed,
+        config=level_config(level),
+        budget=budget,
+        include=tuple(include),
+        seat_models=seat_models,
     ).evaluate()
 
 

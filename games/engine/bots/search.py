@@ -26,7 +26,7 @@ from ..cards import CODES, INDEX, SUIT_NAMES, SUITS
 from ..fast import PITCH, SUIT_MASK, Position, legal_mask, outcome, play_card, random_policy
 from ..observation import Observation
 from ..phases import AUCTION, DISCARD, PLAY, TRUMP
-from . import auction_model, endgame
+from . import auction_model, endgame, seats
 from .auction_model import call_code
 from .core import (
     GP,
@@ -73,6 +73,7 @@ class Search:
         config: Config | None = None,
         budget: int | None = None,
         include: tuple[str, ...] = (),
+        seat_models: dict[str, str] | None = None,
     ) -> None:
         self.obs = obs
         self.include = tuple(include)
@@ -82,6 +83,8 @@ class Search:
         self.kernel = self.info.kernel
         self.budget = budget
         self.valuer = MatchValuer.for_observation(obs) if self.config.match_aware else None
+        # Who sits where, for the coach (bots/seats.py): seats played by the easy rules.
+        self.easy_seats = seats.easy_indices(seat_models, obs.rules.seats)
 
     # ------------------------------------------------------------------ entry point
     def evaluate(self) -> list[OptionEstimate]:
@@ -105,6 +108,8 @@ class Search:
     def finish(self, pos: Position) -> Position:
         """Play a world to the end of the deal (in place)."""
         if not self.config.random_playouts:
+            if self.easy_seats:
+                return seats.play_out_seated(pos, self.easy_seats)
             return play_out(pos)
         while not pos.is_over:
             play_card(pos, random_policy(pos, legal_mask(pos), self.rng))

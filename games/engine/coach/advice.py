@@ -46,15 +46,21 @@ class Option:
 
 
 def advise(
-    obs: Observation, seed: int | None = None, budget: int | None = None, raw: bool = False
+    obs: Observation,
+    seed: int | None = None,
+    budget: int | None = None,
+    raw: bool = False,
+    seat_models: dict[str, str] | None = None,
 ) -> list[Option]:
     """Every option the search values for the seat to act, best first (at least two legal
     actions; a forced move needs no advice). Its chances are made honest (``chances``) unless
     ``raw``: the search's own, which the calibration map is fitted on. Without ``seed`` the
-    search is seeded by the position (what the site's coach does everywhere)."""
+    search is seeded by the position (what the site's coach does everywhere). ``seat_models``
+    (seat -> easy, medium or hard; ``bots.seats``) plays the others in the sampled worlds as
+    what sits at the table, so the chances are against them."""
     if seed is None:
         seed = position_seed(obs)
-    estimates = evaluate(obs, seed=seed, budget=budget, level=LEVEL)
+    estimates = evaluate(obs, seed=seed, budget=budget, level=LEVEL, seat_models=seat_models)
     if not raw:
         estimates = [honest_estimate(est) for est in estimates]
     lines = reasons.reasons(obs, estimates)

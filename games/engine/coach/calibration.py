@@ -28,8 +28,14 @@ import random
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from .. import AUCTION, Deal, Rules
+from .. import AUCTION, Deal, Rules, bots
+from ..bots import seats as seat_models_
+from . import outsider
 from .advice import advise
+
+# Who the coach's side plays against: "self" (every seat is the coach: self-play), an outside
+# greedy rule-based player ("greedy", coach/outsider.py), or the site's bots by level.
+OPPONENTS = ("self", "greedy", "easy", "medium", "hard")
 
 KINDS = ("make", "high", "low", "jack", "game")
 POINTS = ("high", "low", "jack", "game")
@@ -231,17 +237,31 @@ def run(
     progress: Callable[[int], None] | None = None,
     raw: bool = False,
     save: Callable[[dict], None] | None = None,
+    opponents: str = "self",
+    seated: bool = False,
 ) -> Calibration:
-    """Play ``deals`` self-play deals and measure. ``save``, if given, receives each deal's
-    figures as it ends (a dict that ``Calibration.from_saved`` reads back), so a long run
-    split over processes, or stopped early, still counts every deal it finished."""
+    """Play ``deals`` deals and measure. ``opponents``: "self" (every seat takes the coach's
+    first option), or one side (alternating by deal) is the coach and the other is played by
+    ``opponents``: the outside greedy player or a bot level; only the coach's side's chances
+    are measured. ``seated``: the coach is told who sits at the table (``bots.seats``), as the
+    site's coach is; without it every seat is played in its worlds by the playout policy.
+    ``save``, if given, receives each deal's figures as it ends (a dict that
+    ``Calibration.from_saved`` reads back), so a long run split over processes, or stopped
+    early, still counts every deal it finished."""
+    if opponents not in OPPONENTS:
+        raise ValueError(f"opponents: one of {', '.join(OPPONENTS)}")
     rules = Rules.from_spec(rules)
     rng = random.Random(seed)
     cal = Calibration()
     while cal.deals < deals:
         before = (cal.decisions, cal.bid_decisions, len(cal.contradictions), len(cal.records))
         deal = Deal.new(rules, rules.seats[cal.deals % len(rules.seats)], rng)
-        stated = _play_advised(cal, deal, rng, budget, raw)
+        coached = (
+            set(rules.seats)
+            if opponents == "self"
+            else set(rules.seats_of(rules.side_of(rules.seats[cal.deals % 2])))
+        )
+        stated = _play_advised(cal, deal, rng, budget, raw, coached, opponents, seated)
         cal.deals += 1
         _count_what_happened(cal, deal, stated)
         if save is not None:
@@ -250,6 +270,8 @@ def run(
                     "seed": seed,
                     "deal": cal.deals - 1,
                     "raw": raw,
+                    "opponents": opponents,
+                    "seated": seated,
                     "decisions": cal.decisions - before[0],
                     "bid_decisions": cal.bid_decisions - before[1],
                     "contradictions": cal.contradictions[before[2] :],
@@ -261,12 +283,35 @@ def run(
     return cal
 
 
+def table_models(rules: Rules, coached: set[str], opponents: str) -> dict[str, str]:
+    """What the coach is told sits at each seat: its own side the hard level (the coach plays
+    it), the others their level, the outside player as a person (``seats.PERSON_MODEL``)."""
+    models = {}
+    for seat in rules.seats:
+        if seat in coached or opponents == "self":
+            models[seat] = "hard"
+        elif opponents == "greedy":
+            models[seat] = seat_models_.model_of_seat("person")
+        else:
+            models[seat] = seat_models_.model_of_seat("bot", opponents)
+    return models
+
+
 def _play_advised(
-    cal: Calibration, deal: Deal, rng: random.Random, budget: int | None, raw: bool
+    cal: Calibration,
+    deal: Deal,
+    rng: random.Random,
+    budget: int | None,
+    raw: bool,
+    coached: set[str] | None = None,
+    opponents: str = "self",
+    seated: bool = False,
 ) -> list[tuple[str, str, float, str]]:
-    """Play ``deal`` to its end with every seat taking the coach's first option, counting the
-    decisions and the contradictions; returns the chances stated on the way, as (seat, kind,
-    chance, the action it was stated for)."""
+    """Play ``deal`` to its end with every coached seat taking the coach's first option (the
+    others by ``opponents``), counting the decisions and the contradictions; returns the
+    chances stated on the way, as (seat, kind, chance, the action it was stated for)."""
+    coached = set(deal.rules.seats) if coached is None else coached
+    models = table_models(deal.rules, coached, opponents) if seated else None
     stated = []
     while not deal.is_over:
         seat = deal.to_act
@@ -275,7 +320,13 @@ def _play_advised(
         if len(legal) == 1:
             deal.apply(legal[0], seat)
             continue
-        options = advise(obs, seed=rng.getrandbits(32), budget=budget, raw=raw)
+        if seat not in coached:
+            if opponents == "greedy":
+                deal.apply(outsider.choose(obs), seat)
+            else:
+                deal.apply(bots.choose(obs, opponents, seed=rng.getrandbits(32)), seat)
+            continue
+        options = advise(obs, seed=rng.getrandbits(32), budget=budget, raw=raw, seat_models=models)
         chosen = options[0]
         cal.decisions += 1
         if obs.phase == AUCTION:

@@ -28,8 +28,14 @@ class Command(BaseCommand):
         )
         parser.add_argument("--deals", type=int, default=20, help="deals to play (default 20)")
         parser.add_argument("--seed", type=int, default=1)
+        parser.add_argument(
+            "--seated",
+            action="store_true",
+            help="tell the coach who sits at the table (the others are easy bots here), as the "
+            "site's coach is (engine.bots.seats)",
+        )
 
-    def handle(self, *args, rules, deals, seed, **options):
+    def handle(self, *args, rules, deals, seed, seated=False, **options):
         spec = json.loads(rules) if rules.strip().startswith("{") else rules
         rules = Rules.from_spec(spec)
         rng = random.Random(seed)
@@ -38,6 +44,11 @@ class Command(BaseCommand):
         for number in range(deals):
             deal = Deal.new(rules, rules.seats[number % len(rules.seats)], rng)
             coached = rules.seats[0]
+            models = (
+                {seat: "hard" if seat == coached else "easy" for seat in rules.seats}
+                if seated
+                else None
+            )
             totals = (
                 {side: rng.randint(-3, rules.target - 1) for side in rules.sides}
                 if rng.random() < 0.3
@@ -48,14 +59,15 @@ class Command(BaseCommand):
                 if deal.to_act == coached and len(obs.legal_actions()) > 1:
                     kind = "card" if deal.phase == engine.PLAY else "bid"
                     wall, cpu = time.perf_counter(), time.process_time()
-                    action = advise(obs, seed=rng.randrange(1 << 30))[0].action
+                    action = advise(obs, seed=rng.randrange(1 << 30), seat_models=models)[0].action
                     walls[kind].append(time.perf_counter() - wall)
                     cpus[kind].append(time.process_time() - cpu)
                 else:
                     action = choose(obs, "easy", seed=rng.randrange(1 << 30))
                 deal.apply(action)
         self.stdout.write(
-            f"bench_coach: {rules.to_spec()}, {deals} deals, seed {seed}: seconds per piece of advice"
+            f"bench_coach: {rules.to_spec()}, {deals} deals, seed {seed}"
+            f"{', seated' if seated else ''}: seconds per piece of advice"
         )
         every_wall = walls["bid"] + walls["card"]
         every_cpu = cpus["bid"] + cpus["card"]

@@ -12,7 +12,7 @@ import sys
 
 from django.core.management.base import BaseCommand, CommandError
 
-from games.engine.coach.calibration import KINDS, Calibration, run
+from games.engine.coach.calibration import KINDS, OPPONENTS, Calibration, run
 
 
 class Command(BaseCommand):
@@ -33,6 +33,18 @@ class Command(BaseCommand):
             "--raw",
             action="store_true",
             help="measure the search's own chances (before the honest-chances map) and fit that map",
+        )
+        parser.add_argument(
+            "--opponents",
+            choices=OPPONENTS,
+            default="self",
+            help="self-play, or one side the coach and the other the outside greedy player "
+            "or a bot level (default self)",
+        )
+        parser.add_argument(
+            "--seated",
+            action="store_true",
+            help="tell the coach who sits at the table (bots.seats), as the site's coach is",
         )
         parser.add_argument(
             "--save",
@@ -58,13 +70,15 @@ class Command(BaseCommand):
         raw: bool,
         save,
         load,
+        opponents="self",
+        seated=False,
         **options,
     ):
         if load:
             cal = _load(load)
             raw = cal.raw  # the saved chances say whether they were the search's own
         else:
-            cal = _play(rules, deals, seed, budget, progress, raw, save)
+            cal = _play(rules, deals, seed, budget, progress, raw, save, opponents, seated)
         report = cal.report()
         if raw:
             report["fitted_knots"] = {kind: cal.fit_knots(kind) for kind in KINDS}
@@ -100,7 +114,7 @@ class Command(BaseCommand):
             )
 
 
-def _play(rules, deals, seed, budget, progress, raw, save) -> Calibration:
+def _play(rules, deals, seed, budget, progress, raw, save, opponents, seated) -> Calibration:
     spec = json_module.loads(rules) if rules.strip().startswith("{") else rules
 
     def tell(done: int) -> None:
@@ -108,14 +122,33 @@ def _play(rules, deals, seed, budget, progress, raw, save) -> Calibration:
             print(f"{done} deals", file=sys.stderr, flush=True)
 
     if not save:
-        return run(spec, deals, seed=seed, budget=budget, progress=tell, raw=raw)
+        return run(
+            spec,
+            deals,
+            seed=seed,
+            budget=budget,
+            progress=tell,
+            raw=raw,
+            opponents=opponents,
+            seated=seated,
+        )
     with open(save, "a", encoding="utf-8") as out:
 
         def keep(figures: dict) -> None:
             out.write(json_module.dumps(figures) + "\n")
             out.flush()
 
-        return run(spec, deals, seed=seed, budget=budget, progress=tell, raw=raw, save=keep)
+        return run(
+            spec,
+            deals,
+            seed=seed,
+            budget=budget,
+            progress=tell,
+            raw=raw,
+            save=keep,
+            opponents=opponents,
+            seated=seated,
+        )
 
 
 def _saved(paths):

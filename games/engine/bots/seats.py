@@ -1,0 +1,135 @@
+"""Who sits at the table, in the coach's playouts: each seat played as what it is.
+
+The search values a move by playing sampled worlds to the end (``Search.finish``). The bots'
+own searches play every seat with the playout policy of ``core`` (a strong rule-of-thumb
+player), which is what the medium and hard bots play like. Against easy bots that overstates
+the opponents: the coach's chances of making a bid came out too low (self-play ECE 0.013, but
+0.10 against easy opponents; docs/coach.md, "Chances that know who sits"). So the coach tells
+the search who sits where (``seat_models``: seat -> model) and a seat modelled ``easy`` is
+played in the playouts by the easy bot's own rules (``easy_card``, the bitmask twin of
+``bots/easy.py``'s card play); ``medium`` and ``hard`` seats keep the playout policy.
+
+A person is modelled as ``PERSON_MODEL`` (see its comment). Without ``seat_models`` nothing
+changes: the bots' own searches never pass it, so their play (and the golden files) stay as
+they were. Pure Python, no Django.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from ..fast import SUIT_MASK, Position, legal_bits
+from .core import GP, best_suit, policy_card, step
+
+MODELS = ("easy", "medium", "hard")
+
+# A person, in the playouts: the outside rule-based opponent written for the calibration
+# (``coach/outsider.py``: greedy bidding and play, as a casual player plays) is fitted better
+# by the easy bot's rules than by the strong playout policy (measured: docs/coach.md). People
+# at our tables are new to the game more often than not; the site has too few recorded deals
+# to learn a model from yet.
+PERSON_MODEL = "easy"
+
+JACK_RANK = 9
+TEN_RANK = 8
+
+
+def model_of_seat(kind: str, level: str = "") -> str:
+    """The model of a seat: a bot by its level, a person by ``PERSON_MODEL``."""
+    if kind == "bot" and level in MODELS:
+        return level
+    return PERSON_MODEL
+
+
+def easy_indices(seat_models: Mapping[str, str] | None, seats) -> frozenset[int]:
+    """The seat indices (in ``seats``' order) to play by the easy rules."""
+    if not seat_models:
+        return frozenset()
+    return frozenset(i for i, seat in enumerate(seats) if seat_models.get(seat) == "easy")
+
+
+def _power(card: int, led: int, trump: int) -> int:
+    suit = card // 13
+    if suit == trump:
+        return 100 + card % 13
+    if suit == led:
+        return card % 13
+    return -1
+
+
+def _bits(mask: int):
+    while mask:
+        low = mask & -mask
+        yield low.bit_length() - 1
+        mask ^= low
+
+
+def easy_card(pos: Position, legal: int) -> int:
+    """The easy bot's card (``bots/easy.py``) in a playout: lead the ace or king of trump, else
+    a low card without points; on a trick the partner takes, give it points; else win as
+    cheaply as possible (the jack of trump last), or throw the cheapest card."""
+    kernel = pos.kernel
+    seat = (pos.leader + len(pos.trick)) % kernel.n
+    trump = pos.trump
+    cards = list(_bits(legal))
+    if trump < 0:  # the opening lead names trump: the best suit's top card
+        suit = best_suit(pos.hands[seat])[0]
+        in_suit = [c for c in cards if c // 13 == suit]
+        return max(in_suit) if in_suit else cards[-1]
+    if not pos.trick:
+        trumps = [c for c in cards if c // 13 == trump]
+        if trumps and max(trumps) % 13 >= 11:
+            return max(trumps)
+        plain = [c for c in cards if c // 13 != trump and GP[c] == 0]
+        return min(plain or cards, key=lambda c: (GP[c], c % 13, c))
+    led = pos.trick[0] // 13
+    powers = [_power(c, led, trump) for c in pos.trick]
+    best = max(range(len(powers)), key=lambda i: powers[i])
+    winner = (pos.leader + best) % kernel.n
+    last = len(pos.trick) == kernel.n - 1
+    if (
+        winner != seat
+        and kernel.side_of[winner] == kernel.side_of[seat]
+        and (last or powers[best] >= 112)
+    ):
+        return max(cards, key=lambda c: (_gift(c, trump), -c))
+    winners = [c for c in cards if _power(c, led, trump) > powers[best]]
+    if winners:
+        safe = [c for c in winners if not (c // 13 == trump and c % 13 == JACK_RANK)] or winners
+        return min(safe, key=lambda c: (_power(c, led, trump), GP[c], c))
+    return min(cards, key=lambda c: (GP[c] * 2 + (5 if c // 13 == trump else 0), c % 13, c))
+
+
+def _gift(card: int, trump: int) -> int:
+    rank = card % 13
+    if rank == TEN_RANK:
+        return 10
+    if card // 13 == trump and (rank <= 1 or rank == JACK_RANK):
+        return 9
+    return -rank - (20 if card // 13 == trump else 0)
+
+
+def play_out_seated(pos: Position, easy_seats: frozenset[int]) -> Position:
+    """Play ``pos`` to the end (in place): ``easy_seats`` by ``easy_card``, every other seat by
+    the playout policy (``core.policy_card``, what ``core.play_out`` plays inline)."""
+    kernel = pos.kernel
+    rem = 0
+    for hand in pos.hands:
+        rem |= hand
+    gone = 0
+    for played in pos.played:
+        gone |= played
+    while rem or pos.trick:
+        seat = (pos.leader + len(pos.trick)) % kernel.n
+        hand = pos.hands[seat]
+        if pos.trick and pos.trump >= 0:
+            legal = legal_bits(
+                kernel, hand, SUIT_MASK[pos.trick[0] // 13], SUIT_MASK[pos.trump], pos.tricks_played
+            )
+        else:
+            legal = hand
+        card = easy_card(pos, legal) if seat in easy_seats else policy_card(pos, legal, rem, gone)
+        rem &= ~(1 << card)
+        gone |= 1 << card
+        step(pos, card)
+    return pos
