@@ -174,7 +174,8 @@ def club(request: HttpRequest, club_id: int) -> HttpResponse:
     context = {"club": club, "member": member, "presets": PRESETS}
     if member is not None:
         people = selectors.members(club)
-        online = selectors.online_ids(m.user_id for m in people)
+        # The viewer is here, whether or not this page's own socket has opened yet.
+        online = selectors.online_ids(m.user_id for m in people) | {request.user.pk}
         context.update(
             members=people,
             online=online,

@@ -4,8 +4,6 @@ its work (the table's and lobby's websockets and htmx swaps, a replay step, the 
 the offline page's engine in its worker with WebAssembly) and records every
 securitypolicyviolation event and every console report of one: there must be none."""
 
-import re
-
 from playwright.sync_api import expect
 
 from games import selectors, services
@@ -81,11 +79,8 @@ def test_no_page_reports_a_policy_violation(site, browser, user, password):
     visit("/accounts/", "main")
     visit("/rules/", "main")
 
-    # Python running in the worker means Pyodide's WebAssembly compiled under the policy. (An
-    # engine import the browser's Python lacks is another test's business: test_offline_page.)
-    state = offline.locator("[data-engine-state]")
-    expect(state).to_contain_text(re.compile("Engine ready|Traceback"), timeout=90_000)
-    assert not re.search(r"CompileError|Content Security|WebAssembly|wasm", state.inner_text())
+    # The engine ready: Pyodide's WebAssembly compiled and ran in the worker under the policy.
+    expect(offline.locator("[data-engine-state]")).to_contain_text("Engine ready", timeout=90_000)
     seen.extend(("offline", text) for text in violations(offline))
 
     before_probe = list(reported)
