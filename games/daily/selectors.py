@@ -366,7 +366,7 @@ class ResultLine:
     """One result of the field on a deal: a contract, made or set, the net points, how many."""
 
     contract: str
-    outcome: str  # "made", "set", or "thrown in"
+    outcome: str  # "made", "set", or "everyone passed" (thrown in)
     net: int
     count: int
     percent: float  # the matchpoint percentage of this result against the others
@@ -419,7 +419,7 @@ CALLS = frozenset({"pass", "1", "2", "3", "4", "smudge"})
 
 
 def _outcome(made) -> str:
-    return "thrown in" if made is None else ("made" if made else "set")
+    return "everyone passed" if made is None else ("made" if made else "set")
 
 
 def deal_comparison(day: datetime.date, number: int, user) -> Comparison:

@@ -134,7 +134,7 @@ def test_matchpoints_count_what_the_other_side_scored(make_user):
     assert comparison.my_percent == 0.0 and comparison.others == 2
     assert [(r.contract, r.outcome, r.net) for r in comparison.results] == [
         ("3 by East", "set", 3),
-        ("thrown in", "thrown in", 0),
+        ("thrown in", "everyone passed", 0),
         ("3 by East", "made", -4),
     ]
     assert comparison.my_result == "\u22124 points net (East's 3 made)"
