@@ -301,6 +301,7 @@ class DecisionMark:
     unit: str  # "points" or "match"
     reason: str  # the coach's line on the option taken
     better_reason: str
+    origin: str = "shown"  # "shown" (the figures the coach showed) or "computed" (after the deal)
 
     @property
     def replay_url(self) -> str:
@@ -341,6 +342,7 @@ def _mark(deal_row: Deal, entry: dict) -> DecisionMark:
         unit=entry["unit"],
         reason=entry["reason"],
         better_reason=entry["best_reason"],
+        origin=entry.get("origin", "shown"),
     )
 
 

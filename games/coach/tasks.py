@@ -56,7 +56,9 @@ def review_deal(review_id: int) -> str:
         advice = selectors.advice_for(deal_row, step, review.seat)
         if advice is not None and advice.status == Work.READY:
             options = [Option.from_json(o) for o in advice.options]
+            origin = "shown"  # the very figures the coach showed at the table
         else:
+            origin = "computed"
             version = advice.version if advice is not None else selectors.version_at(deal_row, step)
             started = time.perf_counter()
             # The same evaluator, budget, seed (the position's) and table as the live coach.
@@ -95,6 +97,9 @@ def review_deal(review_id: int) -> str:
                 "uncertainty": judgement.uncertainty,
                 "unit": judgement.unit,
                 "mark": judgement.mark,
+                # "computed": no advice was stored for it (the coach was off); the figures were
+                # searched after the deal with the coach's evaluator, budget, seed and table.
+                "origin": origin,
             }
         )
     services.do_store_review(review, entries, judgements)

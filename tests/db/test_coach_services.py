@@ -197,6 +197,8 @@ def test_a_review_marks_an_overbid_as_a_blunder_and_links_to_the_moment(
     assert coach_tasks.review_deal(review.pk).endswith("decisions")
     review.refresh_from_db()
     assert review.status == Work.READY and review.blunders >= 1
+    # No advice was shown during the deal: the review says its figures came afterwards.
+    assert {d["origin"] for d in review.decisions} == {"computed"}
     marks = coach_selectors.decision_marks(deal_row, "S")
     overbid = marks[0]
     assert (overbid.step, overbid.moment, overbid.action, overbid.mark) == (
@@ -249,6 +251,7 @@ def test_a_review_reuses_the_advice_the_player_saw(coached, monkeypatch, searche
     review.refresh_from_db()
     assert not searched
     assert [d["step"] for d in review.decisions] == advised
+    assert {d["origin"] for d in review.decisions} == {"shown"}
     assert coach_services.do_request_review(deal_row, "S").pk == review.pk  # asked again: the same
 
 
