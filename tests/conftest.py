@@ -250,6 +250,19 @@ def _request_limits_count_from_zero(settings):
     settings.REQUEST_LIMITS_NAMESPACE = uuid.uuid4().hex
 
 
+@pytest.fixture(autouse=True)
+def _no_cached_reads_from_an_earlier_test():
+    """The in-process cache starts empty for each test. Cached reads are keyed by the newest
+    row's id (games/stats/players.py), and SQLite hands a rolled-back test's ids out again, so
+    an earlier test's leaderboard was served for this one's rows. (PostgreSQL's sequences never
+    go back: the shared Redis cache of the second pass is left alone.)"""
+    from django.core.cache import caches
+    from django.core.cache.backends.locmem import LocMemCache
+
+    if isinstance(caches["default"], LocMemCache):
+        caches["default"].clear()
+
+
 @pytest.fixture
 def searches_in_this_process(settings):
     """Searches on the task threads of this process instead of search processes of their own:

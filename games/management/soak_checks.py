@@ -24,7 +24,8 @@ NOT_A_PERSON = (BOT, STAND_IN, NEXT_DEAL)
 
 _TABLE_PHASE = re.compile(r'<div id="table" class="table[^"]*"[^>]*data-phase="(\w+)"')
 _OTHER_SEAT = '<div class="seat seat-'
-_SEAT_TURN = re.compile(r'<div class="seat seat-\w+(?: seat-high)? seat-turn"')
+# A seat's class list goes on after seat-turn (its place on the table: at-x-…, at-y-…).
+_SEAT_TURN = re.compile(r'<div class="seat seat-\w+(?: seat-high)? seat-turn[ "]')
 _AFTER_THE_SEATS = '<div class="trick trick-live"'
 _PLAYER = re.compile(r'class="player-link" href="/players/([^/"]+)/"')
 

@@ -607,9 +607,26 @@ def faceup_panel(
     names = seat_names(match)
     for seat in rules.seats:
         names.setdefault(seat, seat_name(seat))
+    choices = _faceup_choices(deal_row, step, row, rules, names, viewer)
+    chosen = next((c for c in choices if c.actual), None)
+    return FaceUpPanel(
+        status="ready",
+        who=names[row.seat],
+        pitcher_side=short_side(rules, rules.side_of(state.pitcher), names),
+        bid_label=wording.bid_label(state.bid),
+        choices=choices,
+        actual_best=chosen.best if chosen else None,
+        seconds=row.seconds,
+        coach_card=_coach_card_not_best(deal_row, step, row.seat, viewer, choices),
+    )
+
+
+def _faceup_choices(deal_row, step, row, rules, names, viewer) -> list[FaceUpChoice]:
+    """Each card the analysis solved: its points for each side (the viewer's marked), whether
+    the contract is made, whether it is among the best, and whether it was the card played."""
     my_side = rules.side_of(viewer) if viewer in rules.seats else None
     actual = deal_row.actions.filter(sequence=step).values_list("token", flat=True).first()
-    choices = [
+    return [
         FaceUpChoice(
             card=presenters.card_view(line["card"]),
             sides=[
@@ -622,21 +639,13 @@ def faceup_panel(
         )
         for line in row.lines
     ]
-    chosen = next((c for c in choices if c.actual), None)
-    # The coach chose without seeing the hidden cards: where its card is not among the best
-    # with every card known, the panel says so (and why) rather than leave two verdicts.
-    # Only on the viewer's own decisions, as the coach's marks.
-    coach = coach_choice(deal_row, step, row.seat) if viewer == row.seat else None
-    coach_card = None
+
+
+def _coach_card_not_best(deal_row, step, seat, viewer, choices):
+    """The coach chose without seeing the hidden cards: where its card is not among the best
+    with every card known, the panel says so (and why) rather than leave two verdicts. Only on
+    the viewer's own decisions, as the coach's marks."""
+    coach = coach_choice(deal_row, step, seat) if viewer == seat else None
     if coach and not any(c.best and c.card.code == coach for c in choices):
-        coach_card = presenters.card_view(coach)
-    return FaceUpPanel(
-        status="ready",
-        who=names[row.seat],
-        pitcher_side=short_side(rules, rules.side_of(state.pitcher), names),
-        bid_label=wording.bid_label(state.bid),
-        choices=choices,
-        actual_best=chosen.best if chosen else None,
-        seconds=row.seconds,
-        coach_card=coach_card,
-    )
+        return presenters.card_view(coach)
+    return None

@@ -22,7 +22,13 @@ def as_django_reads_it(match_id: int):
     deal = Deal.objects.select_related("match").filter(match_id=match_id).order_by("-number")
     seats = Seat.objects.select_related("user").filter(match_id=match_id)
     waiting = Seat.objects.filter(match_id=match_id).values_list(
-        "position", "user_id", "bot_level", "connections", "user__coach_enabled"
+        "position",
+        "user_id",
+        "bot_level",
+        "connections",
+        "user__coach_enabled",
+        "last_seen_at",
+        "user__left_at",
     )
     return deal.first(), list(seats), list(waiting)
 

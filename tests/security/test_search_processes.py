@@ -139,7 +139,8 @@ def _every_kind_of_search(user, bob) -> None:
         stop=lambda m: (t := turns.waiting_on(m.pk)).kind == WaitingFor.PERSON and t.seat == "W",
     )
     turn = turns.waiting_on(match.pk)
-    assert tasks.stand_in_turn(match.pk, turn.version, "away") != "stale"  # bob is away
+    # Bob's turn timed out: an "away" stand-in would wait for the grace after his turn began.
+    assert tasks.stand_in_turn(match.pk, turn.version, "idle") != "stale"
     match = play_until(match, stop=_alice_has_a_choice)
     advice = coach_services.do_request_advice(match)
     assert advice is not None

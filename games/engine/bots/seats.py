@@ -72,20 +72,27 @@ def easy_card(pos: Position, legal: int) -> int:
     """The easy bot's card (``bots/easy.py``) in a playout: lead the ace or king of trump, else
     a low card without points; on a trick the partner takes, give it points; else win as
     cheaply as possible (the jack of trump last), or throw the cheapest card."""
-    kernel = pos.kernel
-    seat = (pos.leader + len(pos.trick)) % kernel.n
-    trump = pos.trump
+    seat = (pos.leader + len(pos.trick)) % pos.kernel.n
     cards = list(_bits(legal))
-    if trump < 0:  # the opening lead names trump: the best suit's top card
+    if pos.trump < 0:  # the opening lead names trump: the best suit's top card
         suit = best_suit(pos.hands[seat])[0]
         in_suit = [c for c in cards if c // 13 == suit]
         return max(in_suit) if in_suit else cards[-1]
     if not pos.trick:
-        trumps = [c for c in cards if c // 13 == trump]
-        if trumps and max(trumps) % 13 >= 11:
-            return max(trumps)
-        plain = [c for c in cards if c // 13 != trump and GP[c] == 0]
-        return min(plain or cards, key=lambda c: (GP[c], c % 13, c))
+        return _easy_lead(cards, pos.trump)
+    return _easy_follow(pos, seat, cards)
+
+
+def _easy_lead(cards: list[int], trump: int) -> int:
+    trumps = [c for c in cards if c // 13 == trump]
+    if trumps and max(trumps) % 13 >= 11:
+        return max(trumps)
+    plain = [c for c in cards if c // 13 != trump and GP[c] == 0]
+    return min(plain or cards, key=lambda c: (GP[c], c % 13, c))
+
+
+def _easy_follow(pos: Position, seat: int, cards: list[int]) -> int:
+    kernel, trump = pos.kernel, pos.trump
     led = pos.trick[0] // 13
     powers = [_power(c, led, trump) for c in pos.trick]
     best = max(range(len(powers)), key=lambda i: powers[i])

@@ -224,7 +224,7 @@ class Command(BaseCommand):
             match = Match.objects.get(pk=match_id)
             if match.status == Match.Status.PLAYING:
                 state = selectors.deal_state(selectors.current_deal(match))
-                if state.phase == "over":  # the person starts the next deal, as the page does
+                if state.phase == engine.OVER:  # the person starts the next deal, as the page does
                     browser.post(f"/matches/{match_id}/next/", {"version": match.version})
                 elif state.to_act == "S":
                     action = rng.choice(state.legal_actions())

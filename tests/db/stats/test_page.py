@@ -65,7 +65,7 @@ def test_the_nav_links_to_the_statistics(logged_in_client):
 
 def test_a_newcomer_is_told_to_play_first(logged_in_client):
     html = logged_in_client.get(URL).content.decode()
-    assert "Nothing to count yet" in html and "<svg" not in html
+    assert "Nothing to count yet" in html and '<svg class="chart' not in html
 
 
 def test_the_page_shows_true_figures_and_charts(logged_in_client, user):
@@ -103,7 +103,7 @@ def test_the_page_shows_true_figures_and_charts(logged_in_client, user):
     assert int(figure(html, "rating")) > 1000
     assert "Easy bots" in html
     # Rating history, bids by level and points taken, as inline SVG with a title each.
-    assert html.count("<svg") == 3
+    assert html.count('<svg class="chart') == 3
     assert "Your rating after each match" in html and "Bids made, by level" in html
     assert "How often your side took each point" in html
     assert "The coach" not in html  # no coach data, no coach chart
