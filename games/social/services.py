@@ -128,9 +128,19 @@ def do_ask_friend(user, name: str) -> Friendship:
     return row
 
 
+def _settle_request(user, other) -> None:
+    """`other`'s friend request to `user` is answered: its notification is done with."""
+    answered = Notification.objects.filter(
+        user=user, actor=other, kind=Kind.FRIEND_REQUEST, read_at__isnull=True
+    ).update(read_at=timezone.now())
+    if answered:
+        realtime.ring_after_commit(user.pk)
+
+
 def _accept(row: Friendship, user, other) -> None:
     row.accepted_at = timezone.now()
     row.save(update_fields=["accepted_at"])
+    _settle_request(user, other)
     notify(
         other,
         Kind.FRIEND_ACCEPTED,
@@ -157,6 +167,7 @@ def do_answer_friend(user, name: str, accept: bool) -> None:
             _accept(row, user, other)
         else:
             row.delete()
+            _settle_request(user, other)
 
 
 def do_remove_friend(user, name: str) -> None:

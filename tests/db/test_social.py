@@ -63,6 +63,19 @@ def test_a_declined_request_leaves_nothing_and_remove_ends_a_friendship(user, bo
     assert not selectors.are_friends(user.pk, carol.pk)
 
 
+def test_an_answered_request_leaves_the_bell_and_every_page_shows_the_true_count(
+    client, user, bob, carol
+):
+    services.do_ask_friend(user, "bob")
+    services.do_ask_friend(carol, "bob")
+    client.force_login(bob)
+    assert 'data-unread="2">2</span>' in client.get(reverse("home")).content.decode()
+    services.do_answer_friend(bob, "alice", accept=True)
+    services.do_answer_friend(bob, "carol", accept=False)
+    assert selectors.unread_count(bob.pk) == 0
+    assert 'data-unread="0"></span>' in client.get(reverse("home")).content.decode()
+
+
 def test_one_cannot_answer_ones_own_request_nor_befriend_oneself(user, bob):
     services.do_ask_friend(user, "bob")
     with pytest.raises(NotFound):

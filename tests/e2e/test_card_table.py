@@ -250,6 +250,6 @@ def test_a_replay_plays_by_itself_and_any_finished_deal_can_be_reviewed(
     expect(page.locator("[data-autoplay]")).to_have_text("❚❚ Pause")
     # It moves on by itself, a step at a time. Each step is on screen for only 0.4 s, which a
     # busy machine's polling can miss, so the test waits for "3 or later", not for step 3.
-    page.wait_for_function("Number(document.querySelector('#replay').dataset.step) >= 3")
+    page.wait_for_function("() => Number(document.querySelector('#replay').dataset.step) >= 3")
     expect(page.locator("#replay")).to_have_attribute("data-step", last, timeout=60_000)
     expect(page.locator("[data-autoplay]")).to_have_text("▶ Play")  # it stops at the end

@@ -100,7 +100,7 @@ def test_the_coach_ranks_the_options_with_figures_and_reviews_the_deal(site, pag
         ranks = panel.locator(".coach-rank").all_inner_texts()
         assert ranks == [str(n) for n in range(1, len(ranks) + 1)] and len(ranks) >= 2
         expect(panel.locator(".coach-points").first).to_contain_text(
-            re.compile(r"[-+]\d\.\d\d net")
+            re.compile(r"[−+]?\d\.\d\d net")  # a true minus sign; 0.00 has none
         )
         expect(panel.locator(".coach-figures").first).to_contain_text(re.compile(r"High \d+%"))
         expect(panel.locator(".coach-reason").first).not_to_be_empty()

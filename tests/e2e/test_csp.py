@@ -86,7 +86,7 @@ def test_no_page_reports_a_policy_violation(site, browser, user, password):
     before_probe = list(reported)
     # The listener hears a violation when there is one: an inline style attribute.
     page.evaluate(INLINE_STYLE)
-    page.wait_for_function("window.__cspViolations.length > 0")
+    page.wait_for_function("() => window.__cspViolations.length > 0")
     assert violations(page)[0].startswith("style-src")
     context.close()
     assert selectors.rules_of(match)  # the table was a real one
