@@ -96,11 +96,19 @@
     socket.toggleAttribute("data-reconnecting", show);
     socket.toggleAttribute("data-connected", !show);
   }
+  // Only the table's own socket: every signed-in page also holds /ws/me/ (the bell, friends),
+  // whose closing is no lost table, and whose socket must never carry a move. (The offline
+  // page showed "Connection lost" for it, with no table socket at all.)
+  function fromTheTableSocket(event) {
+    return event.target instanceof Element && event.target.matches(".table-socket[ws-connect]");
+  }
   document.body.addEventListener("htmx:wsClose", function (event) {
+    if (!fromTheTableSocket(event)) return;
     const code = event.detail && event.detail.event ? event.detail.event.code : 0;
     if (code < 4000) reconnectingNotice(true); // 44xx: refused for good, not a connection lost
   });
   document.body.addEventListener("htmx:wsOpen", function (event) {
+    if (!fromTheTableSocket(event)) return;
     tableSocket = event.detail.event.target;
     reconnectingNotice(false);
   });

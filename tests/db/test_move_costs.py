@@ -215,9 +215,10 @@ RECHECK_QUERIES = 2
 
 # The table's page, as a browser loads it to sit down and on every reload: the session and its
 # user, the match and the user's seat (may they see it at all), the seats with their users, the
-# match again with its current deal (the table and the coach's panel share them). 9 before issue
-# 31's last cut, when the table and the coach read the seats and the deal each on their own.
-TABLE_PAGE_QUERIES = 6
+# match again with its current deal (the table and the coach's panel share them), and the bell's
+# unread count (every signed-in page). 9 before issue 31's last cut, when the table and the coach
+# read the seats and the deal each on their own.
+TABLE_PAGE_QUERIES = 7
 
 
 def test_the_table_page_costs_a_bounded_number_of_queries(logged_in_client, user):

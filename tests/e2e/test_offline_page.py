@@ -152,6 +152,9 @@ def test_the_offline_page_plays_a_whole_deal_with_the_network_cut_and_the_deal_c
     # The person's seat goes by their name, as on the live table (issue 44).
     expect(page.locator("#table .me-line .seat-name")).to_contain_text("traveller (you)")
     expect(page.locator("[data-outbox-item]").first).to_have_attribute("data-status", "waiting")
+    # The page's own socket (/ws/me/) has failed all along: no table socket was lost, and the
+    # offline table says so by saying nothing of a lost connection.
+    expect(page.locator("#socket-reconnecting")).to_have_count(0)
     screenshot("offline-deal-over-no-network")
 
     # Back online: the deal goes home, is checked, and is in History, marked, and replays.

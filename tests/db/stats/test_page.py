@@ -10,8 +10,9 @@ from .history import History
 pytestmark = pytest.mark.django_db
 
 URL = reverse("my_stats")
-# Session, user, and the page's own grouped reads; the same however long the history.
-MAX_QUERIES = 10
+# Session, user, the bell's count, and the page's own grouped reads; the same however long the
+# history.
+MAX_QUERIES = 11
 
 
 def figure(html: str, name: str) -> str:
