@@ -9,7 +9,7 @@ class CoachConfig(AppConfig):
 
     def ready(self):
         # The replay shows the coach's marks on a player's own decisions, read from stored reviews.
-        from games import dispatch, hooks
+        from games import budget, dispatch, hooks
         from games.marks import register_choice_provider, register_marks_provider
 
         from . import realtime, services, tasks
@@ -28,3 +28,5 @@ class CoachConfig(AppConfig):
         hooks.table_socket_events.register(realtime.CoachSwitched, realtime.on_coach_switched)
         dispatch.register_task(tasks.advise_position)
         dispatch.register_task(tasks.review_deal)
+        # Reviews waiting or being computed count in their person's budget (games/budget.py).
+        budget.register("coach reviews", services.reviews_in_flight)

@@ -33,6 +33,26 @@ def replay_url(match_id: int, deal_number: int, step: int) -> str:
     return reverse("replay:deal_step", args=[match_id, deal_number, step])
 
 
+# About what one decision costs a review when it must be searched afresh (no advice stored for
+# it): `bench_coach` CPU p95 0.41 s a decision, unseated (docs/coach.md).
+REVIEW_DECISION_SECONDS = 0.5
+
+
+def review_cost(deal_row: Deal, seat: str) -> float:
+    """The estimated CPU seconds of reviewing the seat's decisions in the deal: a search for each
+    of the person's decisions with no advice ready (an upper bound: a decision with one legal
+    choice is skipped by the review). A deal played with the coach on costs about nothing."""
+    decided = set(
+        deal_row.actions.filter(seat=seat, user__isnull=False).values_list("sequence", flat=True)
+    )
+    advised = set(
+        Advice.objects.filter(deal=deal_row, seat=seat, status=Work.READY).values_list(
+            "step", flat=True
+        )
+    )
+    return len(decided - advised) * REVIEW_DECISION_SECONDS
+
+
 # --- The position a piece of advice is for ---------------------------------------------------
 
 

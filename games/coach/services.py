@@ -4,18 +4,23 @@ A request creates the row (unique per position, or per deal and seat) and enqueu
 after commit, so the same position is never searched twice: a repeated request finds the row.
 A task claims its row before computing; a claim older than CLAIM_SECONDS is taken to be lost
 (its worker died) and may be claimed again.
+
+A review is expensive work (each decision the coach did not advise on is searched afresh): a
+new one is admitted to the person's budget (games/budget.py, the analysis lane) with its
+estimated cost, and refused with `budget.Busy` (nothing asked) beyond it.
 """
 
 from __future__ import annotations
 
+from contextlib import suppress
 from datetime import timedelta
 from functools import partial
 
 from django.db import IntegrityError, transaction
-from django.db.models import Q
+from django.db.models import OuterRef, Q, Subquery
 from django.utils import timezone
 
-from games import dispatch, hooks
+from games import budget, dispatch, hooks
 from games import selectors as game_selectors
 from games.engine.coach import judging
 from games.engine.coach.advice import Option
@@ -54,7 +59,10 @@ def do_prepare(match_id: int, version: int | None = None) -> None:
             return  # a table still forming: nothing is dealt yet
         if deal_row.is_over:
             for seat in selectors.coached_seats(match):
-                do_request_review(deal_row, seat)
+                # Not now if the person's share (or the lane) is full: asked again when the
+                # table's socket opens, or from the review page's button.
+                with suppress(budget.Busy):
+                    do_request_review(deal_row, seat)
         else:
             _request_advice(match)
 
@@ -85,16 +93,48 @@ def _request_advice(match: Match) -> Advice | None:
 
 
 def do_request_review(deal_row: Deal, seat: str) -> Review | None:
-    """Ask for the review of a finished deal for one seat (held by a person)."""
-    if (
-        not deal_row.is_over
-        or not deal_row.match.seats.filter(position=seat, user__isnull=False).exists()
-    ):
+    """Ask for the review of a finished deal for one seat (held by a person). The same row if
+    it was asked for before; a new one is admitted to the person's budget with its estimated
+    cost, else `budget.OverBudget` / `budget.LaneFull` and nothing is asked."""
+    if not deal_row.is_over:
         return None
-    review, created = _get_or_create(Review, deal=deal_row, seat=seat)
-    if created or _lost(review):
-        _enqueue_after_commit("review_deal", review)
+    held = (
+        deal_row.match.seats.filter(position=seat, user__isnull=False)
+        .select_related("user")
+        .first()
+    )
+    if held is None:
+        return None
+    with transaction.atomic():
+        review = Review.objects.filter(deal=deal_row, seat=seat).first()
+        if review is None:
+            cost = selectors.review_cost(deal_row, seat)
+            budget.admit(held.user, budget.ANALYSIS, cost)  # Busy: nothing asked
+            review, created = _get_or_create(
+                Review, deal=deal_row, seat=seat, defaults={"cost": cost}
+            )
+        else:
+            created = False
+        if created or _lost(review):
+            _enqueue_after_commit("review_deal", review)
     return review
+
+
+def reviews_in_flight(owner_id: int | None) -> list[budget.Work]:
+    """The reviews waiting or being computed, each under the person whose seat it reviews (the
+    budget's source, registered by the app)."""
+    holder = Seat.objects.filter(
+        match_id=OuterRef("deal__match_id"), position=OuterRef("seat")
+    ).values("user_id")[:1]
+    rows = Review.objects.filter(status__in=(Work.PENDING, Work.COMPUTING)).annotate(
+        owner_id=Subquery(holder)
+    )
+    if owner_id is not None:
+        rows = rows.filter(owner_id=owner_id)
+    return [
+        budget.Work(budget.ANALYSIS, owner, cost)
+        for owner, cost in rows.values_list("owner_id", "cost")
+    ]
 
 
 def _get_or_create(model, defaults=None, **key):

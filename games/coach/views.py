@@ -8,7 +8,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
-from games import engine
+from games import budget, engine
 from games import selectors as game_selectors
 from games.errors import GameError, NotFound
 from games.models import Deal, Match
@@ -52,13 +52,26 @@ def review(request: HttpRequest, deal_id: int) -> HttpResponse:
         raise Http404(str(error)) from None
     if not deal_row.is_over:
         raise Http404("This deal is still being played.")
+    busy = None
     if request.method == "POST":
-        services.do_request_review(deal_row, seat.position)
-        return redirect("coach:review", deal_id=deal_row.pk)
-    context = {"deal": deal_row, "page": selectors.review_page(deal_row, seat.position)}
-    if request.htmx:
-        return render(request, "coach/_review.html", context)
-    return render(request, "coach/review.html", context)
+        try:
+            services.do_request_review(deal_row, seat.position)
+        except budget.Busy as error:  # the person's share is in flight, or the lane is full
+            busy = error
+        else:
+            return redirect("coach:review", deal_id=deal_row.pk)
+    context = {
+        "deal": deal_row,
+        "page": selectors.review_page(deal_row, seat.position),
+        "busy": str(busy) if busy else "",
+    }
+    template = "coach/_review.html" if request.htmx else "coach/review.html"
+    if busy is None:
+        return render(request, template, context)
+    response = render(request, template, context, status=busy.status)
+    for name, value in budget.retry_headers(busy).items():
+        response[name] = value
+    return response
 
 
 # --- Exercises: practise your mistakes --------------------------------------------------------
