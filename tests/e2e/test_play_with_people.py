@@ -34,11 +34,13 @@ def no_leaks(page: Page, username: str):
 def take_turn(page: Page) -> bool:
     """If it is this page's turn, make the first legal move (or deal the next hand)."""
     try:
+        # Pressed once armed, as a person presses it: the click guard ignores a press on a
+        # control that has not been on screen and still for its moment (static/js/table.js).
         if page.locator("#table.table-my-turn [data-action]").count():
-            page.locator("#table [data-action]").first.click(timeout=2000)
+            page.locator("#table [data-action]:not([data-unarmed])").first.click(timeout=2000)
             return True
         if page.locator("[data-next-deal]").count():
-            page.locator("[data-next-deal]").click(timeout=2000)
+            page.locator("[data-next-deal]:not([data-unarmed])").click(timeout=2000)
             return True
     except PlaywrightTimeout:
         pass  # the table was swapped under the pointer (a newer one came); look again
