@@ -185,8 +185,11 @@ def test_a_practice_copy_of_a_deal_gets_the_solved_steps_it_shares_without_solvi
 ):
     deal_row = played_deals(match)[0]
     steps = [step for step, _ in _play_steps(deal_row)]
+    # A step of the last trick, which every solve finishes exactly: an early step may run out
+    # of its time on a busy machine and show "too many cards left" instead of its choices.
+    asked = steps[-2]
     with django_capture_on_commit_callbacks(execute=True):
-        logged_in_client.post(_url(match, deal_row, steps[0]))
+        logged_in_client.post(_url(match, deal_row, asked))
     for row in FaceUpAnalysis.objects.all():
         tasks.analyse_faceup(row.pk)
     # Play on from a later step, to the end of the deal, as it was really played.
@@ -199,7 +202,7 @@ def test_a_practice_copy_of_a_deal_gets_the_solved_steps_it_shares_without_solvi
     assert copy.status == copy.Status.FINISHED
     enqueued.clear()
     with django_capture_on_commit_callbacks(execute=True):
-        page = logged_in_client.post(_url(copy, copy_deal, steps[0])).content.decode()
+        page = logged_in_client.post(_url(copy, copy_deal, asked)).content.decode()
     assert enqueued == []  # nothing solved again
     assert "faceup-choice" in page
 
