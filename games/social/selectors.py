@@ -27,8 +27,12 @@ from .models import (
     Presence,
 )
 
-# A presence count this old with no socket heard since is a process that died with it.
-STALE_AFTER = timedelta(hours=6)
+# Each web process touches the presence of the people whose /ws/me/ sockets it holds every
+# HEARTBEAT (consumers._Relay). A count not touched for STALE_AFTER is a process that died
+# with its sockets open (never counted down): it reads as offline, the person's next page
+# counts from zero, and the sweeper's tick tells their friends they went.
+HEARTBEAT = timedelta(seconds=60)
+STALE_AFTER = 3 * HEARTBEAT
 RECENT_LIMIT = 10
 ELO_START, ELO_K = 1500, 24
 

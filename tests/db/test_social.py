@@ -3,10 +3,12 @@
 import io
 import json
 import zipfile
+from datetime import timedelta
 
 import pytest
 from django.core import mail as django_mail
 from django.urls import reverse
+from django.utils import timezone
 
 from accounts import mail as site_mail
 from accounts.export import data_zip
@@ -121,6 +123,58 @@ def test_presence_counts_pages_and_keeps_the_last_seen_time(user, bob):
     assert not row.online and row.last_seen is not None
     assert services.do_go_offline(bob.pk) is True  # never below zero
     assert Presence.objects.get(user=bob).connections == 0
+
+
+def test_a_count_left_by_a_dead_process_goes_offline_and_the_next_page_counts_afresh(
+    user, bob, carol, monkeypatch
+):
+    """A web process that dies never counts its sockets down. Its people read as offline once
+    no process has touched their count for STALE_AFTER (a live process touches it every
+    HEARTBEAT), the sweeper's tick tells their friends they went, and their next page counts
+    from zero, so their friends are told they came."""
+    told = []
+    monkeypatch.setattr(
+        services.realtime,
+        "tell_friends_after_commit",
+        lambda user_id, targets, whole_list=False: told.append((user_id, sorted(targets))),
+    )
+    befriend(user, bob)
+    befriend(carol, bob)
+    for person in (user, bob, carol):
+        services.do_come_online(person.pk)
+    services.do_come_online(bob.pk)  # a second tab, on the process that is about to die
+    long_ago = timezone.now() - selectors.STALE_AFTER - timedelta(seconds=1)
+    Presence.objects.filter(user=bob).update(last_seen_at=long_ago)
+    Presence.objects.filter(user=carol).update(last_seen_at=long_ago)
+    # Alice's and carol's pages are held by a live process: its heartbeat touches them.
+    assert services.do_keep_present([user.pk, carol.pk]) == 2
+
+    assert selectors.online_ids([user.pk, bob.pk, carol.pk]) == {user.pk, carol.pk}
+    [row] = selectors.friend_rows(user.pk)
+    assert row.name == "bob" and not row.online
+    told.clear()
+    assert services.do_expire_presence() == 1
+    assert told == [(bob.pk, sorted([user.pk, carol.pk]))]  # his friends who are here
+    assert Presence.objects.get(user=bob).connections == 0
+    assert services.do_expire_presence() == 0  # once
+
+    # Bob opens a page again: his first, and his friends see him come.
+    told.clear()
+    assert services.do_come_online(bob.pk) is True
+    assert told == [(bob.pk, sorted([user.pk, carol.pk]))]
+    [row] = selectors.friend_rows(user.pk)
+    assert row.online
+
+
+def test_a_stale_count_counts_from_zero_without_the_sweeper(user, bob):
+    befriend(user, bob)
+    services.do_come_online(bob.pk)
+    services.do_come_online(bob.pk)
+    long_ago = timezone.now() - selectors.STALE_AFTER - timedelta(seconds=1)
+    Presence.objects.filter(user=bob).update(last_seen_at=long_ago)
+    assert services.do_come_online(bob.pk) is True
+    assert Presence.objects.get(user=bob).connections == 1
+    assert services.do_go_offline(bob.pk) is True
 
 
 def test_a_friend_at_a_table_shows_a_watch_link_only_where_anyone_may_watch(user, bob, carol):
