@@ -362,8 +362,11 @@ def recent_games(club: Club) -> list[ClubGame]:
                 match_id=match.pk,
                 rules_label=match.rules_label,
                 people=tuple(s.user.shown_name for s in people),
+                # Bots win games too: the list says so, rather than naming no winner.
                 winner_names=tuple(
-                    s.user.shown_name for s in people if rules.side_of(s.position) == match.winner
+                    s.user.shown_name if s.user_id else f"Bot ({s.get_bot_level_display().lower()})"
+                    for s in match.seats.all()
+                    if rules.side_of(s.position) == match.winner
                 ),
                 finished_at=match.finished_at,
                 replay_allowed=replay_allowed(match),
