@@ -8,6 +8,11 @@ the web process's pools; or behind nginx with workers), as issue 45 found it:
   cutthroat, draw, hard bots: about 8 s of CPU each to check; each a different deal, made once
   and kept in var/ so the runs before and after send the same ones);
 - meanwhile the other person asks for the face-up analysis of a step of their deal.
+With `--accounts N` the uploads come from N accounts (round robin), so that more of them pass the
+per-person budget and are truly in flight at once (12 from 6 accounts: 2 each); the bound then
+left is the lane's.
+URL is the site as a browser reaches it: `make run`'s Daphne, or nginx (`make proxy`) in front of
+Daphne processes with `make worker`; run the command with the server's DATABASE_URL.
 It prints the flood's answers (202 taken, 429/503 busy), how long the other person's face-up
 step took to be solved, and the longest wait of a bot beyond its pace at their table over
 `--seconds` (from the move rows' times: a bot's move after the previous move of the same deal).
@@ -114,20 +119,25 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("url", help="the running server, e.g. http://127.0.0.1:8000")
         parser.add_argument("--uploads", type=int, default=12)
+        parser.add_argument(
+            "--accounts", type=int, default=1, help="how many accounts send the uploads"
+        )
         parser.add_argument("--seconds", type=float, default=40)
         parser.add_argument("--pace", type=float, default=0.7, help="the server's BOT_PACE_SECONDS")
         parser.add_argument(
             "--wait", type=float, default=120, help="how long to wait for the face-up step"
         )
 
-    def handle(self, *args, url, uploads, seconds, pace, wait, **options):
+    def handle(self, *args, url, uploads, accounts, seconds, pace, wait, **options):
         self.wait = wait
         base = url.rstrip("/")
         flood_deals = worst_case_uploads(uploads, self.stdout.write)
         stamp = random.randrange(10**6)
         users = get_user_model().objects
-        flooder, other = Browser(base), Browser(base)
-        for browser, name in ((flooder, "flood"), (other, "other")):
+        flooders = [Browser(base) for _ in range(max(1, accounts))]
+        other = Browser(base)
+        names = [f"flood{n or ''}" for n in range(len(flooders))]
+        for browser, name in (*zip(flooders, names, strict=True), (other, "other")):
             username = f"bench-flood-{stamp}-{name}"
             users.create_user(username, password=PASSWORD)
             browser.post("/accounts/login/", {"username": username, "password": PASSWORD})
@@ -154,12 +164,17 @@ class Command(BaseCommand):
         with ThreadPoolExecutor(max_workers=len(flood_deals)) as pool:
             answers = list(
                 pool.map(
-                    lambda envelope: flooder.post_json(reverse("offline:upload"), envelope)[0],
-                    flood_deals,
+                    lambda n: flooders[n % len(flooders)].post_json(
+                        reverse("offline:upload"), flood_deals[n]
+                    )[0],
+                    range(len(flood_deals)),
                 )
             )
         counts = {code: answers.count(code) for code in sorted(set(answers))}
-        self.stdout.write(f"{len(flood_deals)} worst-case uploads at once: answers {counts}")
+        self.stdout.write(
+            f"{len(flood_deals)} worst-case uploads at once from {len(flooders)} account(s): "
+            f"answers {counts}"
+        )
         flooded = self._face_up(other, deal_row, steps[8])
         shown = (
             f"{flooded:.1f} s" if flooded != float("inf") else f"not solved after {self.wait:.0f} s"
@@ -169,13 +184,15 @@ class Command(BaseCommand):
         stop.set()
         player.join(timeout=30)
         waits = self._bot_waits(match_id, started, pace)
+        worst = max(range(len(waits)), key=waits.__getitem__, default=None)
+        when = "" if worst is None else f" (the move {self._moved_at[worst] - started:.1f} s in)"
         self.stdout.write(
             f"bot moves at the other table in the {time.time() - started:.0f} s from the flood "
             f"on: {len(waits)}, longest wait "
-            f"beyond the {pace} s pace: {max(waits, default=0):.2f} s"
+            f"beyond the {pace} s pace: {max(waits, default=0):.2f} s{when}"
         )
         checking = OfflineUpload.objects.filter(
-            owner__username=f"bench-flood-{stamp}-flood", status="checking"
+            owner__username__startswith=f"bench-flood-{stamp}-flood", status="checking"
         ).count()
         self.stdout.write(f"flood's uploads still being checked at the end: {checking}")
 
@@ -239,7 +256,7 @@ class Command(BaseCommand):
             .order_by("deal_id", "sequence")
             .values("deal_id", "user_id", "created_at")
         )
-        waits = []
+        waits, self._moved_at = [], []
         for before, action in zip(rows, rows[1:], strict=False):
             bot = action["user_id"] is None
             if (
@@ -248,4 +265,5 @@ class Command(BaseCommand):
                 and action["created_at"].timestamp() > since
             ):
                 waits.append((action["created_at"] - before["created_at"]).total_seconds() - pace)
+                self._moved_at.append(action["created_at"].timestamp())
         return waits
