@@ -259,6 +259,8 @@ def do_invite_to_table(host, match_id: int, name: str) -> Notification:
         raise NotFound("There is no such table.")
     if match.status != Match.Status.FORMING:
         raise GameError("This table has already started.")
+    if match.seats.filter(user=friend).exists():
+        raise GameError(f"{friend.username} already sits at this table.")
     if game_selectors.blocked_by_host(match, friend):
         raise Forbidden(f"{friend.username} cannot sit at this table.")
     return notify(

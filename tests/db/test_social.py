@@ -204,6 +204,9 @@ def test_inviting_a_friend_to_a_forming_table_notifies_them_with_join(user, bob,
     befriend(carol, bob)
     with pytest.raises(NotFound):  # carol does not sit at alice's table
         services.do_invite_to_table(carol, match.pk, "bob")
+    tables.do_sit(match.pk, bob, "W")
+    with pytest.raises(GameError, match="already sits"):  # bob is here: no invitation
+        services.do_invite_to_table(user, match.pk, "bob")
 
 
 def test_a_chosen_kind_comes_by_mail_too_and_the_others_do_not(

@@ -88,6 +88,9 @@ def test_friends_see_each_other_and_join_a_table_from_the_bell(site, browser):
     bob.locator('[data-notification="table_invite"] [data-open-notification]').click()
     bob.locator('[data-sit="W"]').click()
     expect(alice.locator('.forming-seat[data-seat="W"]')).to_contain_text("bob")
+    expect(alice.locator('[data-invite-row="bob"]')).to_be_hidden()  # he sits: not offered
+    expect(alice.get_by_text("Your friends here are all at the table.")).to_be_visible()
+    expect(bob.locator('[data-invite-row="alice"]')).to_have_count(0)  # nor the host to him
     expect(bob.locator("#bell-count")).to_have_text("")  # read on the way in
     shot(alice, "friends-joined-1280")
 
@@ -103,6 +106,7 @@ def test_friends_see_each_other_and_join_a_table_from_the_bell(site, browser):
     play_a_deal_together({"alice": alice, "bob": bob})
     for page in (alice, bob):
         expect(page.locator(".deal-result .points-table")).to_be_visible()
+    expect(bob.locator("#invite-friends")).to_be_hidden()  # the match is on
     shot(bob, "friends-deal-played-390")
     alice_ctx.close()
     bob_ctx.close()
