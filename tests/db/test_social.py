@@ -301,6 +301,30 @@ def test_a_club_table_is_known_to_members_seats_members_only(user, bob, carol):
     assert listed.match_id == match.pk
 
 
+def test_a_club_game_in_play_replays_its_finished_deals_to_members_only(
+    client, user, bob, carol
+):
+    club = services.do_create_club(user, "Open Book Club")
+    services.do_join_by_link(bob, club.invite_token)
+    match = services.do_create_club_table(user, club.pk, "house")
+    tables.do_sit(match.pk, bob, "W")
+    tables.do_fill_with_bots(match.pk, user, "easy")
+    tables.do_start_table(match.pk, user)
+    match = play_until(match, stop=lambda m: m.deals.filter(number=2).exists())
+    assert match.status == Match.Status.PLAYING  # the game goes on; its first deal is over
+    client.force_login(bob)
+    club_page = client.get(reverse("social:club", args=[club.pk])).content.decode()
+    assert f'data-club-game="{match.pk}"' in club_page and "in play" in club_page
+    game = client.get(reverse("social:club_game", args=[club.pk, match.pk]))
+    assert game.status_code == 200 and 'data-deal="1"' in game.content.decode()
+    step = reverse("social:club_step", args=[club.pk, match.pk, 1, 0])
+    assert client.get(step).status_code == 200
+    playing = reverse("social:club_step", args=[club.pk, match.pk, 2, 0])
+    assert client.get(playing).status_code == 404  # the deal in play stays hidden
+    client.force_login(carol)  # not a member
+    assert client.get(step).status_code == 404
+
+
 def test_the_club_leaderboard_rates_club_games_between_members(user, bob, carol):
     club = services.do_create_club(user, "Rated Club")
     services.do_join_by_link(bob, club.invite_token)
