@@ -301,9 +301,7 @@ def test_a_club_table_is_known_to_members_seats_members_only(user, bob, carol):
     assert listed.match_id == match.pk
 
 
-def test_a_club_game_in_play_replays_its_finished_deals_to_members_only(
-    client, user, bob, carol
-):
+def test_a_club_game_in_play_replays_its_finished_deals_to_members_only(client, user, bob, carol):
     club = services.do_create_club(user, "Open Book Club")
     services.do_join_by_link(bob, club.invite_token)
     match = services.do_create_club_table(user, club.pk, "house")
