@@ -88,7 +88,11 @@ def table(request: HttpRequest, match_id: int) -> HttpResponse:
     if match.status == Match.Status.FORMING:
         context["forming"] = presenters.forming_view(match, request.user, invited)
         if position and match.invite_code is not None:
-            context["invitable"] = social.friend_rows(request.user.pk)
+            # Friends already seated here are not offered (the host offered a seated guest).
+            seated = {seat.user_id for seat in seats if seat.user_id}
+            context["invitable"] = [
+                row for row in social.friend_rows(request.user.pk) if row.user_id not in seated
+            ]
         return render(request, "games/table.html", context)
     # A GET only reads: a turn lost in a restart is woken by the table's socket connecting,
     # which the page opens at once, and by the sweeper.

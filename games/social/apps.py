@@ -9,11 +9,14 @@ class SocialConfig(AppConfig):
 
     def ready(self):
         from games import hooks
+        from games.signals import sweeping
 
-        from . import panels, selectors
+        from . import panels, selectors, services
 
         # A club's members know their club's tables, and only they sit at them.
         hooks.table_known_to.register(selectors.club_member_knows_table)
         hooks.seat_refusal.register(selectors.club_seat_refusal)
         hooks.player_actions.register(panels.friend_button)
         hooks.lobby_panels.register(panels.lobby_club_tables)
+        # Presence left behind by a web process that died goes at the sweeper's tick.
+        sweeping.connect(services.do_expire_presence, dispatch_uid="social-presence-expiry")

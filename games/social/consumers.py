@@ -47,6 +47,7 @@ class _Relay:
     def __init__(self):
         self.sockets: dict[int, set] = defaultdict(set)
         self.task: asyncio.Task | None = None
+        self.heartbeat: asyncio.Task | None = None
         self.channel = None
 
     async def join(self, socket, channel_layer) -> None:
@@ -55,6 +56,8 @@ class _Relay:
         if self.task is None or self.task.done() or self.task.get_loop() is not loop:
             self.channel = await channel_layer.new_channel()
             self.task = asyncio.ensure_future(self._listen(channel_layer))
+        if self.heartbeat is None or self.heartbeat.done() or self.heartbeat.get_loop() is not loop:
+            self.heartbeat = asyncio.ensure_future(self._beat())
         # Re-joining refreshes the group's expiry on the layer.
         await channel_layer.group_add(realtime.SOCIAL_GROUP, self.channel)
 
@@ -75,6 +78,19 @@ class _Relay:
             except Exception:  # a broken layer or render must not leave the pages deaf for good
                 log.exception("the social relay could not hand out an event")
                 await asyncio.sleep(1)
+
+    async def _beat(self) -> None:
+        """Every HEARTBEAT, the people whose pages this process holds are still here: a count
+        that stops being touched (the process died) reads as offline after STALE_AFTER."""
+        while True:
+            # A period, not a wait for a condition: the heartbeat is a clock.
+            await asyncio.sleep(selectors.HEARTBEAT.total_seconds())
+            try:
+                await database_sync_to_async(services.do_keep_present)(list(self.sockets))
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # a database restart: the next beat tries again
+                log.warning("the presence heartbeat failed", exc_info=True)
 
     async def _hand_out(self, message: dict) -> None:
         kind = message.get("type")

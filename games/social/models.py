@@ -42,9 +42,10 @@ class Friendship(models.Model):
 
 
 class Presence(models.Model):
-    """How many signed-in pages a person has open (their /ws/me/ sockets), and when the last
-    closed. Counted by the sockets themselves; a process that dies leaves its count behind, so a
-    count older than STALE_AFTER with no socket heard since is read as offline."""
+    """How many signed-in pages a person has open (their /ws/me/ sockets), and when one was last
+    heard. Counted by the sockets themselves, and touched every HEARTBEAT by the process that
+    holds them; a process that dies leaves its count behind, so a count not touched for
+    STALE_AFTER is read as offline (selectors.HEARTBEAT, STALE_AFTER)."""
 
     user = models.OneToOneField(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="presence"

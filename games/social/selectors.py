@@ -12,6 +12,7 @@ from django.db.models import Q
 from django.urls import reverse
 from django.utils import timezone
 
+from games import engine
 from games import selectors as game_selectors
 from games.models import Match, PersonalBlock, Seat
 
@@ -27,8 +28,12 @@ from .models import (
     Presence,
 )
 
-# A presence count this old with no socket heard since is a process that died with it.
-STALE_AFTER = timedelta(hours=6)
+# Each web process touches the presence of the people whose /ws/me/ sockets it holds every
+# HEARTBEAT (consumers._Relay). A count not touched for STALE_AFTER is a process that died
+# with its sockets open (never counted down): it reads as offline, the person's next page
+# counts from zero, and the sweeper's tick tells their friends they went.
+HEARTBEAT = timedelta(seconds=60)
+STALE_AFTER = 3 * HEARTBEAT
 RECENT_LIMIT = 10
 ELO_START, ELO_K = 1500, 24
 
@@ -319,6 +324,21 @@ def open_club_tables(club_ids) -> list[ClubTable]:
     )
 
 
+def replayable_club_matches(club: Club, limit: int) -> list[Match]:
+    """The club's games with a deal over, newest first: a finished game, or one still in play
+    whose finished deals are public already (every hand is shown once its deal is over)."""
+    return list(
+        Match.objects.filter(
+            club_table__club=club,
+            status__in=(Match.Status.PLAYING, Match.Status.FINISHED),
+            deals__phase=engine.OVER,
+        )
+        .distinct()
+        .prefetch_related("seats__user")
+        .order_by("-created_at")[:limit]
+    )
+
+
 def finished_club_matches(club: Club, limit: int | None = None) -> list[Match]:
     rows = (
         Match.objects.filter(club_table__club=club, status=Match.Status.FINISHED)
@@ -334,7 +354,7 @@ class ClubGame:
     rules_label: str
     people: tuple[str, ...]
     winner_names: tuple[str, ...]
-    finished_at: datetime
+    finished_at: datetime | None  # None: still in play (its finished deals replay)
     replay_allowed: bool  # face up for members: every person who played keeps history public
 
 
@@ -350,7 +370,7 @@ def replay_allowed(match: Match) -> bool:
 
 def recent_games(club: Club) -> list[ClubGame]:
     games = []
-    for match in finished_club_matches(club, RECENT_LIMIT):
+    for match in replayable_club_matches(club, RECENT_LIMIT):
         rules = game_selectors.rules_of(match)
         people = _people(match)
         games.append(
@@ -358,8 +378,11 @@ def recent_games(club: Club) -> list[ClubGame]:
                 match_id=match.pk,
                 rules_label=match.rules_label,
                 people=tuple(s.user.shown_name for s in people),
+                # Bots win games too: the list says so, rather than naming no winner.
                 winner_names=tuple(
-                    s.user.shown_name for s in people if rules.side_of(s.position) == match.winner
+                    s.user.shown_name if s.user_id else f"Bot ({s.get_bot_level_display().lower()})"
+                    for s in match.seats.all()
+                    if match.winner and rules.side_of(s.position) == match.winner
                 ),
                 finished_at=match.finished_at,
                 replay_allowed=replay_allowed(match),
@@ -412,9 +435,14 @@ def leaderboard(club: Club) -> list[LeaderRow]:
 
 
 def club_game(club: Club, match_id: int) -> Match | None:
-    """A finished game of the club that its members may replay face up; None otherwise."""
+    """A game of the club, finished or in play, that its members may replay face up (its
+    finished deals only: `replay.selectors.finished_deal`); None otherwise."""
     match = (
-        Match.objects.filter(pk=match_id, club_table__club=club, status=Match.Status.FINISHED)
+        Match.objects.filter(
+            pk=match_id,
+            club_table__club=club,
+            status__in=(Match.Status.PLAYING, Match.Status.FINISHED),
+        )
         .prefetch_related("seats__user")
         .first()
     )

@@ -190,6 +190,11 @@ def do_come_online(user_id: int) -> bool:
     now = timezone.now()
     with transaction.atomic():
         presence, _ = Presence.objects.get_or_create(user_id=user_id)
+        # A count left by a process that died (not touched for STALE_AFTER) counts for nothing:
+        # this page is the person's first, and their friends are told they came.
+        Presence.objects.filter(
+            pk=presence.pk, last_seen_at__lt=now - selectors.STALE_AFTER
+        ).update(connections=0)
         Presence.objects.filter(pk=presence.pk).update(
             connections=F("connections") + 1, last_seen_at=now
         )
@@ -212,6 +217,35 @@ def do_go_offline(user_id: int) -> bool:
     return gone
 
 
+def do_keep_present(user_ids) -> int:
+    """The heartbeat of a web process: the people whose pages it holds open are still here."""
+    ids = sorted(set(user_ids))
+    if not ids:
+        return 0
+    return Presence.objects.filter(user_id__in=ids, connections__gt=0).update(
+        last_seen_at=timezone.now()
+    )
+
+
+def do_expire_presence(**_signal) -> int:
+    """The sweeper's tick (`signals.sweeping`): counts that no process has touched for
+    STALE_AFTER were left by a process that died; they go to zero, and each person's friends
+    who are online are told they went. Returns how many people went."""
+    stale = timezone.now() - selectors.STALE_AFTER
+    gone = 0
+    for user_id in Presence.objects.filter(connections__gt=0, last_seen_at__lt=stale).values_list(
+        "user_id", flat=True
+    )[:500]:
+        with transaction.atomic():
+            # Only if still stale: a page that opened meanwhile counted itself from zero.
+            if Presence.objects.filter(
+                user_id=user_id, connections__gt=0, last_seen_at__lt=stale
+            ).update(connections=0):
+                gone += 1
+                realtime.tell_friends_after_commit(user_id, selectors.online_friend_ids(user_id))
+    return gone
+
+
 # --- Inviting a friend to a table -------------------------------------------------------------
 
 
@@ -225,6 +259,8 @@ def do_invite_to_table(host, match_id: int, name: str) -> Notification:
         raise NotFound("There is no such table.")
     if match.status != Match.Status.FORMING:
         raise GameError("This table has already started.")
+    if match.seats.filter(user=friend).exists():
+        raise GameError(f"{friend.username} already sits at this table.")
     if game_selectors.blocked_by_host(match, friend):
         raise Forbidden(f"{friend.username} cannot sit at this table.")
     return notify(

@@ -285,6 +285,24 @@
   document.body.addEventListener("htmx:afterSettle", drawNote);
   document.body.addEventListener("htmx:oobAfterSwap", drawNote);
 
+  // "Invite a friend" on a forming table (templates/social/_invite_friends.html): a friend who
+  // has sat down since the page was drawn is not offered again; one who got up is.
+  function pruneInvites() {
+    const seated = new Set(
+      Array.from(document.querySelectorAll("#table [data-seated-name]"), (el) => el.dataset.seatedName)
+    );
+    let offered = 0;
+    document.querySelectorAll("[data-invite-row]").forEach(function (row) {
+      row.hidden = seated.has(row.dataset.inviteRow);
+      if (!row.hidden) offered += 1;
+    });
+    const none = document.querySelector("[data-invite-none]");
+    if (none) none.hidden = offered > 0;
+  }
+  pruneInvites();
+  document.body.addEventListener("htmx:afterSettle", pruneInvites);
+  document.body.addEventListener("htmx:oobAfterSwap", pruneInvites);
+
   // A card that may not be played: its reason, on a click too.
   document.addEventListener("click", function (event) {
     const card = event.target.closest && event.target.closest("#table .card-idle[data-why]");

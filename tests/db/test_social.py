@@ -3,10 +3,12 @@
 import io
 import json
 import zipfile
+from datetime import timedelta
 
 import pytest
 from django.core import mail as django_mail
 from django.urls import reverse
+from django.utils import timezone
 
 from accounts import mail as site_mail
 from accounts.export import data_zip
@@ -123,6 +125,58 @@ def test_presence_counts_pages_and_keeps_the_last_seen_time(user, bob):
     assert Presence.objects.get(user=bob).connections == 0
 
 
+def test_a_count_left_by_a_dead_process_goes_offline_and_the_next_page_counts_afresh(
+    user, bob, carol, monkeypatch
+):
+    """A web process that dies never counts its sockets down. Its people read as offline once
+    no process has touched their count for STALE_AFTER (a live process touches it every
+    HEARTBEAT), the sweeper's tick tells their friends they went, and their next page counts
+    from zero, so their friends are told they came."""
+    told = []
+    monkeypatch.setattr(
+        services.realtime,
+        "tell_friends_after_commit",
+        lambda user_id, targets, whole_list=False: told.append((user_id, sorted(targets))),
+    )
+    befriend(user, bob)
+    befriend(carol, bob)
+    for person in (user, bob, carol):
+        services.do_come_online(person.pk)
+    services.do_come_online(bob.pk)  # a second tab, on the process that is about to die
+    long_ago = timezone.now() - selectors.STALE_AFTER - timedelta(seconds=1)
+    Presence.objects.filter(user=bob).update(last_seen_at=long_ago)
+    Presence.objects.filter(user=carol).update(last_seen_at=long_ago)
+    # Alice's and carol's pages are held by a live process: its heartbeat touches them.
+    assert services.do_keep_present([user.pk, carol.pk]) == 2
+
+    assert selectors.online_ids([user.pk, bob.pk, carol.pk]) == {user.pk, carol.pk}
+    [row] = selectors.friend_rows(user.pk)
+    assert row.name == "bob" and not row.online
+    told.clear()
+    assert services.do_expire_presence() == 1
+    assert told == [(bob.pk, sorted([user.pk, carol.pk]))]  # his friends who are here
+    assert Presence.objects.get(user=bob).connections == 0
+    assert services.do_expire_presence() == 0  # once
+
+    # Bob opens a page again: his first, and his friends see him come.
+    told.clear()
+    assert services.do_come_online(bob.pk) is True
+    assert told == [(bob.pk, sorted([user.pk, carol.pk]))]
+    [row] = selectors.friend_rows(user.pk)
+    assert row.online
+
+
+def test_a_stale_count_counts_from_zero_without_the_sweeper(user, bob):
+    befriend(user, bob)
+    services.do_come_online(bob.pk)
+    services.do_come_online(bob.pk)
+    long_ago = timezone.now() - selectors.STALE_AFTER - timedelta(seconds=1)
+    Presence.objects.filter(user=bob).update(last_seen_at=long_ago)
+    assert services.do_come_online(bob.pk) is True
+    assert Presence.objects.get(user=bob).connections == 1
+    assert services.do_go_offline(bob.pk) is True
+
+
 def test_a_friend_at_a_table_shows_a_watch_link_only_where_anyone_may_watch(user, bob, carol):
     befriend(user, bob)
     services.do_come_online(bob.pk)
@@ -150,6 +204,9 @@ def test_inviting_a_friend_to_a_forming_table_notifies_them_with_join(user, bob,
     befriend(carol, bob)
     with pytest.raises(NotFound):  # carol does not sit at alice's table
         services.do_invite_to_table(carol, match.pk, "bob")
+    tables.do_sit(match.pk, bob, "W")
+    with pytest.raises(GameError, match="already sits"):  # bob is here: no invitation
+        services.do_invite_to_table(user, match.pk, "bob")
 
 
 def test_a_chosen_kind_comes_by_mail_too_and_the_others_do_not(
@@ -242,6 +299,28 @@ def test_a_club_table_is_known_to_members_seats_members_only(user, bob, carol):
         tables.do_sit(match.pk, carol, "E")
     [listed] = selectors.open_club_tables([club.pk])
     assert listed.match_id == match.pk
+
+
+def test_a_club_game_in_play_replays_its_finished_deals_to_members_only(client, user, bob, carol):
+    club = services.do_create_club(user, "Open Book Club")
+    services.do_join_by_link(bob, club.invite_token)
+    match = services.do_create_club_table(user, club.pk, "house")
+    tables.do_sit(match.pk, bob, "W")
+    tables.do_fill_with_bots(match.pk, user, "easy")
+    tables.do_start_table(match.pk, user)
+    match = play_until(match, stop=lambda m: m.deals.filter(number=2).exists())
+    assert match.status == Match.Status.PLAYING  # the game goes on; its first deal is over
+    client.force_login(bob)
+    club_page = client.get(reverse("social:club", args=[club.pk])).content.decode()
+    assert f'data-club-game="{match.pk}"' in club_page and "in play" in club_page
+    game = client.get(reverse("social:club_game", args=[club.pk, match.pk]))
+    assert game.status_code == 200 and 'data-deal="1"' in game.content.decode()
+    step = reverse("social:club_step", args=[club.pk, match.pk, 1, 0])
+    assert client.get(step).status_code == 200
+    playing = reverse("social:club_step", args=[club.pk, match.pk, 2, 0])
+    assert client.get(playing).status_code == 404  # the deal in play stays hidden
+    client.force_login(carol)  # not a member
+    assert client.get(step).status_code == 404
 
 
 def test_the_club_leaderboard_rates_club_games_between_members(user, bob, carol):

@@ -1,13 +1,18 @@
 """/ws/me/: a friend coming online and going reaches the friend list live; the bell's count
 is pushed as notifications come and are read; only friends who are online are told."""
 
+import asyncio
+from datetime import timedelta
+
 import pytest
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
+from django.utils import timezone
 
 from accounts.services import do_sign_out_everywhere
 from accounts.sockets import LOGGED_OUT
 from games.social import consumers, selectors, services
+from games.social.models import Presence
 from games.tables import services as tables
 from setback_site.asgi import application
 
@@ -124,3 +129,27 @@ async def test_signing_out_everywhere_closes_the_socket_and_counts_the_person_go
     await page.disconnect()  # the server's close handshake ends with this
     online = await database_sync_to_async(selectors.online_ids)([alice.pk])
     assert online == set()
+
+
+async def test_an_open_page_keeps_its_person_present_by_the_process_heartbeat(monkeypatch):
+    """A live process touches the presence of the people whose pages it holds: a count no
+    process touches any more (one a dead process left) is the only one that reads offline."""
+    monkeypatch.setattr(selectors, "HEARTBEAT", timedelta(milliseconds=50))
+    alice, _, alice_cookie = await person("alice")
+    page = await connect(alice_cookie)
+    long_ago = timezone.now() - selectors.STALE_AFTER - timedelta(seconds=1)
+
+    @database_sync_to_async
+    def set_back():
+        Presence.objects.filter(user=alice).update(last_seen_at=long_ago)
+
+    @database_sync_to_async
+    def online():
+        return alice.pk in selectors.online_ids([alice.pk])
+
+    await set_back()
+    deadline = asyncio.get_running_loop().time() + 10
+    while not await online():
+        assert asyncio.get_running_loop().time() < deadline, "no heartbeat touched the page"
+        await asyncio.sleep(0.05)  # polling for the condition, bounded above
+    await page.disconnect()

@@ -20,6 +20,14 @@ CLICK_GAP_MS = 150
 ANSWER_MS = 600
 
 
+AUCTION_ABOVE_THE_COACH = """() => {
+  const auction = document.querySelector("#table .auction-panel");
+  const coach = document.querySelector("aside.coach");
+  if (!auction || !coach || !auction.getClientRects().length) return false;
+  return auction.getBoundingClientRect().top < coach.getBoundingClientRect().top;
+}"""
+
+
 def armed(page, selector: str):
     """The control, once the click guard lets it act (on screen and still for its moment)."""
     control = page.locator(f"{selector}:not([data-unarmed])").first
@@ -114,10 +122,8 @@ def test_a_double_click_plays_one_thing_and_a_reload_keeps_the_turn(
     page.set_viewport_size(PHONE)
     screenshot_to(page, "trust-390-mid-trick")
     # On a phone the auction and the last trick come before the coach.
-    expect(page.locator("#table .auction-panel")).to_be_visible()
-    auction = page.locator("#table .auction-panel").bounding_box()
-    coach = page.locator("aside.coach").bounding_box()
-    assert auction and coach and auction["y"] < coach["y"], (auction, coach)
+    # Read in the page at one moment: a bot's move swaps the table in between two reads.
+    page.wait_for_function(AUCTION_ABOVE_THE_COACH)
     page.set_viewport_size(WIDE)
 
     # The deal's end: the hand, the coach's first line and "Next deal" in view at 1280×800.
