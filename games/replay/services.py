@@ -131,7 +131,8 @@ def do_request_faceup(deal_row, step: int, user) -> FaceUpAnalysis:
     row = _request_faceup(deal_row, step, user)
     if row is None:
         raise AnalysisBusy(
-            "Your earlier steps are still being solved; this one starts as soon as one is done."
+            "Your earlier requests are still being worked on (or the site has too much of this "
+            "work waiting); this step starts as soon as there is room."
         )
     for later in selectors.play_steps_after(deal_row, step)[:FACEUP_AHEAD]:
         _request_faceup(deal_row, later, user)
@@ -145,8 +146,6 @@ def _request_faceup(deal_row, step: int, user) -> FaceUpAnalysis | None:
         return row
     key = selectors.position_key(deal_row, step)
     solved = FaceUpAnalysis.objects.filter(position_key=key, status__in=_SOLVED).first()
-    if solved is None and _in_flight(user) >= FACEUP_IN_FLIGHT_PER_PERSON:
-        return None
     fields = {"position_key": key, "requested_by": user}
     if solved is not None:
         fields.update(
@@ -157,11 +156,16 @@ def _request_faceup(deal_row, step: int, user) -> FaceUpAnalysis | None:
             nodes=0,
             seconds=0.0,
         )
-    try:
-        with transaction.atomic():
-            row = FaceUpAnalysis.objects.create(deal=deal_row, step=step, **fields)
-    except IntegrityError:  # a concurrent request created it first
-        return FaceUpAnalysis.objects.get(deal=deal_row, step=step)
+    # The admission and the row in one transaction: the person's row stays locked until the new
+    # step counts in their budget.
+    with transaction.atomic():
+        if solved is None and not _admitted(user):
+            return None
+        try:
+            with transaction.atomic():
+                row = FaceUpAnalysis.objects.create(deal=deal_row, step=step, **fields)
+        except IntegrityError:  # a concurrent request created it first
+            return FaceUpAnalysis.objects.get(deal=deal_row, step=step)
     if row.status == FaceUpAnalysis.Status.PENDING:
         transaction.on_commit(lambda: _enqueue_faceup(row.pk), robust=True)
     return row
@@ -169,6 +173,19 @@ def _request_faceup(deal_row, step: int, user) -> FaceUpAnalysis | None:
 
 # About what one step's solve costs at most (MAX_NODES: about four seconds of one core).
 FACEUP_STEP_SECONDS = 4.0
+
+
+def _admitted(user) -> bool:
+    """Room for one more step to solve: the person's own cap on steps, then their budget of
+    expensive work with the offline checks, coach reviews and downloads, and the analysis lane's
+    bound (games/budget.py). No room: the step waits (the panel asks again)."""
+    if _in_flight(user) >= FACEUP_IN_FLIGHT_PER_PERSON:
+        return False
+    try:
+        budget.admit(user, budget.ANALYSIS, FACEUP_STEP_SECONDS)  # in the caller's transaction
+    except budget.Busy:
+        return False
+    return True
 
 
 def faceup_in_flight(owner_id: int | None) -> list[budget.Work]:

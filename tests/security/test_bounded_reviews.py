@@ -33,9 +33,14 @@ def enqueued(monkeypatch):
 
 
 def deals_of(person, count, seed=5):
-    """`count` deals the person played out with the coach off, and the person's seat."""
-    match = play_deals(person, "house", played=count, seed=seed)
-    return played_deals(match)[:count], match.seats.get(user=person).position
+    """`count` deals the person played out with the coach off (a match over sooner is followed
+    by another), and the person's seat (the same in every solo match)."""
+    deals = []
+    while len(deals) < count:
+        match = play_deals(person, "house", played=count - len(deals), seed=seed)
+        deals += played_deals(match)[: count - len(deals)]
+        seed += 1
+    return deals, match.seats.get(user=person).position
 
 
 def ask(client, deal_row, capture):

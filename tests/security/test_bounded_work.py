@@ -18,6 +18,7 @@ from games.engine.offline import check_cost, check_deal
 from games.offline import tasks
 from games.offline.models import OfflineUpload
 from games.replay import services as replay_services
+from games.replay.models import FaceUpAnalysis
 from tests.db.replays import play_deals, played_deals
 from tests.engine.offline_helpers import played_envelope, with_bot_move_changed
 
@@ -191,3 +192,27 @@ def test_checks_have_a_queue_and_a_search_lane_of_their_own(settings):
     assert searches.NICENESS[searches.Lane.ANALYSIS] > searches.NICENESS[searches.Lane.PLAY]
     lanes = {searches.Lane.PLAY, searches.Lane.ANALYSIS, searches.Lane.CHECKS}
     assert len(lanes) == 3
+
+
+def test_a_face_up_step_waits_while_the_person_s_budget_or_the_lane_is_full(
+    logged_in_client, user, enqueued, django_capture_on_commit_callbacks, monkeypatch, twelve_deals
+):
+    """Face-up steps count in the budget, and the budget counts for them too: a person whose
+    share is taken by offline checks, or anyone when the analysis lane is full, waits."""
+    match = play_deals(user, "house", played=1, seed=5)
+    deal_row = played_deals(match)[0]
+    for envelope in twelve_deals[: budget.PER_PERSON_ITEMS]:
+        assert (
+            send(logged_in_client, envelope, django_capture_on_commit_callbacks).status_code == 202
+        )
+    with pytest.raises(replay_services.AnalysisBusy):
+        replay_services.do_request_faceup(deal_row, 8, user)
+    assert not FaceUpAnalysis.objects.exists()
+    assert run_checks(enqueued) == ["accepted"] * budget.PER_PERSON_ITEMS
+    monkeypatch.setitem(budget.LANE_ITEMS, budget.ANALYSIS, 0)
+    with pytest.raises(replay_services.AnalysisBusy):
+        replay_services.do_request_faceup(deal_row, 8, user)
+    monkeypatch.setitem(budget.LANE_ITEMS, budget.ANALYSIS, 200)
+    with django_capture_on_commit_callbacks(execute=True):
+        replay_services.do_request_faceup(deal_row, 8, user)
+    assert FaceUpAnalysis.objects.filter(deal=deal_row).count() == 3  # the step and two ahead
