@@ -66,12 +66,7 @@ def table(request: HttpRequest, match_id: int) -> HttpResponse:
     seats = selectors.seats_of(match)  # read once for the role, the table and the coach
     position, allowed = selectors.viewer_role(match, request.user, invited, seats=seats)
     if not allowed:
-        message = "You are not playing at this table."
-        if match.status == Match.Status.FORMING and selectors.blocked_by_host(match, request.user):
-            message = "The host of this table has blocked you from their tables."
-        elif match.invite_code is not None and match.status != Match.Status.FORMING:
-            message = "This table has already started and does not allow spectators."
-        return render(request, "games/refused.html", {"message": message}, status=403)
+        return _not_at_this_table(request, match)
     if match.played_offline:
         # Played in the browser: there is no table here to play at, only its deals to replay.
         return redirect("replay:match", match_id=match.pk)
@@ -88,11 +83,7 @@ def table(request: HttpRequest, match_id: int) -> HttpResponse:
     if match.status == Match.Status.FORMING:
         context["forming"] = presenters.forming_view(match, request.user, invited)
         if position and match.invite_code is not None:
-            # Friends already seated here are not offered (the host offered a seated guest).
-            seated = {seat.user_id for seat in seats if seat.user_id}
-            context["invitable"] = [
-                row for row in social.friend_rows(request.user.pk) if row.user_id not in seated
-            ]
+            context["invitable"] = _friends_to_invite(request.user, seats)
         return render(request, "games/table.html", context)
     # A GET only reads: a turn lost in a restart is woken by the table's socket connecting,
     # which the page opens at once, and by the sweeper.
@@ -104,6 +95,21 @@ def table(request: HttpRequest, match_id: int) -> HttpResponse:
         # The coach's panel is drawn here, then only by the table's socket (games.coach.services).
         context["panels"] = hooks.table_panels(match, position, seats=seats, deal_row=deal_row)
     return render(request, "games/table.html", context)
+
+
+def _not_at_this_table(request: HttpRequest, match: Match) -> HttpResponse:
+    message = "You are not playing at this table."
+    if match.status == Match.Status.FORMING and selectors.blocked_by_host(match, request.user):
+        message = "The host of this table has blocked you from their tables."
+    elif match.invite_code is not None and match.status != Match.Status.FORMING:
+        message = "This table has already started and does not allow spectators."
+    return render(request, "games/refused.html", {"message": message}, status=403)
+
+
+def _friends_to_invite(user, seats) -> list:
+    """The host's friends a forming table offers to invite: not those already seated."""
+    seated = {seat.user_id for seat in seats if seat.user_id}
+    return [row for row in social.friend_rows(user.pk) if row.user_id not in seated]
 
 
 # --- How a refused post is answered (each gets the request, the match, the seat and the error) --
