@@ -150,8 +150,9 @@ async def test_a_chat_line_reaches_every_screen_escaped():
     await a.disconnect()
 
 
-async def test_closing_the_tab_on_ones_turn_lets_a_stand_in_bot_play_it(monkeypatch):
-    monkeypatch.setattr(turns, "AWAY_GRACE_SECONDS", 0.3)
+async def test_closing_the_tab_on_ones_turn_lets_a_stand_in_bot_play_it():
+    # The real grace (turns.AWAY_GRACE_SECONDS, 10 s): on CI's second pass the stand-in's task
+    # runs in a Celery worker, another process, which a shortened grace here would not reach.
     alice, _, alice_cookie = await person("alice")
     bob, _, bob_cookie = await person("bob")
     match = await forming_table(alice, turn_timeout_seconds=600)
@@ -176,7 +177,7 @@ async def test_closing_the_tab_on_ones_turn_lets_a_stand_in_bot_play_it(monkeypa
     await asyncio.sleep(0.8)
     assert (await waiting()).version == turn.version  # connected: nobody plays for bob
     await b.disconnect()
-    for _ in range(300):  # the stand-in comes after a 0.3 s grace; a loaded machine is slower
+    for _ in range(400):  # the stand-in comes after the grace; a loaded machine is slower
         await asyncio.sleep(0.1)
         if (await waiting()).version != turn.version:
             break
