@@ -38,7 +38,7 @@ from . import bots
 from .deal import Deal
 from .errors import RecordError
 from .match import MatchState
-from .records import DEAL_FORMAT, deal_from_record, deal_to_record
+from .records import DEAL_FORMAT, DEAL_KEYS, deal_from_record, deal_to_record
 from .rules import Rules
 
 FORMAT = "setback-offline-deal/1"
@@ -64,17 +64,7 @@ ENVELOPE_KEYS = (
 
 # What the page's record holds (``deal_to_record``): a record's free ``meta`` has no place in an
 # upload (62,000 bytes of junk in it were once accepted and kept for ever, issue 45).
-RECORD_KEYS = (
-    "format",
-    "rules",
-    "dealer",
-    "hands",
-    "stock",
-    "auction",
-    "trump",
-    "discards",
-    "plays",
-)
+RECORD_KEYS = tuple(key for key in DEAL_KEYS if key != "meta")
 # The shape's bounds: nothing the page sends is deeper, longer or wider (a six-player deal's
 # record is about 5 KB). 800 levels of nesting once passed the request and broke the check.
 MAX_DEPTH = 4
