@@ -82,16 +82,22 @@ ONLY = $(if $(MARKS), and ($(MARKS)))
 TEST_OTHERS = $(BIN)/pytest -m "not browser$(ONLY)" $(PYTEST_ARGS)
 TEST_BROWSER = DJANGO_ALLOW_ASYNC_UNSAFE=true $(BIN)/pytest -m "browser$(ONLY)" $(PYTEST_ARGS)
 SIDE_BY_SIDE = -n 2 --dist loadfile
+# BROWSER_LOG: two `make test` runs at once (CI) keep their browser output apart. OTHERS_DONE: a
+# file touched when the rest is done and only the browser tests, mostly waiting, still run: CI
+# starts its other lanes then (.ci/run).
+BROWSER_LOG ?= var/test-browser.log
+OTHERS_DONE ?=
 test: $(VENV)/.installed-test runtime
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
 	@mkdir -p var
-	@echo "browser tests running beside the rest; their output follows at the end (var/test-browser.log)"
-	@$(TEST_BROWSER) > var/test-browser.log 2>&1 & browser=$$!; \
+	@echo "browser tests running beside the rest; their output follows at the end ($(BROWSER_LOG))"
+	@$(TEST_BROWSER) > $(BROWSER_LOG) 2>&1 & browser=$$!; \
 	  $(TEST_OTHERS) $(SIDE_BY_SIDE); others=$$?; \
+	  $(if $(OTHERS_DONE),touch $(OTHERS_DONE);) \
 	  wait $$browser; browser=$$?; \
-	  echo "== browser tests =="; cat var/test-browser.log; \
+	  echo "== browser tests =="; cat $(BROWSER_LOG); \
 	  test $$others -eq 0 && test $$browser -eq 0
 
 # The fault suite (tests/faults): its own PostgreSQL, Redis, two Daphne processes and a worker,
