@@ -35,8 +35,19 @@ def armed(page, selector: str):
     return control
 
 
+def box_of(control) -> dict:
+    """Where the control is now. The table is swapped whole by every update (a bot's move, a
+    presence change), and a box read during a swap is None: read it again once it is back."""
+    for _ in range(100):
+        box = control.bounding_box()
+        if box is not None:
+            return box
+        control.page.wait_for_timeout(50)
+    raise AssertionError(f"{control} never came back on screen")
+
+
 def double_click(page, control) -> None:
-    box = control.bounding_box()
+    box = box_of(control)
     x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
     page.mouse.click(x, y)
     page.wait_for_timeout(CLICK_GAP_MS)
@@ -48,7 +59,7 @@ def step(page) -> int:
 
 
 def in_view(page, selector: str) -> bool:
-    box = page.locator(selector).first.bounding_box()
+    box = box_of(page.locator(selector).first)
     height = page.viewport_size["height"]
     return box is not None and box["y"] >= 0 and box["y"] + min(box["height"], 40) <= height
 
@@ -91,7 +102,7 @@ def test_a_double_click_plays_one_thing_and_a_reload_keeps_the_turn(
     if page.locator("#table.table-my-turn[data-phase=auction]").count():
         idle = page.locator("#table .me .card-idle[data-why]").first
         expect(idle).to_have_attribute("title", re.compile("auction"))
-        box = idle.bounding_box()  # aria-disabled: Playwright's own click would not press it
+        box = box_of(idle)  # aria-disabled: Playwright's own click would not press it
         page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
         expect(page.locator("#table [data-move-note]")).to_contain_text("The auction is on")
         screenshot_to(page, "trust-1280-refusal")
@@ -101,13 +112,13 @@ def test_a_double_click_plays_one_thing_and_a_reload_keeps_the_turn(
     play_until([me], lambda: my_auction_turn_with_a_four(me) or deal_scored(me), seconds=90)
     if my_auction_turn_with_a_four(me):
         four = armed(page, '#table.table-my-turn .bid-button[value="4"]')
-        hand = page.locator("#table .me .hand").bounding_box()
+        hand = box_of(page.locator("#table .me .hand"))
         double_click(page, four)
         expect(page.locator("#table")).to_have_attribute("data-phase", "play")
         page.wait_for_timeout(ANSWER_MS)
         expect(page.locator("#table .trick-live .trick-card")).to_have_count(0)
         assert page.locator("#table.table-my-turn").count() == 1  # still theirs to lead
-        moved = page.locator("#table .me .hand").bounding_box()
+        moved = box_of(page.locator("#table .me .hand"))
         assert abs(moved["y"] - hand["y"]) < 2, (hand, moved)  # the hand did not slide
         # A card double clicked: one card led, the one under the pointer.
         cards = page.locator("#table .me .hand .card").count()
