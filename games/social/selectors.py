@@ -209,29 +209,20 @@ def friends_recent_results(user_id: int, limit: int = 6) -> list[FriendResult]:
 
 
 def _shown_notifications(user_id: int):
-    """A person's notifications, without those from anyone a block stands between."""
-    rows = Notification.objects.filter(user_id=user_id)
-    hidden = blocked_ids(user_id)
-    return rows.exclude(actor_id__in=hidden) if hidden else rows
+    """A person's notifications, without those from anyone a block stands between: the blocks
+    as subqueries, so the bell's count (every signed-in page asks) is one query."""
+    block = PersonalBlock.Kind.BLOCK
+    blocked = PersonalBlock.objects.filter(owner_id=user_id, kind=block).values("other_id")
+    blocker = PersonalBlock.objects.filter(other_id=user_id, kind=block).values("owner_id")
+    return (
+        Notification.objects.filter(user_id=user_id)
+        .exclude(actor_id__in=blocked)
+        .exclude(actor_id__in=blocker)
+    )
 
 
 def unread_count(user_id: int) -> int:
-    """The bell's count, in one query (every signed-in page asks): the blocks as subqueries."""
-    block = PersonalBlock.Kind.BLOCK
-    return (
-        Notification.objects.filter(user_id=user_id, read_at__isnull=True)
-        .exclude(
-            actor_id__in=PersonalBlock.objects.filter(owner_id=user_id, kind=block).values(
-                "other_id"
-            )
-        )
-        .exclude(
-            actor_id__in=PersonalBlock.objects.filter(other_id=user_id, kind=block).values(
-                "owner_id"
-            )
-        )
-        .count()
-    )
+    return _shown_notifications(user_id).filter(read_at__isnull=True).count()
 
 
 def notifications(user_id: int, limit: int | None = 50) -> list[Notification]:

@@ -11,7 +11,7 @@ from playwright.sync_api import Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from .test_play_a_deal import sign_up, table_version, wait_for_the_table_to_move
-from .test_play_with_people import no_leaks, shot
+from .test_play_with_people import fill_with_easy_bots_and_start, no_leaks, shot
 
 SCORED = re.compile(r"made it|set back")
 
@@ -95,13 +95,7 @@ def test_friends_see_each_other_and_join_a_table_from_the_bell(site, browser):
     shot(alice, "friends-joined-1280")
 
     # Alice fills the other seats with bots and starts; the two friends play a deal to its end.
-    alice.get_by_label(re.compile("Fill 2 empty seats with")).select_option("easy")
-    alice.locator("[data-fill-bots]").click()
-    for seat in ("N", "E"):
-        expect(alice.locator(f'.forming-seat[data-seat="{seat}"]')).to_contain_text("Bot (easy)")
-    alice.locator("[data-start]").click()
-    for page in (alice, bob):
-        expect(page.locator("#table[data-deal]")).to_be_visible(timeout=30_000)
+    fill_with_easy_bots_and_start(alice, [alice, bob])
     expect(bob.locator('.seat[data-seat="S"]')).to_contain_text("alice")
     play_a_deal_together({"alice": alice, "bob": bob})
     for page in (alice, bob):

@@ -47,6 +47,19 @@ def take_turn(page: Page) -> bool:
     return False
 
 
+def fill_with_easy_bots_and_start(host: Page, pages: list[Page], free=("N", "E")) -> None:
+    """The host fills the two free seats with easy bots and starts; every page gets the game."""
+    host.get_by_label(re.compile(f"Fill {len(free)} empty seats with")).select_option("easy")
+    host.locator("[data-fill-bots]").click()
+    # Both bots on her screen before Start: a click on a button that a live update is replacing
+    # is lost, as a person's would be.
+    for seat in free:
+        expect(host.locator(f'.forming-seat[data-seat="{seat}"]')).to_contain_text("Bot (easy)")
+    host.locator("[data-start]").click()
+    for page in pages:
+        expect(page.locator("#table[data-deal]")).to_be_visible(timeout=30_000)
+
+
 def step_of(page: Page) -> tuple[int, int]:
     table = page.locator("#table")
     return int(table.get_attribute("data-deal") or 0), int(table.get_attribute("data-step") or 0)
@@ -79,15 +92,7 @@ def test_two_people_play_with_bots_and_the_match_survives_a_closed_tab(site, bro
     shot(alice, "people-forming-table")
 
     # The host fills the empty seats with easy bots and starts: both pages get the game.
-    alice.get_by_label(re.compile("Fill 2 empty seats with")).select_option("easy")
-    alice.locator("[data-fill-bots]").click()
-    # Both bots on her screen before Start: a click on a button that a live update is replacing
-    # is lost, as a person's would be.
-    for seat in ("N", "E"):
-        expect(alice.locator(f'.forming-seat[data-seat="{seat}"]')).to_contain_text("Bot (easy)")
-    alice.locator("[data-start]").click()
-    for page in (alice, bob):
-        expect(page.locator("#table[data-deal]")).to_be_visible(timeout=30_000)
+    fill_with_easy_bots_and_start(alice, [alice, bob])
     expect(alice.locator('.seat[data-seat="W"]')).to_contain_text("bob")
     expect(bob.locator('.seat[data-seat="S"]')).to_contain_text("alice")
 
