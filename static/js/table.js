@@ -150,7 +150,8 @@
 
   const STILL_MS = 250;
   const IN_FLIGHT_MS = 10000; // a move never answered (a lost socket) frees the table after this
-  const CONTROLS = "#table button:not([aria-disabled])";
+  // "Copy link" changes nothing at the table, and a second copy is harmless: it is not guarded.
+  const CONTROLS = "#table button:not([aria-disabled]):not([data-copy])";
 
   class ClickGuard {
     constructor(stillMs) {
