@@ -328,11 +328,16 @@ def source_text() -> str:
 
 def walk(directory: Path):
     for path in sorted(directory.iterdir()):
-        if path.name in SKIPPED_DIRS or path.name.endswith(".egg-info"):
+        if path.name in SKIPPED_DIRS or path.name.endswith(".egg-info") or is_cache(path):
             continue
         yield path
         if path.is_dir():
             yield from walk(path)
+
+
+def is_cache(path: Path) -> bool:
+    """A tool's hidden folder (.pytest_cache, .hypothesis, ...): `.ci` is the repo's own."""
+    return path.name.startswith(".") and path.is_dir() and path.name != ".ci"
 
 
 def test_the_check_tells_a_stale_reference_from_a_real_one():
