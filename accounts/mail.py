@@ -28,14 +28,15 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from functools import partial
 
 from django.conf import settings
-from django.core.cache import cache
 from django.core.mail import EmailMultiAlternatives
 from django.db import transaction
 from django.template.loader import render_to_string
 
+from setback_site import limits
+
 logger = logging.getLogger(__name__)
 
-HOUR = 3600
+HOUR = limits.HOUR_SECONDS
 
 _sender = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mail")
 _in_flight: set[Future] = set()
@@ -54,27 +55,14 @@ def account_key(user) -> str:
     return f"account {user.pk}"  # a space: no name or address typed normalises to it
 
 
-def _window_key(target: str) -> str:
-    namespace = getattr(settings, "REQUEST_LIMITS_NAMESPACE", "")
-    # Hashed: what was typed may be long, and an address is nothing to keep in a cache's keys.
-    digest = hashlib.sha256(normalised(target).encode()).hexdigest()
-    return f"mails:{namespace}:{digest}:{int(time.time() // HOUR)}"
-
-
-def _count(target: str) -> int:
-    key = _window_key(target)
-    cache.add(key, 0, timeout=HOUR * 2)
-    try:
-        return cache.incr(key)
-    except ValueError:  # expired between add and incr
-        cache.add(key, 1, timeout=HOUR * 2)
-        return 1
-
-
 def count_one_for(*targets: str) -> bool:
     """Count one mail for each of `targets` (an address, what a reset form was given, an
     account's key) in this hour; False once any of them is over the hourly limit."""
-    counts = [_count(target) for target in targets]
+    counts = [
+        # Hashed: what was typed may be long, and an address is nothing to keep in a cache's keys.
+        limits.count("mail", hashlib.sha256(normalised(target).encode()).hexdigest(), HOUR)
+        for target in targets
+    ]
     return all(count <= settings.EMAILS_PER_ADDRESS_PER_HOUR for count in counts)
 
 

@@ -74,6 +74,9 @@ INSTALLED_APPS = [
     "games.social",
     # The site's own commands: backup and restore (setback_site/backups.py); no models.
     "setback_site",
+    # How the site is measured (benchmarks, load test, soak): commands only, never imported by
+    # the site.
+    "benchmarks",
 ]
 
 MIDDLEWARE = [
