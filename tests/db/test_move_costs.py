@@ -259,8 +259,9 @@ def test_a_screens_render_and_a_move_over_its_socket_leave_no_reference_cycles(
     logged_in_client, user, wakes
 ):
     """Garbage in reference cycles waits for the garbage collector, which pauses the whole web
-    process to find it: under load, every screen it serves waits (docs/performance.md). A render
-    and a move, the work done at every version, make none."""
+    process to find it: under load, every screen it serves waits
+    (docs/journal/2026-12-03-server-cpu-per-move.md). A render and a move, the work done at every
+    version, make none."""
     match = at_turn(services.do_start_match(user, "house", "easy"), "person")
     screen = TableConsumer()
     screen.match_id, screen.user = match.pk, user
@@ -287,8 +288,8 @@ def test_a_screens_render_and_a_move_over_its_socket_leave_no_reference_cycles(
 
 def test_a_web_process_has_the_tables_templates_compiled_before_it_serves_anyone():
     """Compiled at the first request instead, the start of a busy site had every waiting thread
-    compile the same Jinja template at once (docs/performance.md): the process compiles it as it
-    starts, as `make run`'s Daphne loads it."""
+    compile the same Jinja template at once (docs/journal/2026-12-03-server-cpu-per-move.md): the
+    process compiles it as it starts, as `make run`'s Daphne loads it."""
     started = subprocess.run(
         [
             sys.executable,
