@@ -89,7 +89,7 @@ def do_request_download(user) -> DataDownload:
 
 def _enqueue(download_id: int) -> None:
     # The task is registered by AccountsConfig.ready(): it imports this module.
-    dispatch.enqueue(dispatch.registered_task("accounts.tasks.build_data_download"), download_id)
+    dispatch.enqueue(dispatch.task_named("accounts.tasks.build_data_download"), download_id)
 
 
 def run_build(download_id: int) -> str:

@@ -19,6 +19,7 @@ import time
 import traceback
 from concurrent.futures import Future, ThreadPoolExecutor
 
+from celery import current_app
 from celery.utils.time import get_exponential_backoff_interval
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, close_old_connections, connections
@@ -166,18 +167,14 @@ def start_in_process_sweeper() -> None:
         hooks.in_process_tasks_started()  # games/apps.py: sweeper.start_watchdog
 
 
-# Tasks by their Celery name, registered by each app's `ready()`: a service enqueues its own
-# app's task without importing the tasks module (which imports the service).
-_tasks: dict[str, object] = {}
-
-
-def register_task(task) -> None:
-    _tasks[task.name] = task
-
-
-def registered_task(name: str):
-    """The task registered under `name` (e.g. "games.coach.tasks.review_deal")."""
-    return _tasks[name]
+def task_named(name: str):
+    """The task Celery knows as `name` (e.g. "games.coach.tasks.review_deal"): a service enqueues
+    its own app's task without importing the tasks module, which imports the service. Celery's
+    app finds every installed app's tasks module (setback_site/celery.py): a worker when it
+    starts, a web process the first time it asks here."""
+    if name not in current_app.tasks:
+        current_app.loader.import_default_modules()
+    return current_app.tasks[name]
 
 
 def enqueue(task, *args, countdown: float = 0, **kwargs) -> Future | None:

@@ -70,7 +70,7 @@ for url in "${urls[@]}"; do
 done
 
 IFS=,; joined="${urls[*]}"; unset IFS
-# The command counts the server's CPU itself (games/management/server_cpu.py): these processes,
+# The command counts the server's CPU itself (benchmarks/server_cpu.py): these processes,
 # their search processes and PostgreSQL's backends of this database, never its own.
 $PY manage.py loadtest --url "$joined" --tables "$TABLES" --seconds "$SECONDS_" --bot-level "$BOTS" \
   --think "${THINK:-0}" ${PACED:+--paced} ${CAPACITY:+--capacity "${CAPACITY:-}"} 2>&1 | tee "$OUT/loadtest.txt"

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from playwright.sync_api import expect, sync_playwright
 
-from games.management import made_run
+from benchmarks import made_run
 from tests.e2e.conftest import CHROMIUM_ARGS
 
 CLICK_GAP_MS = 150

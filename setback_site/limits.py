@@ -48,28 +48,34 @@ def _limit_and_window(kind: str) -> tuple[int, int]:
     return settings.REQUEST_LIMITS_PER_MINUTE[kind], WINDOW_SECONDS
 
 
-def _key(kind: str, who: str) -> str:
-    window = int(time.time() // _limit_and_window(kind)[1])
+def _key(kind: str, who: str, window_seconds: int) -> str:
+    window = int(time.time() // window_seconds)
     # The namespace lets each test count from zero without clearing a cache it may share.
     return f"limit:{getattr(settings, 'REQUEST_LIMITS_NAMESPACE', '')}:{kind}:{who}:{window}"
 
 
+def count(kind: str, who: str, window_seconds: int) -> int:
+    """Count one more of `kind` by `who` in this window of `window_seconds`; the count so far.
+    The site's one counter: request limits here, mails per address (accounts/mail.py)."""
+    key = _key(kind, who, window_seconds)
+    cache.add(key, 0, timeout=window_seconds * 2)
+    try:
+        return cache.incr(key)
+    except ValueError:  # the key expired between add and incr
+        cache.add(key, 1, timeout=window_seconds * 2)
+        return 1
+
+
 def over_limit(kind: str, who: str) -> bool:
-    """Whether `who` has already made this minute's limit of `kind`, without counting one."""
-    return (cache.get(_key(kind, who)) or 0) >= _limit_and_window(kind)[0]
+    """Whether `who` has already made this window's limit of `kind`, without counting one."""
+    limit, window = _limit_and_window(kind)
+    return (cache.get(_key(kind, who, window)) or 0) >= limit
 
 
 def count_and_check(kind: str, who: str) -> bool:
-    """Count one request of `kind` by `who`; False when it is over this minute's limit."""
-    key = _key(kind, who)
+    """Count one request of `kind` by `who`; False when it is over this window's limit."""
     limit, window = _limit_and_window(kind)
-    cache.add(key, 0, timeout=window * 2)
-    try:
-        count = cache.incr(key)
-    except ValueError:  # the key expired between add and incr
-        cache.add(key, 1, timeout=window * 2)
-        count = 1
-    return count <= limit
+    return count(kind, who, window) <= limit
 
 
 def client_address(request) -> str:

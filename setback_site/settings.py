@@ -74,6 +74,9 @@ INSTALLED_APPS = [
     "games.social",
     # The site's own commands: backup and restore (setback_site/backups.py); no models.
     "setback_site",
+    # How the site is measured (benchmarks, load test, soak): commands only, never imported by
+    # the site.
+    "benchmarks",
 ]
 
 MIDDLEWARE = [
@@ -328,6 +331,8 @@ CELERY_TASK_ROUTES = {
     "games.daily.tasks.*": {"queue": f"{QUEUE_PREFIX}coach"},
     # The check of an offline deal searches every bot move again: heavy, and never urgent.
     "games.offline.tasks.*": {"queue": f"{QUEUE_PREFIX}checks"},
+    # A mail: a few milliseconds, and a person waits for a reset link (accounts/tasks.py).
+    "accounts.tasks.send_mail": {"queue": f"{QUEUE_PREFIX}bots"},
     # A person's data download, written to a file (accounts/tasks.py).
     "accounts.tasks.*": {"queue": f"{QUEUE_PREFIX}checks"},
 }

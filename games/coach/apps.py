@@ -9,10 +9,10 @@ class CoachConfig(AppConfig):
 
     def ready(self):
         # The replay shows the coach's marks on a player's own decisions, read from stored reviews.
-        from games import budget, dispatch, hooks
+        from games import budget, hooks
         from games.marks import register_choice_provider, register_marks_provider
 
-        from . import realtime, services, tasks
+        from . import realtime, services
         from .selectors import first_choice, replay_marks
         from .views import panel_html
 
@@ -26,7 +26,5 @@ class CoachConfig(AppConfig):
         hooks.table_socket_opened.register(services.do_prepare)
         hooks.table_socket_events.register(realtime.CoachReady, realtime.on_coach_ready)
         hooks.table_socket_events.register(realtime.CoachSwitched, realtime.on_coach_switched)
-        dispatch.register_task(tasks.advise_position)
-        dispatch.register_task(tasks.review_deal)
         # Reviews waiting or being computed count in their person's budget (games/budget.py).
         budget.register("coach reviews", services.reviews_in_flight)

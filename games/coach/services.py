@@ -156,8 +156,7 @@ def _lost(row) -> bool:
 
 
 def _enqueue_after_commit(task_name: str, row) -> None:
-    # The task is registered by CoachConfig.ready(): it imports this module.
-    task = dispatch.registered_task(f"games.coach.tasks.{task_name}")
+    task = dispatch.task_named(f"games.coach.tasks.{task_name}")
     transaction.on_commit(lambda: dispatch.enqueue(task, row.pk))
 
 

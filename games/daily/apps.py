@@ -8,12 +8,11 @@ class DailyConfig(AppConfig):
     verbose_name = "Daily deals"
 
     def ready(self):
-        from games import dispatch, hooks
+        from games import hooks
         from games.signals import sweeping
 
-        from . import panels, selectors, services, tasks
+        from . import panels, selectors, services
 
-        dispatch.register_task(tasks.compute_par)  # the services enqueue it by name
         # The core says a single deal ended, in its transaction: the player's result is kept.
         hooks.after_single_deal.register(services.record_result)
         hooks.table_panels.register(panels.daily_panel)

@@ -183,7 +183,7 @@ def _start(user, deal_row: DailyDeal, rules_spec, counted: bool) -> DailyPlay:
 
 
 def _enqueue_par(deal_id: int) -> None:
-    dispatch.enqueue(dispatch.registered_task("games.daily.tasks.compute_par"), deal_id)
+    dispatch.enqueue(dispatch.task_named("games.daily.tasks.compute_par"), deal_id)
 
 
 def record_result(deal_row: Deal, result: dict) -> None:

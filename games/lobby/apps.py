@@ -8,14 +8,10 @@ class LobbyConfig(AppConfig):
     verbose_name = "Lobby"
 
     def ready(self):
-        from games import dispatch
         from games.signals import listing_changed, sweeping
 
-        from . import tasks
         from .realtime import announce_lobby
         from .services import sweep_overdue
-
-        dispatch.register_task(tasks.pairing_due)  # the services enqueue it by name
 
         # The core says a listed table changed (created, a seat taken or freed, started); the
         # lobby's screens are told over the channel layer.

@@ -15,7 +15,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from games import engine
-from games.dispatch import LONGEST_COUNTDOWN, enqueue, registered_task
+from games.dispatch import LONGEST_COUNTDOWN, enqueue, task_named
 from games.errors import GameError, NotFound
 from games.models import Match, known_bot_level
 from games.tables import services as tables
@@ -119,7 +119,7 @@ def _schedule(ticket_id: int, wait: int) -> None:
     # (sweep_overdue): a broker may deliver a long countdown twice, or late after a restart.
     if wait <= LONGEST_COUNTDOWN:
         # The task is registered by LobbyConfig.ready(): it imports this module.
-        enqueue(registered_task("games.lobby.tasks.pairing_due"), ticket_id, countdown=wait)
+        enqueue(task_named("games.lobby.tasks.pairing_due"), ticket_id, countdown=wait)
 
 
 def sweep_overdue(**_signal) -> int:

@@ -8,11 +8,9 @@ class OfflineConfig(AppConfig):
     verbose_name = "Offline play"
 
     def ready(self):
-        from games import budget, dispatch
+        from games import budget
 
-        from . import services, tasks
+        from . import services
 
-        # The upload service enqueues the check by name (it does not import the tasks module).
-        dispatch.register_task(tasks.check_offline_deal)
         # Checks waiting or running count in their person's budget (games/budget.py).
         budget.register("offline checks", services.in_flight)

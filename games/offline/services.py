@@ -260,7 +260,7 @@ def _check_continues(match: Match | None, envelope: dict) -> None:
 
 def _enqueue_check(upload_id: int) -> None:
     # The task is registered by OfflineConfig.ready(): it imports this module.
-    dispatch.enqueue(dispatch.registered_task("games.offline.tasks.check_offline_deal"), upload_id)
+    dispatch.enqueue(dispatch.task_named("games.offline.tasks.check_offline_deal"), upload_id)
 
 
 def do_claim(upload_id: int) -> OfflineUpload | None:

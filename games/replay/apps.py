@@ -8,10 +8,9 @@ class ReplayConfig(AppConfig):
     verbose_name = "History and replay"
 
     def ready(self):
-        from games import budget, dispatch
+        from games import budget
 
-        from . import services, tasks
+        from . import services
 
-        dispatch.register_task(tasks.analyse_faceup)  # the services enqueue it by name
         # Steps waiting or being solved count in their person's budget (games/budget.py).
         budget.register("face-up steps", services.faceup_in_flight)

@@ -218,7 +218,7 @@ def _enqueue_if_lost(row: FaceUpAnalysis) -> None:
 
 def _enqueue_faceup(row_id: int) -> None:
     # The task is registered by ReplayConfig.ready(): it imports this module.
-    dispatch.enqueue(dispatch.registered_task("games.replay.tasks.analyse_faceup"), row_id)
+    dispatch.enqueue(dispatch.task_named("games.replay.tasks.analyse_faceup"), row_id)
 
 
 def do_claim_faceup(row_id: int) -> FaceUpAnalysis | None:

@@ -2,8 +2,8 @@
 
 import random
 
+from benchmarks.management.commands.bench_replay import write_history
 from games import selectors, services
-from games.management.commands.bench_replay import write_history
 from games.models import Deal, Match
 
 from .play import play_until

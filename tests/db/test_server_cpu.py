@@ -4,7 +4,7 @@ import os
 import subprocess
 import sys
 
-from games.management import server_cpu
+from benchmarks import server_cpu
 
 
 def test_the_sites_processes_are_told_apart_from_another_databases_and_the_load_generator():

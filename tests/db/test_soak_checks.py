@@ -1,5 +1,5 @@
-"""The soak's checks (games/management/soak_checks.py) and what its people read
-(games/management/soak_people.py): what a table waits on, as the real screens say; how long a
+"""The soak's checks (benchmarks/soak_checks.py) and what its people read
+(benchmarks/soak_people.py): what a table waits on, as the real screens say; how long a
 table waited on a bot, a stand-in or an automatic deal, measured only from what the people saw
 and never longer than it was (times given, no server); what the server's log holds; and the
 marks the people find their way by, on the real pages."""
@@ -12,8 +12,7 @@ from aiohttp.test_utils import TestServer
 from django.template.loader import render_to_string
 from django.test import Client
 
-from games import engine, services, turns
-from games.management.site_client import (
+from benchmarks.site_client import (
     FORMING_RE,
     PLAY_AGAIN_RE,
     RequestLog,
@@ -21,7 +20,7 @@ from games.management.site_client import (
     SiteClient,
     route_kind,
 )
-from games.management.soak_checks import (
+from benchmarks.soak_checks import (
     BOT,
     NEXT_DEAL,
     PERSON,
@@ -33,7 +32,7 @@ from games.management.soak_checks import (
     turn_holder,
     waits_on,
 )
-from games.management.soak_people import (
+from benchmarks.soak_people import (
     COACH_PANEL,
     FIRST_FREE,
     HISTORY_MATCH,
@@ -47,6 +46,7 @@ from games.management.soak_people import (
     faceup_answer,
     faceup_next,
 )
+from games import engine, services, turns
 from games.tables import services as tables
 
 from .play import play_until

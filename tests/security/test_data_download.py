@@ -57,7 +57,7 @@ def test_asking_builds_nothing_in_the_request_and_one_build_at_a_time_is_queued_
     # One build waiting, one task queued, and no file written by the requests.
     assert DataDownload.objects.get().status == DataDownload.Status.WAITING
     assert enqueued == [("accounts.tasks.build_data_download", (DataDownload.objects.get().pk,))]
-    assert dispatch.queue_of(dispatch.registered_task(enqueued[0][0])).endswith("checks")
+    assert dispatch.queue_of(dispatch.task_named(enqueued[0][0])).endswith("checks")
     assert list(downloads.folder().glob(f"{user.pk}-*")) == []
     page = logged_in_client.get(reverse("account")).content.decode()
     assert 'data-download-state="building"' in page and "every 2s" in page

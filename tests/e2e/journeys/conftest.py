@@ -1,4 +1,4 @@
-"""The journeys' site: started exactly as `make run` starts it (games/management/made_run.py,
+"""The journeys' site: started exactly as `make run` starts it (benchmarks/made_run.py,
 which the soak shares).
 
 Every other browser test runs Daphne inside the test process's own harness, on the test
@@ -14,8 +14,8 @@ from the server's environment. A server-side traceback or an answer of 500 fails
 
 import pytest
 
-from games.management import made_run
-from games.management.made_run import ROOT, SERVER_FAULTS
+from benchmarks import made_run
+from benchmarks.made_run import ROOT, SERVER_FAULTS
 
 JOURNEY_BOT_PACE = "0.2"
 

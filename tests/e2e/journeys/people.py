@@ -8,7 +8,7 @@ import time
 from playwright.sync_api import Browser, expect
 from playwright.sync_api import Error as PlaywrightError
 
-from games.management.made_run import PASSWORD, ROOT
+from benchmarks.made_run import PASSWORD, ROOT
 
 FAILED_SCREENS = ROOT / "var" / "screenshots"
 

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from games.management import made_run
-from games.management.made_run import SERVER_FAULTS
+from benchmarks import made_run
+from benchmarks.made_run import SERVER_FAULTS
 
 from .people import Person, deal_scored, play_until
 from .test_journeys import start_against_bots

@@ -1,4 +1,4 @@
-"""The server's CPU over a load test's window, per process, from /proc (Linux).
+"""The server's CPU over a load test's window, per process (psutil).
 
 Which processes are the server's: the ones listening on the load test's URLs' ports (each Daphne,
 or nginx in front of them with its Daphne processes found by their command line), the Celery
@@ -7,16 +7,13 @@ PostgreSQL's processes serving the site's database plus its shared background pr
 Never the load generator itself, nor another site's processes on the same machine (another
 checkout's `make run`, a test run's server).
 
-CPU of a process is its user and system time, plus that of its children it has waited for
-(`cutime`, `cstime`): a worker child that ends in the window is still counted.
+CPU of a process is its user and system time, plus that of its children it has waited for:
+a worker child that ends in the window is still counted.
 """
 
-import os
 from dataclasses import dataclass, field
-from pathlib import Path
 
-TICKS = os.sysconf("SC_CLK_TCK")
-PROC = Path("/proc")
+import psutil
 
 
 @dataclass
@@ -30,71 +27,41 @@ class Sample:
     seconds: dict[int, float] = field(default_factory=dict)  # pid -> CPU seconds
 
 
-def _stat(pid: int) -> list[str] | None:
-    try:
-        text = (PROC / str(pid) / "stat").read_text()
-    except OSError:
-        return None
-    return text.rsplit(")", 1)[1].split()  # after the command name, which may hold spaces
-
-
 def cpu_seconds(pid: int) -> float | None:
-    fields = _stat(pid)
-    if fields is None:
+    try:
+        times = psutil.Process(pid).cpu_times()
+    except psutil.Error:
         return None
-    # Fields 14-17 of stat (1-based), here 11-14 after the name: utime stime cutime cstime.
-    return sum(int(v) for v in fields[11:15]) / TICKS
+    return times.user + times.system + times.children_user + times.children_system
 
 
 def _parent(pid: int) -> int | None:
-    fields = _stat(pid)
-    return int(fields[1]) if fields else None
+    try:
+        return psutil.Process(pid).ppid()
+    except psutil.Error:
+        return None
 
 
 def _command(pid: int) -> str:
     try:
-        return (PROC / str(pid) / "cmdline").read_bytes().replace(b"\0", b" ").decode()
-    except OSError:
+        return " ".join(psutil.Process(pid).cmdline())
+    except psutil.Error:
         return ""
 
 
-def _owner(pid: int) -> int | None:
-    try:
-        return (PROC / str(pid)).stat().st_uid
-    except OSError:
-        return None
-
-
 def _pids() -> list[int]:
-    return [int(p.name) for p in PROC.iterdir() if p.name.isdigit()]
-
-
-def _listening_inodes(ports: set[int]) -> set[str]:
-    inodes = set()
-    for table in ("tcp", "tcp6"):
-        try:
-            lines = (PROC / "net" / table).read_text().splitlines()[1:]
-        except OSError:
-            continue
-        for line in lines:
-            parts = line.split()
-            port = int(parts[1].rsplit(":", 1)[1], 16)
-            if parts[3] == "0A" and port in ports:  # 0A: LISTEN
-                inodes.add(parts[9])
-    return inodes
+    return psutil.pids()
 
 
 def _listeners(ports: set[int]) -> set[int]:
-    inodes = _listening_inodes(ports)
-    found = set()
-    for pid in _pids():
-        try:
-            links = {os.readlink(fd) for fd in (PROC / str(pid) / "fd").iterdir()}
-        except OSError:
-            continue
-        if any(link == f"socket:[{inode}]" for inode in inodes for link in links):
-            found.add(pid)
-    return found
+    return {
+        connection.pid
+        for connection in psutil.net_connections(kind="tcp")
+        if connection.status == psutil.CONN_LISTEN
+        and connection.laddr
+        and connection.laddr.port in ports
+        and connection.pid is not None
+    }
 
 
 def _kind_of(command: str, database: str | None, redis: bool) -> str | None:

@@ -26,7 +26,7 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 PASSWORD = "Quiet-harbor-58213"  # loadtest_users' own
 NOT_FOR_THE_SERVER = {
     # What a test process sets for itself (tests/conftest.py, pytest-django, the e2e harness).

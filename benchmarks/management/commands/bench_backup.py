@@ -21,8 +21,8 @@ from pathlib import Path
 from django.core.management.base import BaseCommand
 from django.db import connection, connections, transaction
 
+from benchmarks.management.commands.bench_stats import generate_history
 from games.models import Action, Deal
-from games.stats.management.commands.bench_stats import generate_history
 from setback_site import backups
 
 

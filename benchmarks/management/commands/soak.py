@@ -2,17 +2,17 @@
 against the site exactly as `make run` starts it, with nothing set: SQLite, the in-memory
 channel layer, the tasks and search processes inside the web process.
 
-It starts `make run` itself in a process group of its own (games/management/made_run.py, which
+It starts `make run` itself in a process group of its own (benchmarks/made_run.py, which
 the browser journeys share), on a free port and a SQLite file in a fresh temporary folder (a
 developer's db.sqlite3 is never touched), makes the people's users with `loadtest_users` (the
 site allows five sign-ups a minute from one address), and lets them loose
-(games/management/soak_people.py): random legal things, over HTTP and websockets as the browser
+(benchmarks/soak_people.py): random legal things, over HTTP and websockets as the browser
 does, thinking 0.5-3 s between actions. It is not a saturation test.
 
 At the end it prints one summary and fails (exit status 1) on any of:
 - an answer of 500 or more, or a request left unanswered (each is listed: when, who, doing what);
 - a table stalled: its state did not move for more than `--stall-limit` seconds (15) while it
-  waited on a bot, a stand-in or the next automatic deal (games/management/soak_checks.py);
+  waited on a bot, a stand-in or the next automatic deal (benchmarks/soak_checks.py);
 - a fault in the server's log (stdout and stderr of `make run`) until the end of the run: a
   traceback, "Internal Server Error", a failed task, an ERROR line (what it logs while the soak
   stops it is shown, not counted);
@@ -30,8 +30,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from games.management import made_run, soak_people
-from games.management.soak_checks import fault_signature, log_faults, log_notes
+from benchmarks import made_run, soak_people
+from benchmarks.soak_checks import fault_signature, log_faults, log_notes
 
 PREFIX = "soak"
 SERVING = "Serving Setback on "

@@ -20,7 +20,7 @@ and stops after `--seconds` (plus a short grace for logins and closing).
 
 It also measures the server's work: the CPU of every process of the site under test (each
 Daphne or the nginx in front of them, the workers and their search processes, PostgreSQL's
-backends of the site's database and background processes, Redis; games/management/
+backends of the site's database and background processes, Redis; benchmarks/
 server_cpu.py) over the measured window, divided by every move made in it (people's, bots',
 new deals), as the site's database counts them; the load generator's own CPU is not counted.
 
@@ -41,9 +41,8 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 
-from games.engine.phases import OVER
-from games.management import server_cpu
-from games.management.site_client import (
+from benchmarks import server_cpu
+from benchmarks.site_client import (
     MATCH_URL_RE,
     NEXT_DEAL,
     PLAY_AGAIN_RE,
@@ -54,6 +53,7 @@ from games.management.site_client import (
     loopback_only,
     socket_message,
 )
+from games.engine.phases import OVER
 from games.models import Action, Deal
 
 

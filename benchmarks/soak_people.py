@@ -1,6 +1,6 @@
 """The soak's people (`manage.py soak`): each logs in through the form, then does random legal
 things, as a person does, until the time is up, over HTTP and websockets as the browser does
-(games/management/site_client.py).
+(benchmarks/site_client.py).
 
 What a person does next is drawn by weight (`WEIGHTS`): play against bots (a random preset and
 level), go back to an unfinished match, play at a table shared with another of the soak's
