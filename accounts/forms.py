@@ -76,8 +76,8 @@ class PasswordResetForm(auth_forms.PasswordResetForm):
 
     The link goes only to a confirmed address on the account (never to what was typed), for
     an active account with a password. Whatever was typed, known or not, the page that follows
-    is the same, and it takes the same time: the lookup is the same, and the mail leaves on a
-    thread of its own (accounts.mail).
+    is the same, and it takes about the same time: the lookup is the same, and the mail leaves
+    through the task queue (accounts.mail).
     """
 
     email = forms.CharField(

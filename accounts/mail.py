@@ -1,12 +1,14 @@
 """Sending the site's few mails: an address to confirm, a password reset link, a notice.
 
-A mail is handed to a thread of its own once the transaction that asked for it commits, never
-sent inside the request:
-- a password reset for a known address then answers in the same time as one for an unknown
+A mail is handed to the task queue once the transaction that asked for it commits, never sent
+inside the request:
+- a password reset for a known address then answers in about the time of one for an unknown
   address (an SMTP conversation takes tens of milliseconds, enough to tell them apart);
-- an SMTP server that is down or slow costs a line in the log, never an error page (which,
-  again, only a known address would get).
-The thread sends with the settings' backend: the console by default, SMTP when configured
+- an SMTP server that is down or slow costs a retry and a line in the log, never an error page
+  (which, again, only a known address would get);
+- with workers (`make worker`), a mail waits in the broker until a worker has sent it: a restart
+  of the web process or of the worker loses none. Under `make run` the in-process lane sends it.
+The task sends with the settings' backend: the console by default, SMTP when configured
 (setback_site/email_url.py); Django's test runner swaps in its in-memory outbox.
 
 Each address (or, for a reset, each name or address typed) and each account gets at most
@@ -20,11 +22,7 @@ account.
 """
 
 import hashlib
-import logging
-import threading
-import time
 import unicodedata
-from concurrent.futures import Future, ThreadPoolExecutor
 from functools import partial
 
 from django.conf import settings
@@ -32,15 +30,10 @@ from django.core.mail import EmailMultiAlternatives
 from django.db import transaction
 from django.template.loader import render_to_string
 
+from games import dispatch
 from setback_site import limits
 
-logger = logging.getLogger(__name__)
-
 HOUR = limits.HOUR_SECONDS
-
-_sender = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mail")
-_in_flight: set[Future] = set()
-_in_flight_lock = threading.Lock()
 
 
 def normalised(typed: str) -> str:
@@ -81,38 +74,18 @@ def build(template: str, to: str, context: dict) -> EmailMultiAlternatives:
 
 
 def send_after_commit(message: EmailMultiAlternatives) -> None:
-    """Send `message` on the mail thread once the caller's transaction commits (at once
+    """Send `message` through the task queue once the caller's transaction commits (at once
     outside one); never raises into the caller. The caller has counted it (`count_one_for`)."""
-    transaction.on_commit(partial(_hand_over, message), robust=True)
+    transaction.on_commit(partial(_enqueue, message), robust=True)
 
 
-def _hand_over(message: EmailMultiAlternatives) -> None:
-    future = _sender.submit(_send, message)
-    with _in_flight_lock:
-        _in_flight.add(future)
-    future.add_done_callback(_forget)
+def _enqueue(message: EmailMultiAlternatives) -> None:
+    (to,) = message.to
+    dispatch.enqueue(
+        dispatch.task_named("accounts.tasks.send_mail"), message.subject, message.body, to
+    )
 
 
-def _forget(future: Future) -> None:
-    with _in_flight_lock:
-        _in_flight.discard(future)
-
-
-def _send(message: EmailMultiAlternatives) -> None:
-    try:
-        message.send()
-    except Exception:
-        # Logged with the subject only: the address belongs to a person.
-        logger.exception("could not send the mail %r", message.subject)
-
-
-def wait_until_sent(timeout: float = 30.0) -> None:
-    """Block until every mail handed over so far has been sent or failed (tests, commands)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        with _in_flight_lock:
-            pending = list(_in_flight)
-        if not pending:
-            return
-        for future in pending:
-            future.exception(timeout=max(0.0, deadline - time.monotonic()))
+def send(subject: str, body: str, to: str) -> None:
+    """Send one mail with the settings' backend (the task's body: accounts/tasks.py)."""
+    EmailMultiAlternatives(subject, body, settings.DEFAULT_FROM_EMAIL, [to]).send()

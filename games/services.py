@@ -7,7 +7,6 @@ enqueues the next bot turn. Views, consumers and tasks parse input and call one 
 
 import logging
 import random
-import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -52,6 +51,11 @@ class Outcome:
     applied: bool
 
 
+# Where a deal's cards and a match's first dealer come from unless the caller brings its own
+# (a test's seeded `random.Random`, to deal what it tests): the operating system's randomness,
+# which nobody at the table can predict.
+UNPREDICTABLE = random.SystemRandom()
+
 # How long a table may sit still, beyond a bot's pace, before a visit wakes it up again.
 STALL_SECONDS = 5
 
@@ -68,8 +72,11 @@ def human_seat(rules: engine.Rules) -> str:
     return "S" if "S" in rules.seats else rules.seats[0]
 
 
-def do_start_match(host, rules_spec, bot_level: str = BotLevel.EASY) -> Match:
-    """A new match for `host` against bots of `bot_level`, with its first deal dealt."""
+def do_start_match(
+    host, rules_spec, bot_level: str = BotLevel.EASY, *, rng: random.Random = UNPREDICTABLE
+) -> Match:
+    """A new match for `host` against bots of `bot_level`, with its first deal dealt (its first
+    dealer and cards drawn from `rng`)."""
     try:
         rules = engine.Rules.from_spec(rules_spec)
     except engine.RulesError as error:
@@ -81,18 +88,21 @@ def do_start_match(host, rules_spec, bot_level: str = BotLevel.EASY) -> Match:
         for position in rules.seats
     ]
     with transaction.atomic():
-        return begin_match(rules, host, seats)
+        return begin_match(rules, host, seats, rng=rng)
 
 
-def begin_match(rules: engine.Rules, host, seats, **fields) -> Match:
+def begin_match(
+    rules: engine.Rules, host, seats, *, rng: random.Random = UNPREDICTABLE, **fields
+) -> Match:
     """The one way a match begins, in the caller's transaction: the match row, its seats
-    (position, user id or None, bot level), the first deal dealt, and the screens and the first
-    bot told once it commits. `fields` are the match's other columns (a table's settings)."""
+    (position, user id or None, bot level), the first deal dealt (the first dealer, then the
+    cards, drawn from `rng`), and the screens and the first bot told once it commits. `fields`
+    are the match's other columns (a table's settings)."""
     match = Match.objects.create(
         rules=rules.to_spec(),
         status=Match.Status.PLAYING,
         host=host,
-        first_dealer=secrets.choice(rules.seats),
+        first_dealer=rng.choice(rules.seats),
         totals={side: 0 for side in rules.sides},
         **fields,
     )
@@ -100,7 +110,7 @@ def begin_match(rules: engine.Rules, host, seats, **fields) -> Match:
         Seat(match=match, position=position, user_id=user_id, bot_level=bot_level)
         for position, user_id, bot_level in seats
     )
-    create_deal(match, rules, number=1, dealer=match.first_dealer)
+    create_deal(match, rules, number=1, dealer=match.first_dealer, rng=rng)
     announce_after_commit(match)
     return match
 
@@ -281,9 +291,16 @@ def _phases_of(state: engine.Deal) -> list[str]:
     return phases
 
 
-def create_deal(match: Match, rules: engine.Rules, number: int, dealer: str) -> Deal:
-    """Shuffle and deal hand `number` of `match` (inside the caller's transaction)."""
-    state = engine.Deal.new(rules, dealer, random.Random(secrets.randbits(64)))
+def create_deal(
+    match: Match,
+    rules: engine.Rules,
+    *,
+    number: int,
+    dealer: str,
+    rng: random.Random = UNPREDICTABLE,
+) -> Deal:
+    """Shuffle with `rng` and deal hand `number` of `match` (inside the caller's transaction)."""
+    state = engine.Deal.new(rules, dealer, rng)
     return Deal.objects.create(
         match=match,
         number=number,

@@ -331,6 +331,8 @@ CELERY_TASK_ROUTES = {
     "games.daily.tasks.*": {"queue": f"{QUEUE_PREFIX}coach"},
     # The check of an offline deal searches every bot move again: heavy, and never urgent.
     "games.offline.tasks.*": {"queue": f"{QUEUE_PREFIX}checks"},
+    # A mail: a few milliseconds, and a person waits for a reset link (accounts/tasks.py).
+    "accounts.tasks.send_mail": {"queue": f"{QUEUE_PREFIX}bots"},
     # A person's data download, written to a file (accounts/tasks.py).
     "accounts.tasks.*": {"queue": f"{QUEUE_PREFIX}checks"},
 }

@@ -315,18 +315,19 @@ def chromium_available() -> bool:
 def send_and_collect(django_capture_on_commit_callbacks):
     """Make a call (a request, a service) and return its result and the mails it sent.
 
-    The site sends a mail once the request's transaction commits, on a thread of its own
-    (accounts.mail); inside a test's transaction the commit hooks are run here, then the mail
-    thread is waited for. Mails land in Django's test outbox unless a test sets a backend."""
+    The site sends a mail through the task queue once the request's transaction commits
+    (accounts.mail); inside a test's transaction the commit hooks are run here, then the
+    in-process task is waited for. Mails land in Django's test outbox unless a test sets a
+    backend."""
     from django.core import mail
 
-    from accounts.mail import wait_until_sent
+    from games.dispatch import wait_for_in_process_tasks
 
     def run(call, *args, **kwargs):
         before = len(mail.outbox)
         with django_capture_on_commit_callbacks(execute=True):
             result = call(*args, **kwargs)
-        wait_until_sent()
+        assert wait_for_in_process_tasks()
         return result, mail.outbox[before:]
 
     return run

@@ -1,8 +1,20 @@
 """Drive whole matches through the real services, synchronously, for tests."""
 
-from games import selectors, services, tasks, turns
+import itertools
+import random
+
+from games import engine, selectors, services, tasks, turns
 from games.models import Match
 from games.turns import WaitingFor
+
+
+def opened_by(seat: str, rules="house") -> random.Random:
+    """Randomness for `services.do_start_match(..., rng=)` that has `seat` open the first
+    auction: seeded so that its first draw, the first dealer, is the seat on `seat`'s right."""
+    rules = engine.Rules.from_spec(rules)
+    for seed in itertools.count():
+        if rules.seats_from_left_of(random.Random(seed).choice(rules.seats))[0] == seat:
+            return random.Random(seed)
 
 
 def person_move(match: Match, seat: str) -> str:

@@ -12,7 +12,7 @@ from games.coach.models import Advice, Review, Work
 from games.coach.views import panel_html
 from tests.hidden import hidden_cards
 
-from .play import person_move, play_until
+from .play import opened_by, person_move, play_until
 from .test_coach_services import at_a_choice
 
 pytestmark = pytest.mark.django_db
@@ -94,7 +94,9 @@ def test_with_the_coach_off_the_panel_invites_and_asks_nothing(logged_in_client,
 def test_at_the_players_turn_the_panel_thinks_then_ranks_the_options_with_figures(
     logged_in_client, user
 ):
-    match = at_a_choice(services.do_start_match(user, "house", "easy"))
+    # The player opens the auction: the panel's first choice is a call.
+    match = services.do_start_match(user, "house", "easy", rng=opened_by("S"))
+    assert at_a_choice(match).version == 0
     logged_in_client.post(
         reverse("toggle_coach"), {"enabled": "on", "match": match.pk}, HTTP_HX_REQUEST="true"
     )
@@ -115,8 +117,7 @@ def test_at_the_players_turn_the_panel_thinks_then_ranks_the_options_with_figure
     for name in ("High", "Low", "Jack", "Game"):
         assert f"<span>{name}</span> {round(100 * first['figures'][f'p_{name.lower()}'])}%" in html
     assert re.search(r"<span>(Make|Set)</span> \d+%", html)
-    if advice.phase == "auction":
-        assert "Chance of making each bid" in html
+    assert advice.phase == "auction" and "Chance of making each bid" in html
     assert not panel_leaks(html, match, "S")
 
 

@@ -2,15 +2,19 @@
 link works once and expires, and nobody learns from the answers whether an account exists."""
 
 import re
+import time
 from datetime import datetime, timedelta
+from smtplib import SMTPServerDisconnected
 
 import pytest
 from django.contrib.auth.tokens import PasswordResetTokenGenerator, default_token_generator
+from django.core import mail as django_mail
 from django.test import Client
 from django.urls import reverse
 from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
 
+from accounts import mail, tasks
 from accounts.models import LoginSession, User
 from accounts.services import do_delete_account
 
@@ -225,3 +229,29 @@ def test_a_deleted_account_gets_no_reset_mail(client, alice, password, send_and_
     _, mails = ask_for_link(send_and_collect, client, "alice@example.com")
     assert mails == []
     assert not User.objects.filter(email="alice@example.com").exists()
+
+
+def test_a_reset_mail_the_smtp_server_refuses_once_is_sent_again(
+    client, alice, send_and_collect, monkeypatch
+):
+    """The mail goes through the task queue (accounts/tasks.py): a refusal is retried, so the
+    link still arrives, and the page answered as it always does."""
+    real_send, refusals = mail.send, []
+
+    def refuse_once(*args):
+        if not refusals:
+            refusals.append(args)
+            raise SMTPServerDisconnected("the server went away")
+        real_send(*args)
+
+    monkeypatch.setattr(mail, "send", refuse_once)
+    # The retry's wait, as short as a test can afford (30 s and more on a site).
+    monkeypatch.setattr(tasks.send_mail, "retry_backoff", False)
+    monkeypatch.setattr(tasks.send_mail, "default_retry_delay", 0.05)
+    response, _ = ask_for_link(send_and_collect, client, "alice")
+    assert response.status_code == 302 and len(refusals) == 1
+    deadline = time.monotonic() + 10  # the retry waits on a timer of its own
+    while not django_mail.outbox and time.monotonic() < deadline:
+        time.sleep(0.01)
+    (sent,) = django_mail.outbox
+    assert sent.to == ["alice@example.com"] and "/accounts/" in link_in(sent)

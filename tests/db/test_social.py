@@ -10,9 +10,9 @@ from django.core import mail as django_mail
 from django.urls import reverse
 from django.utils import timezone
 
-from accounts import mail as site_mail
 from accounts.export import data_zip
 from accounts.services import do_delete_account
+from games import dispatch
 from games import selectors as game_selectors
 from games.errors import Forbidden, GameError, NotFound
 from games.models import Match
@@ -222,7 +222,7 @@ def test_a_chosen_kind_comes_by_mail_too_and_the_others_do_not(
         befriend(user, bob)  # a friend request: not chosen, no mail
         match = tables.do_create_table(user, "house")
         services.do_invite_to_table(user, match.pk, "bob")
-    site_mail.wait_until_sent()
+    assert dispatch.wait_for_in_process_tasks()
     [sent] = django_mail.outbox
     assert sent.to == ["bob@example.com"]
     assert "alice invites you to table" in sent.body and match.invite_code in sent.body

@@ -39,15 +39,15 @@ def test_the_rule_connected_keeps_the_clock_a_short_absence_is_not_away_a_long_o
 
 
 def shared_table_at_persons_turn(user, bob, timeout=30):
+    """A shared table at its first turn: `user`'s (South's) opening call, bob sitting West."""
     match = tables.do_create_table(user, "house", turn_timeout_seconds=timeout)
     tables.do_sit(match.pk, bob, "W")
     tables.do_fill_with_bots(match.pk, user, "easy")
-    match = play_until(
-        tables.do_start_table(match.pk, user),
-        stop=lambda m: turns.waiting_on(m.pk).kind == WaitingFor.PERSON,
-    )
+    Match.objects.filter(pk=match.pk).update(first_dealer="E")  # South, on East's left, opens
+    match = tables.do_start_table(match.pk, user)
     turn = turns.waiting_on(match.pk)
-    return match, turn, (user if turn.seat == "S" else bob)
+    assert (turn.kind, turn.seat) == (WaitingFor.PERSON, "S")
+    return match, turn, user
 
 
 def as_if(match, person, turn_began_ago: float, socket_closed_ago: float | None) -> None:
@@ -126,9 +126,8 @@ def test_a_person_is_told_what_their_stand_in_did_and_never_reads_it_as_their_ow
     assert mine.away_notice.endswith(" for you.")
     html = render_to_string("games/_table.html", {"view": mine}, using=pages.TABLE_ENGINE)
     assert "While you were away a bot" in html
-    if match.deals.get().phase == "auction" or mine.auction:
-        names = [name for name, _ in mine.auction]
-        assert "Your bot" in names and "You" not in names[len(names) - 1 :]
+    names = [name for name, _ in mine.auction]
+    assert "Your bot" in names and "You" not in names
     other = "S" if seat == "W" else "W"
     theirs = presenters.table_view(match, other)
     assert theirs.away_notice == ""

@@ -11,16 +11,18 @@ from games import presenters, selectors, services, turns
 from games.models import Action, Match
 from games.turns import WaitingFor
 
-from .play import play_until
+from .play import opened_by, play_until
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def match(user):
-    match = services.do_start_match(user, "house", "easy")
-    # Let the bots bid until it is the player's turn (or the hand is thrown in).
-    return play_until(match, stop=lambda m: turns.waiting_on(m.pk).kind != WaitingFor.BOT)
+    """A match whose first auction the player opens: their call before any bot's."""
+    match = services.do_start_match(user, "house", "easy", rng=opened_by("S"))
+    turn = turns.waiting_on(match.pk)
+    assert (turn.kind, turn.seat) == (WaitingFor.PERSON, "S")
+    return match
 
 
 def counts(match):
@@ -63,15 +65,12 @@ def test_the_table_shows_the_players_cards_and_legal_moves(logged_in_client, mat
     state = selectors.deal_state(selectors.current_deal(match))
     for card in state.hand("S"):
         assert f"{presenters.card_view(card).name}" in page
-    if state.to_act == "S":
-        assert "Your call: bid or pass." in page
-        for token in state.legal_actions():
-            assert f'value="{token}"' in page
+    assert "Your call: bid or pass." in page
+    for token in state.legal_actions():
+        assert f'value="{token}"' in page
 
 
 def test_a_legal_move_over_htmx_is_applied_and_left_to_the_socket_to_show(logged_in_client, match):
-    if match.deals.last().phase != "auction":
-        pytest.skip("thrown in")
     token = selectors.deal_state(selectors.current_deal(match)).legal_actions()[0]
     before = counts(match)
     response = post_move(logged_in_client, match, token)
@@ -81,8 +80,6 @@ def test_a_legal_move_over_htmx_is_applied_and_left_to_the_socket_to_show(logged
 
 
 def test_a_legal_move_without_htmx_goes_back_to_the_table(logged_in_client, match):
-    if match.deals.last().phase != "auction":
-        pytest.skip("thrown in")
     token = selectors.deal_state(selectors.current_deal(match)).legal_actions()[0]
     response = post_move(logged_in_client, match, token, htmx=False)
     assert response.status_code == 302 and response["Location"] == reverse("table", args=[match.pk])
@@ -111,11 +108,8 @@ def test_bad_moves_are_refused_with_a_clear_message_and_change_nothing(
 
 
 def test_a_move_for_a_bot_seat_is_refused(logged_in_client, user):
-    # The first dealer is drawn at random: deal until a bot speaks first.
-    for _ in range(50):
-        match = services.do_start_match(user, "house", "easy")
-        if selectors.deal_state(selectors.current_deal(match)).to_act != "S":
-            break
+    match = services.do_start_match(user, "house", "easy", rng=opened_by("W"))
+    assert selectors.deal_state(selectors.current_deal(match)).to_act == "W"
     before = counts(match)
     response = post_move(logged_in_client, match, "pass")
     assert response.status_code == 409
@@ -193,14 +187,11 @@ def test_play_again_works_from_the_end_screen_that_the_socket_sends(user, passwo
 
 def test_with_pitching_allowed_each_card_in_the_auction_sends_its_pitch(logged_in_client, user):
     """The table's card buttons send `pitch:<card>` in the auction (the engine's spelling)."""
-    for _ in range(10):  # until the player has a call to make (a pitch can end the auction first)
-        match = services.do_start_match(user, {"preset": "classic", "pitch_to_bid": True}, "easy")
-        match = play_until(match, stop=lambda m: turns.waiting_on(m.pk).kind != WaitingFor.BOT)
-        state = selectors.deal_state(selectors.current_deal(match))
-        if state.to_act == "S" and state.phase == "auction":
-            break
-    else:
-        pytest.fail("the player never had a call to make in ten deals")
+    rules = {"preset": "classic", "pitch_to_bid": True}
+    # The player opens the auction: no bot's pitch can end it first.
+    match = services.do_start_match(user, rules, "easy", rng=opened_by("S", rules))
+    state = selectors.deal_state(selectors.current_deal(match))
+    assert (state.to_act, state.phase) == ("S", "auction")
     page = logged_in_client.get(reverse("table", args=[match.pk])).content.decode()
     pitches = [t for t in state.legal_actions() if t.startswith("pitch:")]
     assert pitches

@@ -14,7 +14,7 @@ from games.tables import services as tables
 from games.turns import WaitingFor
 from tests.hidden import leaks
 
-from .play import play_until
+from .play import opened_by, play_until
 
 pytestmark = pytest.mark.django_db
 
@@ -137,12 +137,10 @@ def test_a_connected_person_keeps_their_turn_until_the_timeout(user, bob):
 
 
 def test_a_solo_match_against_bots_has_no_stand_in(user):
-    match = services.do_start_match(user, "house", "easy")
-    match = play_until(match, stop=lambda m: turns.waiting_on(m.pk).kind == WaitingFor.PERSON)
-    if match.status == Match.Status.PLAYING:
-        turn = turns.waiting_on(match.pk)
-        assert turn.timeout_seconds == 0
-        assert tasks.stand_in_turn(match.pk, turn.version, "away") == "stale"
+    match = services.do_start_match(user, "house", "easy", rng=opened_by("S"))
+    turn = turns.waiting_on(match.pk)
+    assert (turn.kind, turn.timeout_seconds) == (WaitingFor.PERSON, 0)
+    assert tasks.stand_in_turn(match.pk, turn.version, "away") == "stale"
 
 
 def test_presence_counts_connections_and_never_goes_below_zero(table, bob):

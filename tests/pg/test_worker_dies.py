@@ -15,6 +15,7 @@ from games.tasks import play_bot_turn
 from games.turns import WaitingFor
 from setback_site.celery import app
 from tests.conftest import database_url
+from tests.db.play import opened_by
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
 
@@ -67,10 +68,8 @@ def test_a_bot_turn_survives_its_worker_being_killed(user, monkeypatch):
     prefix = f"dying{os.getpid()}-"
     with monkeypatch.context() as quiet:  # no task from creating the match: we send our own
         quiet.setattr(services, "announce_after_commit", lambda match, deal_row=None: None)
-        for _ in range(50):
-            match = services.do_start_match(user, "house", "easy")
-            if turns.waiting_on(match.pk).kind == WaitingFor.BOT:
-                break
+        match = services.do_start_match(user, "house", "easy", rng=opened_by("W"))
+    assert turns.waiting_on(match.pk).kind == WaitingFor.BOT  # West, a bot, opens
     doomed_name = f"doomed{os.getpid()}@localhost"
     doomed = start_worker(prefix, doomed_name)
     # The worker takes the move (held until its countdown ends), then dies without a word.

@@ -27,7 +27,7 @@ from games.replay import services as replay_services
 from games.replay import tasks as replay_tasks
 from games.tables import services as tables
 from games.turns import WaitingFor
-from tests.db.play import person_move, play_until
+from tests.db.play import opened_by, person_move, play_until
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -256,11 +256,8 @@ def test_a_search_asked_for_while_the_process_stops_is_left_for_the_sweeper(
             raise RuntimeError("cannot schedule new futures after interpreter shutdown")
 
     monkeypatch.setattr(searches, "_pool", lambda lane: ShutDown())
-    match = services.do_start_match(user, "house", "easy")  # its bots' tasks run by themselves
-    turn = turns.waiting_on(match.pk)
-    if turn.kind == WaitingFor.PERSON:
-        person = services.Actor(user=user)
-        services.do_act(match.pk, turn.seat, person_move(match, turn.seat), turn.version, person)
+    # West, a bot, opens the auction: its task runs by itself.
+    match = services.do_start_match(user, "house", "easy", rng=opened_by("W"))
     assert dispatch.wait_for_in_process_tasks(timeout=30)
     assert dispatch.take_failures() == []
     assert "the process is stopping" in caplog.text

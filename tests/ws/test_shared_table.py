@@ -13,7 +13,7 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 from django.utils import timezone
 
-from games import turns
+from games import dispatch, tasks, turns
 from games.models import Action, Match
 from games.tables import services as tables
 from games.turns import WaitingFor
@@ -174,8 +174,11 @@ async def test_closing_the_tab_on_ones_turn_lets_a_stand_in_bot_play_it():
         stop=lambda m: (t := turns.waiting_on(m.pk)).kind == WaitingFor.PERSON and t.seat == "W",
     )
     turn = await waiting()
-    await asyncio.sleep(0.8)
-    assert (await waiting()).version == turn.version  # connected: nobody plays for bob
+    # Connected: a stand-in's task for his turn, whenever it ran, would leave it to him.
+    assert await database_sync_to_async(tasks.stand_in_turn)(match.pk, turn.version, "away") == (
+        "stale"
+    )
+    assert (await waiting()).version == turn.version
     await b.disconnect()
     for _ in range(400):  # the stand-in comes after the grace; a loaded machine is slower
         await asyncio.sleep(0.1)
@@ -192,7 +195,7 @@ async def test_closing_the_tab_on_ones_turn_lets_a_stand_in_bot_play_it():
     await a.disconnect()
 
 
-async def test_a_reload_late_in_a_turn_keeps_the_turn_and_its_clock():
+async def test_a_reload_late_in_a_turn_keeps_the_turn_and_its_clock(monkeypatch):
     # Issue 44: a reload 15 s into a shared turn handed it to the stand-in at once (the turn
     # was resumed before the returning socket was counted present).
     alice, _, alice_cookie = await person("alice")
@@ -217,12 +220,23 @@ async def test_a_reload_late_in_a_turn_keeps_the_turn_and_its_clock():
     await database_sync_to_async(Match.objects.filter(pk=match.pk).update)(
         updated_at=timezone.now() - timedelta(seconds=15)
     )
-    await b.disconnect()
-    b = await connect(match, bob_cookie)
+    await b.disconnect()  # its close starts the away timer, which finds him back (below)
+    stand_ins = []
+    enqueue = dispatch.enqueue
+
+    def recording(task, *args, countdown=0, **kwargs):
+        if task is tasks.stand_in_turn:
+            stand_ins.append(countdown)
+        return enqueue(task, *args, countdown=countdown, **kwargs)
+
+    monkeypatch.setattr(dispatch, "enqueue", recording)
+    b = await connect(match, bob_cookie)  # the socket resumes the table's turn as it opens
     back = await until(b, f'data-version="{turn.version}"')
     clock = re.search(r'class="me[^"]*".*?data-turn-left="(\d+)"', back, re.S)
     assert clock and 13 <= int(clock.group(1)) <= 15  # what he had, not 30 and not 0
-    await asyncio.sleep(1)  # a stand-in woken by the reconnect would play within this
+    # The reconnect woke no stand-in before his time is up, and an away timer finds him present.
+    assert all(countdown >= 13 for countdown in stand_ins), stand_ins
+    assert not await database_sync_to_async(tables.stand_in_due)(match.pk, turn.version, "away")
     assert (await database_sync_to_async(turns.waiting_on)(match.pk)).version == turn.version
     await b.disconnect()
     await a.disconnect()

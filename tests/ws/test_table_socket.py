@@ -15,6 +15,7 @@ from games.engine import bots
 from games.models import Match
 from games.turns import WaitingFor
 from setback_site.asgi import application
+from tests.db.play import opened_by
 from tests.hidden import TABLE_MOMENT, leaks
 
 ORIGIN = [(b"origin", b"http://127.0.0.1")]
@@ -27,9 +28,9 @@ pytestmark = [
 
 
 @database_sync_to_async
-def start(rules="house", username="alice"):
+def start(rules="house", username="alice", rng=services.UNPREDICTABLE):
     user = get_user_model().objects.create_user(username, password="a-long-password-1")
-    match = services.do_start_match(user, rules, "easy")
+    match = services.do_start_match(user, rules, "easy", rng=rng)
     client = Client()
     client.force_login(user)
     cookie = [(b"cookie", f"sessionid={client.cookies['sessionid'].value}".encode())]
@@ -171,11 +172,7 @@ async def test_a_page_still_loads_while_an_in_process_bot_task_is_thinking(
 
     monkeypatch.setattr(bots, "choose", slow_choose)
     # A match where a bot opens the bidding, so its task starts at once.
-    for _ in range(50):
-        match, client, cookie = await start(username=f"p{_}")
-        turn = await database_sync_to_async(turns.waiting_on)(match.pk)
-        if turn.kind == WaitingFor.BOT:
-            break
+    match, client, cookie = await start(username="p1", rng=opened_by("W"))
     assert await asyncio.to_thread(thinking.wait, 10), "the bot task did not start"
     home = HttpCommunicator(application, "GET", "/", headers=cookie + [(b"host", b"127.0.0.1")])
     response = await home.get_response(timeout=15)  # the bot is held for 30 s
