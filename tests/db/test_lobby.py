@@ -8,7 +8,7 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from games import presenters, services, signals
+from games import hooks, presenters, services
 from games.lobby import selectors as lobby_selectors
 from games.lobby import services as lobby
 from games.lobby.models import PairingTicket
@@ -245,10 +245,10 @@ def test_a_long_wait_is_a_due_time_the_sweepers_tick_acts_on(user, bob):
     """Two minutes is longer than a broker timer may safely be: no timer, the sweeper seats it."""
 
     ticket = lobby.do_find_players(user, "house", "easy", 120)
-    signals.sweeping.send(sender=None)
+    hooks.sweeping.call_each()
     assert PairingTicket.objects.get(pk=ticket.pk).status == "waiting"  # not due yet
     PairingTicket.objects.filter(pk=ticket.pk).update(due_at=timezone.now() - timedelta(seconds=1))
-    signals.sweeping.send(sender=None)
+    hooks.sweeping.call_each()
     seated = PairingTicket.objects.get(pk=ticket.pk)
     assert seated.status == "seated" and seated.match is not None
     assert Match.objects.count() == 1
