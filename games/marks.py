@@ -21,7 +21,7 @@ SEVERITIES = ("inaccuracy", "mistake", "blunder")
 class Mark:
     """The coach's verdict on one decision: how bad it was and what was better.
 
-    `sequence` is the decision's `games.Action.sequence` (0 for the deal's first action), so the
+    `sequence` is the decision's `Action.sequence` (0 for the deal's first action), so the
     replay shows the mark on the frame right after that action (step `sequence + 1`).
     `better` is the engine token the coach prefers (`KS`, `3`, `pass`, `pitch:KS`, `H`,
     `discard:5C,7D`); `note` is an optional short sentence in plain text.

@@ -67,7 +67,7 @@ def test_every_path_and_name_the_docs_give_exists():
 def references(doc: Path):
     """(line, reference as written, why it is stale or None) for each backticked token, each
     path written as plain text from a top-level folder (`see docs/people.md`) and each relative
-    link, outside fenced blocks."""
+    link, outside fenced blocks; and each import from the repo in a fenced python block."""
     body = prose(doc)
     for match in CODE_SPAN.finditer(body):
         token = match.group(1).strip()
@@ -83,6 +83,31 @@ def references(doc: Path):
         if target and "://" not in target and not target.startswith("mailto:"):
             why = None if (doc.parent / target).exists() else "links to nothing in the tree"
             yield line_of(body, match), f"({target})", why
+    for first_line, code in python_blocks(doc):
+        for node in ast.walk(code):
+            for name in imported_names(node):
+                if name.split(".")[0] in PACKAGES:
+                    yield first_line + node.lineno, f"import {name}", resolve(name.split("."))
+
+
+def python_blocks(doc: Path):
+    """(the line before its first, parsed code) for each fenced block marked python that parses."""
+    lines = doc.read_text().splitlines()
+    starts = [n for n, text in enumerate(lines) if FENCE.match(text)]
+    for start, end in zip(starts[::2], starts[1::2], strict=False):
+        if lines[start].strip().strip("`~").strip() == "python":
+            try:
+                yield start + 1, ast.parse("\n".join(lines[start + 1 : end]))
+            except SyntaxError:
+                continue  # a sketch, not code
+
+
+def imported_names(node) -> list[str]:
+    if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+        return [f"{node.module}.{alias.name}" for alias in node.names if alias.name != "*"]
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names]
+    return []
 
 
 def prose(doc: Path) -> str:
