@@ -16,6 +16,7 @@ from django.views.decorators.http import require_POST
 from . import invites, presenters, selectors, services
 from .engine.actions import Action
 from .forms import NewMatchForm, NewTableForm, last_choices
+from .http import HtmxRequest
 from .models import Match, Seat
 
 # The live table's template engine (settings.TEMPLATES, games/jinja.py), named at every render.
@@ -128,7 +129,7 @@ def table_html(request: HttpRequest, view: presenters.TableView):
     return mark_safe(table_markup(view, request=request))
 
 
-def table_answer(request: HttpRequest, match_id: int, error: services.GameError | None = None):
+def table_answer(request: HtmxRequest, match_id: int, error: services.GameError | None = None):
     """The table after a post: to htmx, the table (forming or dealt) as the poster's seat sees it
     now, with the refusal's reason on it; to a plain form post (no script yet), the whole table
     page again, with the reason as a message. The one answer to every post at a table."""
@@ -141,9 +142,9 @@ def table_answer(request: HttpRequest, match_id: int, error: services.GameError 
     status = error.status if error else 200
     reason = str(error or "")
     if match.status == Match.Status.FORMING:
-        view = presenters.forming_view(match, request.user, invited)
+        forming = presenters.forming_view(match, request.user, invited)
         origin = request.build_absolute_uri("/")[:-1]
-        return HttpResponse(forming_markup(view, origin=origin, error=reason), status=status)
+        return HttpResponse(forming_markup(forming, origin=origin, error=reason), status=status)
     position, _ = selectors.viewer_role(match, request.user, invited)
     view = presenters.table_view(match, position)
     return HttpResponse(table_markup(view, error=reason, request=request), status=status)

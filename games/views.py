@@ -1,5 +1,7 @@
 """Views: thin. They check who is asking, call one service or selector, and render."""
 
+from typing import Any
+
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -11,6 +13,7 @@ from setback_site.limits import limited
 
 from . import engine, hooks, invites, presenters, selectors, services
 from .forms import PRESETS, NewMatchForm, TableSettingsForm
+from .http import HtmxRequest, SignedInRequest
 from .models import Match
 from .pages import (
     home_context,
@@ -45,7 +48,7 @@ def rules(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_POST
 @limited("new_match")
-def new_match(request: HttpRequest) -> HttpResponse:
+def new_match(request: SignedInRequest) -> HttpResponse:
     form = NewMatchForm(request.POST)
     if not form.is_valid():
         return render(request, "games/home.html", home_context(request, form=form), status=400)
@@ -69,7 +72,11 @@ def table(request: HttpRequest, match_id: int) -> HttpResponse:
     if match.played_offline:
         # Played in the browser: there is no table here to play at, only its deals to replay.
         return redirect("replay:match", match_id=match.pk)
-    context = {"match": match, "me": position, "origin": request.build_absolute_uri("/")[:-1]}
+    context: dict[str, Any] = {
+        "match": match,
+        "me": position,
+        "origin": request.build_absolute_uri("/")[:-1],
+    }
     if match.invite_code is not None:
         context["knows_code"] = selectors.came_through_invite(match, request.user, invited)
         context["lines"] = presenters.chat_lines(match, request.user)
@@ -112,7 +119,7 @@ def _friends_to_invite(user, seats) -> list:
 
 
 @table_post(seated=True, refused=table_refused)
-def act(request: HttpRequest, match: Match, seat) -> HttpResponse:
+def act(request: HtmxRequest, match: Match, seat) -> HttpResponse:
     """One move by the user's seat: a call, a suit, a discard or a card."""
     token, version = posted_move(request.POST)
     actor = services.Actor(user=request.user)
@@ -123,13 +130,13 @@ def act(request: HttpRequest, match: Match, seat) -> HttpResponse:
 
 
 @table_post(seated=True, refused=table_refused)
-def next_deal(request: HttpRequest, match: Match, seat) -> HttpResponse:
+def next_deal(request: HtmxRequest, match: Match, seat) -> HttpResponse:
     version = posted_version(request, "request")
     services.through_restarts(lambda: services.do_next_deal(match.pk, version))
     return _after_change(request, match)
 
 
-def _after_change(request: HttpRequest, match: Match) -> HttpResponse:
+def _after_change(request: HtmxRequest, match: Match) -> HttpResponse:
     """The answer to a saved move or deal: nothing to render. The table's websocket brings the
     new table to every screen, the mover's too: rendering it here as well would cost a second
     render, a slow response could replace a newer screen, and a read after the commit could
@@ -141,7 +148,7 @@ def _after_change(request: HttpRequest, match: Match) -> HttpResponse:
 
 @table_post(seated=True, refused=table_refused)
 @limited("rematch")
-def rematch(request: HttpRequest, match: Match, seat) -> HttpResponse:
+def rematch(request: HtmxRequest, match: Match, seat) -> HttpResponse:
     """A new match with the same rules and the same kind of opponents."""
     if match.invite_code is not None:
         new = tables.do_table_rematch(match.pk, request.user)

@@ -11,6 +11,7 @@ from django.views.decorators.http import require_http_methods
 from games import budget, engine
 from games import selectors as game_selectors
 from games.errors import GameError, NotFound
+from games.http import HtmxRequest
 from games.models import Deal, Match
 from setback_site.limits import limited
 
@@ -44,7 +45,7 @@ def panel(request: HttpRequest, match_id: int) -> HttpResponse:
 @login_required
 @require_http_methods(["GET", "POST"])
 @limited("coach")
-def review(request: HttpRequest, deal_id: int) -> HttpResponse:
+def review(request: HtmxRequest, deal_id: int) -> HttpResponse:
     """The coach's review of a finished deal for the user's seat; POST asks for one."""
     try:
         deal_row, seat = game_selectors.players_deal(deal_id, request.user)

@@ -13,6 +13,7 @@ from django.views.decorators.http import require_POST
 
 from games import pages
 from games.errors import NotFound
+from games.http import HtmxRequest
 from games.replay import selectors as replay_selectors
 from games.replay.frames import NoSuchStep
 from setback_site.limits import limited
@@ -82,7 +83,7 @@ class ReplayPage:
 @login_required
 @refused_as_pages
 def play_replay(
-    request: HttpRequest, day: str, number: int, play_id: int, step: int
+    request: HtmxRequest, day: str, number: int, play_id: int, step: int
 ) -> HttpResponse:
     """Another person's play of a deal the viewer may see the field of, step by step."""
     on = selectors.parse_day(day)
@@ -109,7 +110,7 @@ def play_replay(
 
 @login_required
 @refused_as_pages
-def par_replay(request: HttpRequest, day: str, number: int, step: int) -> HttpResponse:
+def par_replay(request: HtmxRequest, day: str, number: int, step: int) -> HttpResponse:
     """The par line of a deal (the hard bots in every seat, yours too), step by step."""
     on = selectors.parse_day(day)
     try:

@@ -11,6 +11,7 @@ from django_htmx.http import HttpResponseClientRedirect
 from games import hooks
 from games.errors import GameError
 from games.forms import last_choices
+from games.http import HtmxRequest, SignedInRequest
 from setback_site.limits import limited
 
 from . import selectors, services
@@ -44,7 +45,7 @@ def lobby(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_POST
-def take_seat(request: HttpRequest, match_id: int) -> HttpResponse:
+def take_seat(request: HtmxRequest, match_id: int) -> HttpResponse:
     """One click from the lobby: the first free seat of the table (of a side, if chosen)."""
     try:
         match = services.do_take_seat(match_id, request.user, request.POST.get("side", ""))
@@ -61,7 +62,7 @@ def take_seat(request: HttpRequest, match_id: int) -> HttpResponse:
 @login_required
 @require_POST
 @limited("pairing")
-def find_players(request: HttpRequest) -> HttpResponse:
+def find_players(request: SignedInRequest) -> HttpResponse:
     form = PairingForm(request.POST)
     if not form.is_valid():
         return _lobby(request, form=form, status=400)

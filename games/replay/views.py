@@ -19,6 +19,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from games import engine, pages
 from games import services as game_services
 from games.errors import NotFound
+from games.http import HtmxRequest
 from games.models import BotLevel
 from setback_site.limits import limited
 from setback_site.redirects import redirect_back
@@ -55,7 +56,7 @@ def _json_download(record: dict, filename: str) -> HttpResponse:
     return response
 
 
-def _render_step(request: HttpRequest, frame, page: ReplayPage) -> HttpResponse:
+def _render_step(request: HtmxRequest, frame, page: ReplayPage) -> HttpResponse:
     context = {"frame": frame, "page": page}
     if request.htmx and not request.htmx.history_restore_request:
         response = render(request, "replay/_replay.html", context)
@@ -165,7 +166,7 @@ def deal(request: HttpRequest, match_id: int, number: int) -> HttpResponse:
 
 @login_required
 @refusals_as_pages
-def deal_step(request: HttpRequest, match_id: int, number: int, step: int) -> HttpResponse:
+def deal_step(request: HtmxRequest, match_id: int, number: int, step: int) -> HttpResponse:
     game, seat = selectors.players_match(match_id, request.user)
     deal_row = selectors.finished_deal(game, number)
     frame = _step_or_404(
@@ -279,7 +280,7 @@ def shared_match_record(request: HttpRequest, token: str) -> HttpResponse:
 
 
 @refusals_as_pages
-def shared_step(request: HttpRequest, token: str, number: int, step: int) -> HttpResponse:
+def shared_step(request: HtmxRequest, token: str, number: int, step: int) -> HttpResponse:
     game = selectors.shared_match(token)
     deal_row = selectors.finished_deal(game, number)
     frame = _step_or_404(
@@ -366,7 +367,7 @@ def imported(request: HttpRequest, import_id: int) -> HttpResponse:
 
 @login_required
 @refusals_as_pages
-def imported_step(request: HttpRequest, import_id: int, number: int, step: int) -> HttpResponse:
+def imported_step(request: HtmxRequest, import_id: int, number: int, step: int) -> HttpResponse:
     replay = selectors.read_import(selectors.own_import(import_id, request.user))
     frame = _step_or_404(
         lambda s: selectors.imported_frame(

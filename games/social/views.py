@@ -11,6 +11,7 @@ from django.views.decorators.http import require_POST
 from games import pages
 from games.errors import NotFound
 from games.forms import PRESETS
+from games.http import HtmxRequest, SignedInRequest
 from games.replay import selectors as replay_selectors
 from games.replay.frames import NoSuchStep
 from games.replay.views import ReplayPage
@@ -36,7 +37,7 @@ def _done(request, text: str, to: str, *args) -> HttpResponse:
 
 
 @login_required
-def friends(request: HttpRequest) -> HttpResponse:
+def friends(request: SignedInRequest) -> HttpResponse:
     incoming, outgoing = selectors.pending_requests(request.user.pk)
     return render(
         request,
@@ -80,7 +81,7 @@ def remove_friend(request: HttpRequest) -> HttpResponse:
 
 
 @login_required
-def notifications(request: HttpRequest) -> HttpResponse:
+def notifications(request: SignedInRequest) -> HttpResponse:
     return render(
         request,
         "social/notifications.html",
@@ -102,7 +103,7 @@ def mark_read(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_POST
-def open_notification(request: HttpRequest, notification_id: int) -> HttpResponse:
+def open_notification(request: SignedInRequest, notification_id: int) -> HttpResponse:
     """ "Join" (or "Answer") in the list: marked read, then where it leads."""
     note = Notification.objects.filter(pk=notification_id, user=request.user).first()
     if note is None:
@@ -326,7 +327,7 @@ def club_game(request: HttpRequest, club_id: int, match_id: int) -> HttpResponse
 
 @login_required
 @refusals_as_pages
-def club_step(request: HttpRequest, club_id: int, match_id: int, number: int, step: int):
+def club_step(request: HtmxRequest, club_id: int, match_id: int, number: int, step: int):
     club, game = _club_game(request, club_id, match_id)
     deal_row = replay_selectors.finished_deal(game, number)
     try:

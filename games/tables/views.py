@@ -10,6 +10,7 @@ from django.views.decorators.http import require_POST
 
 from games import invites, presenters, selectors, services
 from games.forms import NewTableForm, TableSettingsForm
+from games.http import HtmxRequest, SignedInRequest
 from games.models import Match
 from games.pages import home_context, table_answer, table_post, table_refused
 from setback_site.limits import limited
@@ -20,7 +21,7 @@ from . import services as tables
 @login_required
 @require_POST
 @limited("new_table")
-def new_table(request: HttpRequest) -> HttpResponse:
+def new_table(request: SignedInRequest) -> HttpResponse:
     form = NewTableForm(request.POST)
     if not form.is_valid():
         return render(
@@ -75,7 +76,7 @@ def _invitation(request: HttpRequest, code: str) -> HttpResponse:
 
 
 @table_post(refused=table_refused)
-def sit(request: HttpRequest, match: Match, seat) -> HttpResponse:
+def sit(request: HtmxRequest, match: Match, seat) -> HttpResponse:
     tables.do_sit(match.pk, request.user, request.POST.get("position", ""))
     response = table_answer(request, match.pk)
     if request.htmx:
@@ -84,7 +85,7 @@ def sit(request: HttpRequest, match: Match, seat) -> HttpResponse:
 
 
 @table_post(refused=table_refused)
-def seat_bot(request: HttpRequest, match: Match, seat) -> HttpResponse:
+def seat_bot(request: SignedInRequest, match: Match, seat) -> HttpResponse:
     """The host's seat controls: a bot of a level in one seat, or in every empty seat."""
     level = request.POST.get("level", "")
     if request.POST.get("position") == "all":
@@ -96,32 +97,35 @@ def seat_bot(request: HttpRequest, match: Match, seat) -> HttpResponse:
 
 
 @table_post(refused=table_refused)
-def start_table(request: HttpRequest, match: Match, seat) -> HttpResponse:
+def start_table(request: HtmxRequest, match: Match, seat) -> HttpResponse:
     tables.do_start_table(match.pk, request.user)
     return table_answer(request, match.pk)
 
 
 @table_post(refused=table_refused)
-def remove_from_table(request: HttpRequest, match: Match, seat) -> HttpResponse:
+def remove_from_table(request: HtmxRequest, match: Match, seat) -> HttpResponse:
     """The host removes a person from a table that has not started."""
     tables.do_remove_from_table(match.pk, request.user, request.POST.get("position", ""))
     return table_answer(request, match.pk)
 
 
 @table_post(refused=table_refused)
-def table_settings(request: HttpRequest, match: Match, seat) -> HttpResponse:
+def table_settings(request: HtmxRequest, match: Match, seat) -> HttpResponse:
     form = TableSettingsForm(request.POST)
     if not form.is_valid():
-        raise services.GameError(" ".join(e for errors in form.errors.values() for e in errors))
+        raise services.GameError(
+            " ".join(str(e) for errors in form.errors.values() for e in errors)
+        )
     tables.do_table_settings(match.pk, request.user, **form.cleaned_data)
     messages.success(request, "Table settings saved.")
     return redirect("table", match_id=match.pk)
 
 
 @table_post(refused=table_refused)
-def leave(request: HttpRequest, match: Match, seat) -> HttpResponse:
-    match = tables.do_leave(match.pk, request.user)
-    if match.status == Match.Status.PLAYING:
+def leave(request: HtmxRequest, match: Match, seat) -> HttpResponse:
+    left = tables.do_leave(match.pk, request.user)
+    assert left is not None  # only a host handing the table over (an account deleted) closes it
+    if left.status == Match.Status.PLAYING:
         messages.success(request, "You left the table; a bot plays your seat from now on.")
     else:
         messages.success(request, "You left the table.")
@@ -129,7 +133,7 @@ def leave(request: HttpRequest, match: Match, seat) -> HttpResponse:
 
 
 @table_post(refused=table_refused)  # the chat answers its own refusals, in its form
-def chat(request: HttpRequest, match: Match, seat) -> HttpResponse:
+def chat(request: HtmxRequest, match: Match, seat) -> HttpResponse:
     """A chat line; the table's screens get it over the websocket. Returns the chat form
     (cleared, or with the error) for htmx, which swaps it in place."""
     error = ""
