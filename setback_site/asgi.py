@@ -20,8 +20,10 @@ from games.social.routing import websocket_urlpatterns as social_websockets  # n
 from setback_site.garbage import settle as settle_garbage_collector  # noqa: E402
 from setback_site.proxies import TrustedProxyMiddleware  # noqa: E402
 
-# Any other path is refused with a close, not a server error.
-unknown_socket = re_path(r"", NoSuchSocket.as_asgi())
+# Any other path is refused with a close, not a server error. django-stubs' re_path() takes only
+# views, and channels' stubs want their own pattern type (typeddjango/django-stubs#3354).
+unknown_socket = re_path(r"", NoSuchSocket.as_asgi())  # type: ignore[arg-type]
+websocket_routes = [*websocket_urlpatterns, *lobby_websockets, *social_websockets, unknown_socket]
 
 # The client's address from X-Forwarded-For only when a trusted proxy sent it (proxies.py).
 application = TrustedProxyMiddleware(
@@ -30,14 +32,7 @@ application = TrustedProxyMiddleware(
             "http": django_asgi_app,
             "websocket": AllowedHostsOriginValidator(
                 AuthMiddlewareStack(
-                    URLRouter(
-                        [
-                            *websocket_urlpatterns,
-                            *lobby_websockets,
-                            *social_websockets,
-                            unknown_socket,
-                        ]
-                    )
+                    URLRouter(websocket_routes)  # type: ignore[arg-type]  # see above
                 )
             ),
         }

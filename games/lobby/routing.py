@@ -2,7 +2,8 @@ from django.urls import path
 
 from . import consumers
 
+# django-stubs' path() takes only views, not ASGI applications (typeddjango/django-stubs#3354).
 websocket_urlpatterns = [
-    path("ws/lobby/", consumers.LobbyConsumer.as_asgi()),
-    path("ws/pairing/", consumers.PairingConsumer.as_asgi()),
+    path("ws/lobby/", consumers.LobbyConsumer.as_asgi()),  # type: ignore[arg-type]  # see above
+    path("ws/pairing/", consumers.PairingConsumer.as_asgi()),  # type: ignore[arg-type]  # see above
 ]
