@@ -19,7 +19,7 @@ accounts/sockets.py); docs/architecture.md says how a feature adds one to the ta
 
 import re
 from dataclasses import asdict, dataclass, fields
-from typing import ClassVar, Self
+from typing import Any, ClassVar, Self
 
 from . import realtime
 
@@ -32,6 +32,7 @@ class Event:
     """A channel-layer message. Subclasses are frozen dataclasses naming their `type`."""
 
     type: ClassVar[str]
+    __dataclass_fields__: ClassVar[dict[str, Any]]  # every event is a dataclass
 
     def __init_subclass__(cls, type: str, **kwargs) -> None:
         super().__init_subclass__(**kwargs)

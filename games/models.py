@@ -16,7 +16,8 @@ from games.engine.display import seat_name
 from .errors import GameError
 
 # The site's bot levels come from the engine's list: a new level is added there, not here.
-BotLevel = models.TextChoices("BotLevel", [(level.upper(), level) for level in SITE_LEVELS])
+# (django-stubs lacks the functional form with (name, value) pairs that the enum module takes.)
+BotLevel = models.TextChoices("BotLevel", [(level.upper(), level) for level in SITE_LEVELS])  # type: ignore[call-overload]
 # The level every form and seat control offers first: the home page, quick pairing, filling a
 # table's empty seats (easy there, medium on the home page, surprised a newcomer: issue 28).
 DEFAULT_BOT_LEVEL = str(BotLevel.MEDIUM)
@@ -176,6 +177,7 @@ class Seat(models.Model):
     @property
     def display_name(self) -> str:
         if self.user_id:
+            assert self.user is not None  # the user the id names
             return self.user.shown_name  # "a former player" once the account is deleted
         if self.bot_level:
             return seat_name(self.position)

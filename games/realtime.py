@@ -30,6 +30,7 @@ def remember_server_loop() -> None:
 
 def group_send(group: str, message: dict) -> None:
     layer = get_channel_layer()
+    assert layer is not None  # the settings always name one (CHANNEL_LAYERS)
     loop = _server_loop
     if loop is None or not loop.is_running():
         # No server loop here (a Celery worker, or a web process before its first websocket):

@@ -3,6 +3,7 @@
 import os
 import socket
 from dataclasses import asdict, dataclass
+from typing import TypedDict
 
 from asgiref.sync import async_to_sync
 from celery import shared_task
@@ -17,11 +18,23 @@ from .errors import GameError, NotFound, NotPlaying, NotYourTurn, StaleMove
 from .sweeper import start_watchdog
 from .tables import services as tables
 
+
+class Retry(TypedDict):
+    """Celery's retry options of a game task (RETRY)."""
+
+    autoretry_for: tuple[type[BaseException], ...]
+    retry_backoff: int
+    retry_backoff_max: int
+    retry_jitter: bool
+    max_retries: int
+    ignore_result: bool
+
+
 # A game task hit by a transient error (dispatch.TRANSIENT) tries again with a growing, jittered
 # delay (about 1, 2, 4, 8 s, at most 8 s: far below the broker's visibility timeout). Retrying is
 # safe: the move names its version. If every retry fails (or the broker is down so the retry
 # cannot be sent), the sweeper finds the turn again.
-RETRY = {
+RETRY: Retry = {
     "autoretry_for": TRANSIENT,
     "retry_backoff": 1,
     "retry_backoff_max": 8,
@@ -59,7 +72,9 @@ def report_worker(reply_channel: str | None = None) -> dict:
         database_name=connection.settings_dict["NAME"],
     )
     if reply_channel:
-        async_to_sync(get_channel_layer().send)(reply_channel, report.message())
+        layer = get_channel_layer()
+        assert layer is not None  # the settings always name one (CHANNEL_LAYERS)
+        async_to_sync(layer.send)(reply_channel, report.message())
     return asdict(report)
 
 
