@@ -10,10 +10,11 @@ Django's, so the query-count ceilings and the debug log see them as before.
 """
 
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from threading import Lock
+from typing import Any, Generic, TypeVar
 
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.models import Model, QuerySet
@@ -27,21 +28,25 @@ from django.db.transaction import TransactionManagementError
 # markers within that column's range (`markers=`).
 MARKER = 1_987_654_321
 
+Row = TypeVar("Row")  # what a query's rows make: a model's instances, or a values_list's tuples
+
 
 @dataclass(frozen=True)
 class _Compiled:
     sql: str
-    params: tuple
+    params: tuple[Any, ...]
     arguments_at: tuple[int, ...]
-    converters: list  # (position in the row, converters, expression), as the compiler makes them
+    converters: list[
+        Any
+    ]  # (position in the row, converters, expression), as the compiler makes them
     model: type[Model] | None  # None: a `values_list` query, whose rows are tuples
     init_list: list[str]
     fields: slice
-    related_populators: list
+    related_populators: list[Any]
     locks: bool
 
 
-class PreparedQuery:
+class PreparedQuery(Generic[Row]):
     """`query(*values)`: the instances `build(*values)` would give, without building its SQL
     again.
 
@@ -52,13 +57,15 @@ class PreparedQuery:
     column the query compares them with.
     """
 
-    def __init__(self, build: Callable[..., QuerySet], markers: tuple[int, ...] | None = None):
+    def __init__(
+        self, build: Callable[..., QuerySet[Any, Row]], markers: tuple[int, ...] | None = None
+    ):
         self.build = build
         self.markers = markers
         self._compiled: dict[str, _Compiled] = {}
         self._lock = Lock()
 
-    def __call__(self, *values) -> list:
+    def __call__(self, *values: object) -> list[Row]:
         alias = DEFAULT_DB_ALIAS  # the site has one database
         compiled = self._compiled.get(alias)
         if compiled is None:
@@ -76,7 +83,7 @@ class PreparedQuery:
         with connection.cursor() as cursor:
             cursor.execute(compiled.sql, params)
             rows = cursor.fetchall()
-        instances = []
+        instances: list[Any] = []  # Row: tuples or instances, as `compiled.model` says
         for row in rows:
             row = list(row)
             for position, converters, expression in compiled.converters:
@@ -91,17 +98,19 @@ class PreparedQuery:
             instances.append(instance)
         return instances
 
-    def first(self, *values) -> Model | None:
+    def first(self, *values: object) -> Row | None:
         found = self(*values)
         return found[0] if found else None
 
 
-def _compile(build: Callable[..., QuerySet], alias: str, markers: tuple | None) -> _Compiled:
+def _compile(
+    build: Callable[..., QuerySet[Any, Any]], alias: str, markers: Sequence[int] | None
+) -> _Compiled:
     count = len(inspect.signature(build).parameters)
-    markers = list(markers or (MARKER + index for index in range(count)))
-    if len(markers) != count or len(set(markers)) != count:
+    chosen = list(markers or (MARKER + index for index in range(count)))
+    if len(chosen) != count or len(set(chosen)) != count:
         raise ValueError(f"a prepared query of {count} arguments needs {count} distinct markers")
-    queryset = build(*markers)
+    queryset = build(*chosen)
     compiler = queryset.query.get_compiler(using=alias)
     sql, params = compiler.as_sql()
     params = tuple(params)
@@ -116,17 +125,20 @@ def _compile(build: Callable[..., QuerySet], alias: str, markers: tuple | None) 
     return _Compiled(
         sql=sql,
         params=params,
-        arguments_at=_places(params, markers),
+        arguments_at=_places(params, chosen),
         converters=converters,
         model=klass_info["model"] if klass_info else None,
         init_list=[column[0].target.attname for column in select[fields[0] : fields[-1] + 1]],
         fields=slice(fields[0], fields[-1] + 1),
-        related_populators=get_related_populators(klass_info, select, alias) if klass_info else [],
+        # (django-stubs describe Django 6's get_related_populators, which takes a fetch mode.)
+        related_populators=get_related_populators(klass_info, select, alias)  # type: ignore[call-arg]
+        if klass_info
+        else [],
         locks=queryset.query.select_for_update,
     )
 
 
-def _places(params: tuple, markers: list[int]) -> tuple[int, ...]:
+def _places(params: tuple[Any, ...], markers: list[int]) -> tuple[int, ...]:
     """Where each argument's marker sits among the compiled query's parameters."""
     found = [[index for index, param in enumerate(params) if param == marker] for marker in markers]
     if any(len(places) != 1 for places in found):
@@ -134,12 +146,13 @@ def _places(params: tuple, markers: list[int]) -> tuple[int, ...]:
     return tuple(places[0] for places in found)
 
 
-def _instances_of(queryset: QuerySet, compiler) -> dict | None:
+def _instances_of(queryset: QuerySet[Any, Any], compiler: Any) -> dict[str, Any] | None:
     """What the rows make: the compiler's description of the model instances (with their
     `select_related` rows), or None for a `values_list`, whose rows are the answer."""
     if queryset._iterable_class is ValuesListIterable:
         return None
-    if queryset._iterable_class is not ModelIterable or queryset._known_related_objects:
+    # (`_known_related_objects` is the queryset's own, read on purpose: see the module's note.)
+    if queryset._iterable_class is not ModelIterable or queryset._known_related_objects:  # type: ignore[attr-defined]
         raise ValueError("a prepared query returns model instances or a values_list's tuples")
     if compiler.annotation_col_map:
         raise ValueError("a prepared query's instances carry no annotations")
@@ -161,8 +174,9 @@ def _update(model: type[Model], fields: tuple[str, ...], vendor: str) -> tuple[s
     per model, fields and database `vendor`, whose quoting it uses)."""
     targets = [model._meta.get_field(name) for name in fields]
     quote = connections[DEFAULT_DB_ALIAS].ops.quote_name
-    columns = ", ".join(f"{quote(field.column)} = %s" for field in targets)
-    table, pk = quote(model._meta.db_table), quote(model._meta.pk.column)
+    # (`update_fields` and a primary key name concrete fields, whose column is set.)
+    columns = ", ".join(f"{quote(field.column)} = %s" for field in targets)  # type: ignore[union-attr, arg-type]
+    table, pk = quote(model._meta.db_table), quote(model._meta.pk.column)  # type: ignore[arg-type]
     return f"UPDATE {table} SET {columns} WHERE {pk} = %s", targets
 
 
@@ -173,9 +187,10 @@ def _insert(model: type[Model], vendor: str) -> tuple[str, list]:
     pk = model._meta.pk
     targets = [field for field in model._meta.concrete_fields if field is not pk]
     quote = connection.ops.quote_name
-    columns = ", ".join(quote(field.column) for field in targets)
+    columns = ", ".join(quote(field.column) for field in targets)  # type: ignore[arg-type]  # concrete fields
     marks = ", ".join(["%s"] * len(targets))
-    returning, _ = connection.ops.return_insert_columns([pk])
+    # (Both of the site's backends have it: SQLite's and PostgreSQL's operations return the row.)
+    returning, _ = connection.ops.return_insert_columns([pk])  # type: ignore[attr-defined]
     return (
         f"INSERT INTO {quote(model._meta.db_table)} ({columns}) VALUES ({marks}) {returning}",
         targets,
@@ -194,7 +209,8 @@ def save_fields(instance: Model, fields: tuple[str, ...]) -> None:
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         if cursor.rowcount != 1:
-            raise model.DoesNotExist(f"no {model.__name__} {instance.pk} to update")
+            # (Every concrete model has its DoesNotExist; the stubs know only named models.)
+            raise model.DoesNotExist(f"no {model.__name__} {instance.pk} to update")  # type: ignore[attr-defined]
 
 
 def insert(instance: Model) -> Model:

@@ -29,7 +29,8 @@ def rules_of(match: Match) -> engine.Rules:
     return _rules_from_json(json.dumps(match.rules, sort_keys=True))
 
 
-def current_deal(match: Match) -> Deal:
+def current_deal(match: Match) -> Deal | None:
+    """The match's latest deal (None while a table is forming: nothing is dealt yet)."""
     return match.deals.order_by("-number").first()
 
 
@@ -218,7 +219,7 @@ def players_match(match_id: int, user, lock: bool = False) -> tuple[Match, Seat]
     matches = Match.objects.select_for_update() if lock else Match.objects
     match = matches.filter(pk=match_id).first()
     seat = viewer_seat(match, user) if match is not None else None
-    if seat is None:
+    if match is None or seat is None:
         raise NotFound(NO_SUCH_MATCH)
     return match, seat
 
@@ -227,7 +228,7 @@ def players_deal(deal_id: int, user) -> tuple[Deal, Seat]:
     """A deal (with its match) and the user's seat at it; `NotFound` for anyone else, as above."""
     deal_row = Deal.objects.select_related("match").filter(pk=deal_id).first()
     seat = viewer_seat(deal_row.match, user) if deal_row is not None else None
-    if seat is None:
+    if deal_row is None or seat is None:
         raise NotFound("There is no such deal.")
     return deal_row, seat
 

@@ -15,6 +15,8 @@ from functools import partial
 from django.db import IntegrityError, InterfaceError, OperationalError, transaction
 from django.utils import timezone
 
+from accounts.models import User
+
 from . import engine, events, hooks, prepared, refusals, selectors, turns
 from .errors import (  # noqa: F401  (re-exported: the views catch them as services.*)
     Forbidden,
@@ -35,7 +37,7 @@ log = logging.getLogger(__name__)
 class Actor:
     """Who decided a move: a person, or a bot of some level (also standing in for a person)."""
 
-    user: object = None
+    user: User | None = None
     bot_level: str = ""
 
     @classmethod
@@ -59,7 +61,7 @@ UNPREDICTABLE = random.SystemRandom()
 # How long a table may sit still, beyond a bot's pace, before a visit wakes it up again.
 STALL_SECONDS = 5
 
-ACTION_KINDS = {
+ACTION_KINDS: dict[str, Action.Kind] = {
     engine.AUCTION: Action.Kind.BID,
     engine.TRUMP: Action.Kind.TRUMP,
     engine.DISCARD: Action.Kind.DISCARD,
@@ -336,6 +338,7 @@ def do_act(match_id: int, seat: str, token: str, version: int, actor: Actor) -> 
         match, deal_row = lock_match_with_deal(match_id)
         if match.status != Match.Status.PLAYING:
             raise NotPlaying("This match is not being played.")
+        assert deal_row is not None  # a match being played has a deal
         if match.closes_at is not None and timezone.now() >= match.closes_at:
             raise NotPlaying(
                 "This deal closed at the end of its day (UTC): it is scored as it stands."
@@ -478,6 +481,7 @@ def do_next_deal(match_id: int, version: int) -> Outcome:
         if match.status != Match.Status.PLAYING:
             raise NotPlaying("This match is not being played.")
         deal_row = selectors.current_deal(match)
+        assert deal_row is not None  # a match being played has a deal
         if version != match.version or not deal_row.is_over:
             if version == match.version - 1 and not deal_row.actions.exists():
                 return Outcome(match, applied=False)  # the click that dealt this hand, again
@@ -505,6 +509,7 @@ def resume_stalled_turn(match_id: int) -> bool:
     if turn.kind == turns.WaitingFor.PERSON and not turn.timeout_seconds:
         return False
     still_since = Match.objects.filter(pk=match_id).values_list("updated_at", flat=True).first()
+    assert still_since is not None  # the match whose turn is waited on
     still_for = (timezone.now() - still_since).total_seconds()
     if turn.kind == turns.WaitingFor.PERSON:
         # A shared table's stand-in (games/tables/services.py) says whether the turn is overdue.

@@ -119,7 +119,7 @@ def _friends_to_invite(user, seats) -> list:
 
 
 @table_post(seated=True, refused=table_refused)
-def act(request: HtmxRequest, match: Match, seat) -> HttpResponse:
+def act(request: SignedInRequest, match: Match, seat) -> HttpResponse:
     """One move by the user's seat: a call, a suit, a discard or a card."""
     token, version = posted_move(request.POST)
     actor = services.Actor(user=request.user)

@@ -122,6 +122,7 @@ def coached_turn(match: Match) -> Turn | None:
     if match.status != Match.Status.PLAYING or not match.coach_may_advise:
         return None
     deal_row = game_selectors.current_deal(match)
+    assert deal_row is not None  # a match being played has a deal
     if deal_row.is_over or not deal_row.to_act:
         return None
     seat = match.seats.select_related("user").get(position=deal_row.to_act)
@@ -243,6 +244,7 @@ def coach_panel(
     else:
         seat = match.seats.select_related("user").get(position=position)
     deal_row = deal_row or game_selectors.current_deal(match)
+    assert deal_row is not None  # a seat's panel is drawn at a dealt table
     panel = CoachPanel(
         match_id=match.pk,
         deal_id=deal_row.pk,
@@ -587,8 +589,8 @@ def exercise_observation(user, deal_row: Deal, step: int):
 def _answer(user, deal_row: Deal, step: int, obs) -> tuple[ExerciseAttempt | None, list]:
     """The person's latest try at an exercise, and the coach's ranking to show beside it."""
     attempt = ExerciseAttempt.objects.filter(user=user, deal=deal_row, step=step).first()
-    advice = Advice.objects.filter(deal=deal_row, step=step, seat=obs.seat, status=Work.READY)
-    advice = advice.first()
+    ready = Advice.objects.filter(deal=deal_row, step=step, seat=obs.seat, status=Work.READY)
+    advice = ready.first()
     if advice is None:
         return attempt, []
     options = [
