@@ -100,6 +100,7 @@ def waiting_at(match: Match, deal_row: Deal) -> Waiting:
             pace_seconds=settings.BOT_PACE_SECONDS * 3,
             coached=coached,
         )
+    user_id: int | None  # None for a bot's seat (the stubs type values_list's column as set)
     user_id, bot_level, connections, _, last_seen_at, left_at = rows[deal_row.to_act]
     if left_at is not None and match.invite_code:
         # A former player (their account deleted mid-match) never comes back: their seat plays

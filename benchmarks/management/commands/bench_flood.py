@@ -240,7 +240,9 @@ class Command(BaseCommand):
         while not stop.is_set():
             match = Match.objects.get(pk=match_id)
             if match.status == Match.Status.PLAYING:
-                state = selectors.deal_state(selectors.current_deal(match))
+                deal_row = selectors.current_deal(match)
+                assert deal_row is not None  # a match being played has a deal
+                state = selectors.deal_state(deal_row)
                 if state.phase == engine.OVER:  # the person starts the next deal, as the page does
                     browser.post(f"/matches/{match_id}/next/", {"version": match.version})
                 elif state.to_act == "S":

@@ -90,7 +90,9 @@ def _play_match(match_id: int) -> list[float]:
             services.do_next_deal(match_id, turn.version)
             continue
         match = Match.objects.get(pk=match_id)
-        state = selectors.deal_state(selectors.current_deal(match))
+        deal_row = selectors.current_deal(match)
+        assert deal_row is not None  # a match being played has a deal
+        state = selectors.deal_state(deal_row)
         action = choose(state.observation(turn.seat), "easy", seed=turn.version)
         seat = match.seats.get(position=turn.seat)
         started = time.perf_counter()

@@ -124,7 +124,9 @@ class Command(BaseCommand):
                 match = Match.objects.get(pk=match_id)
                 if match.status != Match.Status.PLAYING:
                     continue
-                state = selectors.deal_state(selectors.current_deal(match))
+                deal_row = selectors.current_deal(match)
+                assert deal_row is not None  # a match being played has a deal
+                state = selectors.deal_state(deal_row)
                 if state.to_act != "S" or stop.is_set():
                     continue
                 action = rng.choice(state.legal_actions())  # house rules: calls and cards

@@ -82,7 +82,9 @@ def play_out(match: Match) -> Match:
         elif turn.kind == turns.WaitingFor.NEXT_DEAL:
             services.do_next_deal(match.pk, turn.version)
         else:
-            state = selectors.deal_state(selectors.current_deal(match))
+            deal_row = selectors.current_deal(match)
+            assert deal_row is not None  # a match being played has a deal
+            state = selectors.deal_state(deal_row)
             seat = match.seats.get(position=turn.seat)
             services.do_act(
                 match.pk,
