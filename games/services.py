@@ -73,7 +73,7 @@ def human_seat(rules: engine.Rules) -> str:
 
 
 def do_start_match(
-    host, rules_spec, bot_level: str = BotLevel.EASY, *, rng: random.Random = UNPREDICTABLE
+    host, *, rules_spec, bot_level: str = BotLevel.EASY, rng: random.Random = UNPREDICTABLE
 ) -> Match:
     """A new match for `host` against bots of `bot_level`, with its first deal dealt (its first
     dealer and cards drawn from `rng`)."""
@@ -126,7 +126,7 @@ def lock_for_rematch(match_id: int, user) -> tuple[Match, Match | None]:
     return old, old.rematches.order_by("pk").first()
 
 
-def do_rematch(match_id: int, host) -> Match:
+def do_rematch(match_id: int, *, host) -> Match:
     """The same rules and seats again, against bots of the levels the last match had. Asked
     again (a double click, a second tab) it gives the same one."""
     with transaction.atomic():
@@ -137,7 +137,7 @@ def do_rematch(match_id: int, host) -> Match:
         return begin_match(selectors.rules_of(old), old.host, seats, rematch_of=old)
 
 
-def do_start_practice(user, match_id: int, number: int, step: int, bot_level: str) -> Match:
+def do_start_practice(user, *, match_id: int, number: int, step: int, bot_level: str) -> Match:
     """Play on from `step` of a finished deal of one's own: a practice match of one deal with
     the same cards and the same first `step` actions, the user in their own seat, bots of
     `bot_level` in the others. Its result is never counted in statistics or ratings."""
@@ -340,7 +340,7 @@ def lock_match_with_deal(match_id: int) -> tuple[Match, Deal | None]:
     return deal_row.match, deal_row
 
 
-def do_act(match_id: int, seat: str, token: str, version: int, actor: Actor) -> Outcome:
+def do_act(match_id: int, *, seat: str, token: str, version: int, actor: Actor) -> Outcome:
     """Make the move `token` for `seat`, as seen at `version` of the table.
 
     A repeat of the move just made (a double click, a message re-sent after a reconnect) is
@@ -485,7 +485,7 @@ def _finish_deal(match: Match, deal_row: Deal, state: engine.Deal) -> None:
             hooks.after_match(match)
 
 
-def do_next_deal(match_id: int, version: int) -> Outcome:
+def do_next_deal(match_id: int, *, version: int) -> Outcome:
     """Deal the next hand once the last one is over (a click on "Next deal", or a timer)."""
     with transaction.atomic():
         match = lock_match(match_id)

@@ -47,7 +47,9 @@ def lobby(request: HttpRequest) -> HttpResponse:
 def take_seat(request: HttpRequest, match_id: int) -> HttpResponse:
     """One click from the lobby: the first free seat of the table (of a side, if chosen)."""
     try:
-        match = services.do_take_seat(match_id, request.user, request.POST.get("side", ""))
+        match = services.do_take_seat(
+            match_id, user=request.user, side=request.POST.get("side", "")
+        )
     except GameError as error:
         if request.htmx:
             return render(
@@ -68,9 +70,9 @@ def find_players(request: HttpRequest) -> HttpResponse:
     try:
         ticket = services.do_find_players(
             request.user,
-            form.cleaned_data["rules"].to_spec(),
-            form.cleaned_data["bot_level"],
-            form.cleaned_data["wait_seconds"],
+            rules_spec=form.cleaned_data["rules"].to_spec(),
+            bot_level=form.cleaned_data["bot_level"],
+            wait_seconds=form.cleaned_data["wait_seconds"],
         )
     except GameError as error:
         return _lobby(request, form=form, error=str(error), status=error.status)

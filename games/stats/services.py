@@ -154,7 +154,7 @@ def do_record_match(match: Match) -> list[MatchRecord]:
     return MatchRecord.objects.bulk_create(records)
 
 
-def do_record_coach_accuracy(deal_id: int, seat: str, accuracy: float) -> None:
+def do_record_coach_accuracy(deal_id: int, *, seat: str, accuracy: float) -> None:
     """For the coach: how well a seat's decisions in a finished deal matched its advice (0..1)."""
     if not 0.0 <= accuracy <= 1.0:
         raise ValueError(f"accuracy must be between 0 and 1, not {accuracy}")
@@ -170,4 +170,4 @@ def do_record_review_accuracy(deal_id: int, seat: str, accuracy: float) -> None:
     """`hooks.review_scored`: keep the coach's verdict, unless the deal finished before
     statistics were kept (it has no summary)."""
     with contextlib.suppress(DealSummary.DoesNotExist):
-        do_record_coach_accuracy(deal_id, seat, accuracy)
+        do_record_coach_accuracy(deal_id, seat=seat, accuracy=accuracy)
