@@ -57,9 +57,8 @@ _timers: set[threading.Timer] = set()
 # The calls queued or running on the pools, by task and arguments: the same call enqueued again
 # meanwhile shares the first's run. Every task is idempotent on its arguments (a turn names its
 # version), so a second run would only repeat the first's work, and here it cannot be lost as a
-# worker's message can. The sweeper wakes a bot that is slow, not lost (a busy machine, a queue
-# of searches): each wake-up added one more search of the same position to the queue it waited
-# in, and the soak's tables stalled for 15 to 19 s in a loaded CI pass (3 December 2026).
+# worker's message can. The sweeper also wakes a bot that is slow, not lost (a busy machine, a
+# queue of searches): were each wake-up queued again, the queue would grow as it was swept.
 _calls: dict[tuple, Future] = {}
 
 

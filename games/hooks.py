@@ -7,9 +7,12 @@ registered (the order of INSTALLED_APPS). Whether a failure propagates is the ca
 documented where it calls.
 """
 
+import logging
 from collections.abc import Awaitable, Callable
 
 from .events import Event
+
+log = logging.getLogger(__name__)
 
 
 class Hook:
@@ -35,6 +38,14 @@ class Hook:
 
     def __call__(self, *args, **kwargs) -> list:
         return [function(*args, **kwargs) for function in self._functions]
+
+    def call_each(self, *args, **kwargs) -> None:
+        """Call every function, each on its own: one that raises is logged, the rest still run."""
+        for function in self._functions:
+            try:
+                function(*args, **kwargs)
+            except Exception:
+                log.exception("%s: %s failed", self.name, getattr(function, "__name__", function))
 
     def __repr__(self) -> str:
         return f"<Hook {self.name}: {len(self._functions)} function(s)>"
@@ -130,3 +141,21 @@ player_actions = Hook("player_actions")
 # Extra sections of the lobby, each function called with (user) and returning HTML: the open
 # tables of the person's clubs (games/social).
 lobby_panels = Hook("lobby_panels")
+
+# A public table's listing changed (created, a seat taken or freed, or started), after the
+# transaction commits, with (match_id,): the lobby's screens are told (games/lobby).
+listing_changed = Hook("listing_changed")
+
+# The sweeper's clock ticked (every SWEEP_SECONDS, in a worker or the embedded web process),
+# with (): features with due times of their own act on the overdue ones. Each function runs on
+# its own (`call_each`).
+sweeping = Hook("sweeping")
+
+# The coach's marks on a seat's decisions in a finished deal, each function called with
+# (deal_row, seat) and returning the marks (games.marks.Mark) it has stored: never computed
+# when asked (games/marks.py says when the replay asks).
+replay_marks = Hook("replay_marks")
+
+# The coach's stored first choice at one step, each function called with (deal_row, step, seat)
+# and returning an engine token or None: the face-up panel's "why they differ".
+coach_choices = Hook("coach_choices")

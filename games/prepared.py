@@ -2,12 +2,11 @@
 
 Django builds a query's SQL anew every time it runs it, and for the move path's small reads that
 was most of their cost: the current deal with its match took 1.9 ms of CPU, of which SQLite's
-own work was 0.1 ms (docs/performance.md). A prepared query is an ordinary queryset of one
-argument, compiled once per database alias with a marker in the argument's place; each call
-runs that SQL with the argument and makes the model instances the way Django's own iterable does
-(the database's converters, then `from_db`, `select_related` included). The query's text,
-parameters and instances are Django's, so the query-count ceilings and the debug log see them
-as before.
+own work was 0.1 ms. A prepared query is an ordinary queryset of one argument, compiled once per
+database alias with a marker in the argument's place; each call runs that SQL with the argument
+and makes the model instances the way Django's own iterable does (the database's converters,
+then `from_db`, `select_related` included). The query's text, parameters and instances are
+Django's, so the query-count ceilings and the debug log see them as before.
 """
 
 import inspect

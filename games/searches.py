@@ -126,7 +126,7 @@ def _start_search_process(niceness: int) -> None:
     """A search process's start: below the web's priority, and gone when the web process is.
 
     A web process that is killed (`kill -9`, the out-of-memory killer) never shuts its pools
-    down, and its search processes waited on their queue for ever (each CI run left three)."""
+    down: without this watch its search processes would wait on their queue for ever."""
     os.nice(niceness)
     threading.Thread(
         target=_exit_when_orphaned, args=(os.getppid(),), name="parent-watch", daemon=True

@@ -22,7 +22,7 @@ from django.conf import settings
 from django.db import close_old_connections
 from django.utils import timezone
 
-from . import services, signals
+from . import hooks, services
 from .dispatch import TRANSIENT
 from .models import Match
 from .tables.services import MAX_TIMEOUT
@@ -83,11 +83,7 @@ def _run(interval: float) -> None:
         try:
             close_old_connections()  # a connection broken by a database restart is replaced
             sweep()
-            for receiver, error in signals.sweeping.send_robust(sender=None):
-                if isinstance(error, Exception):
-                    log.warning(
-                        "sweeper: %s failed: %r", getattr(receiver, "__name__", receiver), error
-                    )
+            hooks.sweeping.call_each()
         except Exception:
             log.warning("sweeper: sweep failed; trying again in %.0f s", interval, exc_info=True)
         finally:

@@ -2,12 +2,11 @@
 
 When a worker loses Redis, kombu gives up the connection (the transport lets go of its
 connection details) and closes the channel, dropping its connection pools. Two things then
-crashed the whole worker in kombu 5.7 ("Unrecoverable error: AttributeError: 'NoneType'
-object has no attribute ..."), each seen by the fault suite after a Redis restart:
-- putting the worker's unacknowledged tasks back on their queues ('hostname'), in about one
-  Redis restart in three;
+crash the whole worker in kombu 5.7 ("Unrecoverable error: AttributeError: 'NoneType' object
+has no attribute ..."):
+- putting the worker's unacknowledged tasks back on their queues ('hostname');
 - acknowledging a task that finished after the channel closed ('client': bot tasks acknowledge
-  when done), once in a loaded CI pass on 1 December 2026.
+  when done).
 Nothing is lost by skipping either step on a channel whose connection is gone: those tasks are
 still in Redis's unacked set, Redis hands them out again after the visibility timeout (a bot
 task already done then finds its version has moved on), and the sweeper wakes their tables long

@@ -5,7 +5,7 @@ import gc
 
 # Under the paced load test each Daphne process ran a full collection every ten seconds or so,
 # 120 to 340 ms with the interpreter lock held, and every screen it served waited: those pauses
-# made most of move -> update's p95 (docs/performance.md). Two changes:
+# made most of move -> update's p95 (docs/journal/2026-12-03-server-cpu-per-move.md). So:
 # - what the process loaded at start-up (modules, classes, URL patterns: about 130,000 objects)
 #   lives as long as the process: frozen, a full collection no longer walks it;
 # - the youngest generation is collected after 20,000 new objects, not Python's 700. A request

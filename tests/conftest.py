@@ -59,9 +59,8 @@ def _a_channel_layer_of_its_own():
     """Each test ends by dropping the process's channel layer, so the next one starts with a new
     one, as a Daphne process has one layer for its one event loop. Every test runs on a new event
     loop (pytest-asyncio), and the Redis layer keeps receive state that belongs to one loop (a
-    lock, a count of receivers, the loop receiving): in a CI pass of 3 December the same locked
-    receive lock reached five later tests in two files, whose consumers then failed with "is
-    bound to a different event loop"."""
+    lock, a count of receivers, the loop receiving): left to a later test, its consumers fail
+    with "is bound to a different event loop"."""
     yield
     channel_layers.backends.clear()
 
@@ -212,9 +211,8 @@ def _flush_outlives_a_deadlock():
 
     The quiet wait above cannot stop a task that starts after it: the worker's next bot task,
     told its match has ended, still reads the match and its deal, and its locks, taken in
-    another order than the flush's TRUNCATE, can deadlock with it (once in a loaded CI pass on
-    1 December 2026: the flush failed and the next test found the last one's user). The flush
-    is one transaction, so a deadlock leaves nothing half done, and the next try wins once the
+    another order than the flush's TRUNCATE, can deadlock with it (the flush fails, and the next
+    test finds the last one's user). The flush is one transaction, so a deadlock leaves nothing half done, and the next try wins once the
     other connection has finished.
     """
     from django.test import TransactionTestCase

@@ -47,6 +47,7 @@ CODE_SPAN = re.compile(r"`([^`]+)`")
 # A file name alone is checked for the repo's own kinds of file: `record.json` or `pyodide.mjs`
 # name files inside a download or a fetched runtime.
 FILE_NAME = re.compile(r"^[\w.-]+\.(py|html|js|css|md|toml|sh)$")
+CALL = re.compile(r"^([A-Za-z_][\w.]*)\(.*\)$")
 DOTTED = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)+$")
 EXTENSION = re.compile(r"\.[A-Za-z0-9]+$")
 ROOTED_PATH = re.compile(r"(?<![\w/.@-])([a-z_]+/[\w/.-]*[\w/])")
@@ -66,7 +67,7 @@ def test_every_path_and_name_the_docs_give_exists():
 def references(doc: Path):
     """(line, reference as written, why it is stale or None) for each backticked token, each
     path written as plain text from a top-level folder (`see docs/people.md`) and each relative
-    link, outside fenced blocks."""
+    link, outside fenced blocks; and each import from the repo in a fenced python block."""
     body = prose(doc)
     for match in CODE_SPAN.finditer(body):
         token = match.group(1).strip()
@@ -82,6 +83,31 @@ def references(doc: Path):
         if target and "://" not in target and not target.startswith("mailto:"):
             why = None if (doc.parent / target).exists() else "links to nothing in the tree"
             yield line_of(body, match), f"({target})", why
+    for first_line, code in python_blocks(doc):
+        for node in ast.walk(code):
+            for name in imported_names(node):
+                if name.split(".")[0] in PACKAGES:
+                    yield first_line + node.lineno, f"import {name}", resolve(name.split("."))
+
+
+def python_blocks(doc: Path):
+    """(the line before its first, parsed code) for each fenced block marked python that parses."""
+    lines = doc.read_text().splitlines()
+    starts = [n for n, text in enumerate(lines) if FENCE.match(text)]
+    for start, end in zip(starts[::2], starts[1::2], strict=False):
+        if lines[start].strip().strip("`~").strip() == "python":
+            try:
+                yield start + 1, ast.parse("\n".join(lines[start + 1 : end]))
+            except SyntaxError:
+                continue  # a sketch, not code
+
+
+def imported_names(node) -> list[str]:
+    if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+        return [f"{node.module}.{alias.name}" for alias in node.names if alias.name != "*"]
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names]
+    return []
 
 
 def prose(doc: Path) -> str:
@@ -108,7 +134,8 @@ def top_level_folders() -> frozenset[str]:
 
 def problem(token: str) -> str | None:
     """Why the token names nothing in the tree, or None when it does or is not judged."""
-    token = re.sub(r"\(\)$", "", token)
+    if call := CALL.match(token):  # `services.do_act(match_id, ...)`: the name is checked
+        token = call.group(1)
     if not token or re.search(r"\s|://|\*|<|>|\.\.\.|[{}\[\]\"'(]", token):
         return None
     if token.startswith(RUNTIME) or token.startswith(("/", "-", "~")):
@@ -174,8 +201,7 @@ def resolve(parts: list[str], instances: bool = False) -> str | None:
             return None
         if rest[0] not in top_level_names(module):
             return f"{'.'.join(parts[:split])} has no {rest[0]}"
-        homes = classes().get(rest[0], [module])  # a class the module imports is read at home
-        if len(rest) > 1 and not any(rest[1] in class_members(home, rest[0]) for home in homes):
+        if len(rest) > 1 and rest[1] not in members_of(module, rest[0]):
             return f"{rest[0]} has no {rest[1]}"
         return None
     return "is no module of the repo"
@@ -253,6 +279,28 @@ def defined_names(body):
                 yield from defined_names(getattr(node, block, []))
             for handler in getattr(node, "handlers", []):
                 yield from defined_names(handler.body)
+
+
+def members_of(module: Path, name: str) -> frozenset[str]:
+    """What name, defined or imported in module, has: a class's members (read where the class is
+    defined), or those of the class of an object made there (`hooks.after_change = Hook(...)`)."""
+    kinds = [
+        name,
+        *(c.func.id for c in calls_assigned(module, name) if isinstance(c.func, ast.Name)),
+    ]
+    return frozenset().union(
+        *(class_members(home, kind) for kind in kinds for home in classes().get(kind, [module]))
+    )
+
+
+def calls_assigned(module: Path, name: str) -> list[ast.Call]:
+    return [
+        node.value
+        for node in ast.parse(module.read_text()).body
+        if isinstance(node, ast.Assign)
+        and isinstance(node.value, ast.Call)
+        and any(isinstance(t, ast.Name) and t.id == name for t in node.targets)
+    ]
 
 
 @functools.cache
@@ -353,6 +401,7 @@ def test_the_check_tells_a_stale_reference_from_a_real_one():
         "rules.describe()",
         "deal.legal_actions()",
         "engine.Rules",
+        "hooks.after_change.register(function)",
     ]
     stale = [
         "tests/no_such_test.py",
@@ -364,6 +413,7 @@ def test_the_check_tells_a_stale_reference_from_a_real_one():
         "games.engine.rules.Rules.no_such_method",
         "Rules.no_such_method",
         "rules.no_such_function",
+        "hooks.after_change.no_such_method()",
     ]
     assert [token for token in real if problem(token)] == []
     assert [token for token in stale if not problem(token)] == []

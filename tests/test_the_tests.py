@@ -6,9 +6,8 @@ from pathlib import Path
 TESTS = Path(__file__).parent
 
 # asgiref's sync_to_async runs a test's sync work on one thread that outlives the test, and its
-# database connection is never closed: in a loaded CI pass (3 December 2026) that connection
-# still saw the database as it was before the last test's flush, so one test found the last
-# one's user and another could not find the user it had just made. channels'
+# database connection is never closed: that connection can still see the database as it was
+# before the last test's flush (the last test's user still there, this test's not yet). channels'
 # database_sync_to_async closes the thread's connection before and after each call, as it does
 # for the consumers, so every call sees the database as it is.
 PLAIN_SYNC_TO_ASYNC = re.compile(r"from asgiref\.sync import[^\n]*\bsync_to_async\b")

@@ -10,15 +10,14 @@ class CoachConfig(AppConfig):
     def ready(self):
         # The replay shows the coach's marks on a player's own decisions, read from stored reviews.
         from games import budget, hooks
-        from games.marks import register_choice_provider, register_marks_provider
 
         from . import realtime, services
         from .selectors import first_choice, replay_marks
         from .views import panel_html
 
-        register_marks_provider(replay_marks)
+        hooks.replay_marks.register(replay_marks)
         # The face-up panel says why its best card can differ from the coach's choice.
-        register_choice_provider(first_choice)
+        hooks.coach_choices.register(first_choice)
         # The core tells the coach of every change; the coach's panel goes with every table,
         # and its events reach the table's socket through the handlers registered here.
         hooks.after_change.register(services.after_change)

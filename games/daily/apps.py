@@ -9,7 +9,6 @@ class DailyConfig(AppConfig):
 
     def ready(self):
         from games import hooks
-        from games.signals import sweeping
 
         from . import panels, selectors, services
 
@@ -20,4 +19,4 @@ class DailyConfig(AppConfig):
         # History names each daily play ("Daily 2026-12-03 · deal 2").
         hooks.match_labels.register(selectors.match_labels)
         # Today's set is made soon after midnight by whichever process's sweeper ticks first.
-        sweeping.connect(services.make_todays_set, dispatch_uid="daily-set")
+        hooks.sweeping.register(services.make_todays_set)

@@ -66,8 +66,8 @@ def end_of_day(day: datetime.date) -> datetime.datetime:
     )
 
 
-def make_todays_set(**_) -> None:
-    """The sweeper's tick (`signals.sweeping`): today's set exists soon after midnight, made by
+def make_todays_set() -> None:
+    """The sweeper's tick (`hooks.sweeping`): today's set exists soon after midnight, made by
     whichever process ticks first; yesterday's unfinished counted plays are closed, and the
     names of yesterday's leavers forgotten."""
     ensure_day(today())

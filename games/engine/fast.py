@@ -470,7 +470,7 @@ def _score(
     return kernel.score(kernel, trump_mask, taken, held, pitcher_side, bid)
 
 
-def _score_any_sides(  # noqa: C901 - a hot loop kept inline: games/engine/complexity.py
+def _score_any_sides(
     kernel: Kernel,
     trump_mask: int,
     taken: Sequence[int],
@@ -478,53 +478,67 @@ def _score_any_sides(  # noqa: C901 - a hot loop kept inline: games/engine/compl
     pitcher_side: int,
     bid: int,
 ):
-    n_sides = kernel.n_sides
     in_play = 0
     for m in taken:
         in_play |= m
-    trumps = in_play & trump_mask
-    points = [0] * n_sides
-    high = low = jack = game = -1
-    if trumps:
-        high_bit = 1 << (trumps.bit_length() - 1)
-        low_bit = trumps & -trumps  # the same card as High when only one trump is in play
-        jack_bit = trumps & JACKS
-        for s in range(n_sides):
-            m = taken[s]
-            if m & high_bit:
-                high = s
-            if m & low_bit:
-                low = s
-            if m & jack_bit:
-                jack = s
-        if kernel.low_to_holder:
-            for s in range(n_sides):
-                if held[s] & low_bit:
-                    low = s
-        points[high] += 1
-        points[low] += 1
-        if jack >= 0:
-            points[jack] += 1
-    gp = GAME_POINTS_13
-    best = -1
-    for s in range(n_sides):
-        m = taken[s]
-        g = gp[m & 8191] + gp[(m >> 13) & 8191] + gp[(m >> 26) & 8191] + gp[m >> 39]
-        if g > best:
-            best = g
-            game = s
-        elif g == best:
-            game = -1  # a tie for the most: nobody gets Game (a later larger total resets it)
+    points = [0] * kernel.n_sides
+    high, low, jack = _trump_point_sides(kernel, in_play & trump_mask, taken, held)
+    for side in (high, low, jack):
+        if side >= 0:
+            points[side] += 1
+    game = _game_side(taken)
     if game >= 0:
         points[game] += 1
+    _settle_the_bid(points, taken, pitcher_side, bid)
+    return points, (high, low, jack, game)
+
+
+def _trump_point_sides(
+    kernel: Kernel, trumps: int, taken: Sequence[int], held: Sequence[int] | None
+) -> tuple[int, int, int]:
+    """The sides that score High, Low and the jack (-1: nobody, no trump or no jack in play)."""
+    high = low = jack = -1
+    if not trumps:
+        return high, low, jack
+    high_bit = 1 << (trumps.bit_length() - 1)
+    low_bit = trumps & -trumps  # the same card as High when only one trump is in play
+    jack_bit = trumps & JACKS
+    for s, m in enumerate(taken):
+        if m & high_bit:
+            high = s
+        if m & low_bit:
+            low = s
+        if m & jack_bit:
+            jack = s
+    if kernel.low_to_holder:
+        for s, m in enumerate(held):
+            if m & low_bit:
+                low = s
+    return high, low, jack
+
+
+def _game_side(taken: Sequence[int]) -> int:
+    """The side with the most game points (-1 on a tie for the most: nobody gets Game)."""
+    gp = GAME_POINTS_13
+    best = game = -1
+    for s, m in enumerate(taken):
+        g = gp[m & 8191] + gp[(m >> 13) & 8191] + gp[(m >> 26) & 8191] + gp[m >> 39]
+        if g > best:
+            best, game = g, s
+        elif g == best:
+            game = -1  # a later larger total takes it again
+    return game
+
+
+def _settle_the_bid(points: list[int], taken: Sequence[int], pitcher_side: int, bid: int) -> None:
+    """The pitcher's side keeps its points if it made the bid, else is set back by it."""
     took = points[pitcher_side]
     if bid == SMUDGE:
         # Made only with all six tricks (no other side took a card) and so all four points.
-        made = took == 4 and all(not taken[s] for s in range(n_sides) if s != pitcher_side)
+        made = took == 4 and all(not m for s, m in enumerate(taken) if s != pitcher_side)
         points[pitcher_side] = SMUDGE if made else -SMUDGE
     elif took < bid:
         points[pitcher_side] = -bid
-    return points, (high, low, jack, game)
 
 
 def _score_two_sides(
@@ -715,46 +729,42 @@ def _random_auction(
         if pending and seat != dealer:
             continue
         is_dealer = seat == dealer
-        low = high if (is_dealer and kernel.steal and high) else high + 1
-        if pending:
-            options: tuple[int, ...] = (PASS, SMUDGE) if kernel.has_smudge else (PASS,)
-            pitch_ok = kernel.steal
-        else:
-            options = (
-                kernel.options_no_pass[low]
-                if (is_dealer and kernel.must_bid and high_seat < 0)
-                else kernel.options[low]
-            )
-            pitch_ok = kernel.pitch_to_bid and low <= 4
-        if pitch_ok:
-            hand = hands[seat]
-            count = len(options) + hand.bit_count()
-            j = int(rr() * count)
-            if j < len(options):
-                call = options[j]
-            else:
-                card_bits = hand
-                for _ in range(j - len(options)):
-                    card_bits &= card_bits - 1
-                call = PITCH + (card_bits & -card_bits).bit_length() - 1
-        else:
-            call = options[int(rr() * len(options))]
+        options, pitch_ok = _call_options(kernel, is_dealer, high, high_seat, pending)
+        call = _random_call(options, hands[seat] if pitch_ok else 0, rr)
         calls.append(call)
         if call:
             high_seat = seat
-            if call >= PITCH:
-                high = 4
-                pitch = call - PITCH
-            else:
-                high = call
-                pitch = -1
+            high, pitch = (4, call - PITCH) if call >= PITCH else (call, -1)
         if pending or is_dealer or (high == 4 and call and kernel.four_ends):
             break
-        if call >= PITCH:
-            pending = True
+        pending = call >= PITCH
     if high_seat < 0:
         return -1, 0, -1, calls
     return high_seat, high, pitch, calls
+
+
+def _call_options(
+    kernel: Kernel, is_dealer: bool, high: int, high_seat: int, pending: bool
+) -> tuple[tuple[int, ...], bool]:
+    """The calls (pass, bids) a seat may make, and whether it may pitch a card instead."""
+    if pending:  # the dealer answers a pitch
+        return ((PASS, SMUDGE) if kernel.has_smudge else (PASS,)), kernel.steal
+    low = high if (is_dealer and kernel.steal and high) else high + 1
+    if is_dealer and kernel.must_bid and high_seat < 0:
+        return kernel.options_no_pass[low], kernel.pitch_to_bid and low <= 4
+    return kernel.options[low], kernel.pitch_to_bid and low <= 4
+
+
+def _random_call(options: tuple[int, ...], pitchable: int, rr) -> int:
+    """One of ``options`` or a pitch of a card of ``pitchable``, all equally likely."""
+    if not pitchable:
+        return options[int(rr() * len(options))]
+    j = int(rr() * (len(options) + pitchable.bit_count()))
+    if j < len(options):
+        return options[j]
+    for _ in range(j - len(options)):
+        pitchable &= pitchable - 1
+    return PITCH + (pitchable & -pitchable).bit_length() - 1
 
 
 def _random_discards(

@@ -8,13 +8,13 @@ class LobbyConfig(AppConfig):
     verbose_name = "Lobby"
 
     def ready(self):
-        from games.signals import listing_changed, sweeping
+        from games import hooks
 
         from .realtime import announce_lobby
         from .services import sweep_overdue
 
         # The core says a listed table changed (created, a seat taken or freed, started); the
         # lobby's screens are told over the channel layer.
-        listing_changed.connect(announce_lobby, dispatch_uid="lobby-listing")
+        hooks.listing_changed.register(announce_lobby)
         # Waits longer than a timer may be are due times: the sweeper's tick seats them.
-        sweeping.connect(sweep_overdue, dispatch_uid="lobby-pairing-sweep")
+        hooks.sweeping.register(sweep_overdue)

@@ -24,7 +24,7 @@ def pairing_group(user_id: int) -> str:
     return f"pairing-user-{user_id}"
 
 
-def announce_lobby(sender=None, match_id: int | None = None, **kwargs) -> None:
+def announce_lobby(match_id: int) -> None:
     """A listed table changed. The event carries a fresh change number: a process renders the
     list once per change, for all the lobby screens it serves."""
     events.send(LOBBY_GROUP, LobbyChanged(change=time.time_ns()))

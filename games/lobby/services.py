@@ -122,7 +122,7 @@ def _schedule(ticket_id: int, wait: int) -> None:
         enqueue(task_named("games.lobby.tasks.pairing_due"), ticket_id, countdown=wait)
 
 
-def sweep_overdue(**_signal) -> int:
+def sweep_overdue() -> int:
     """Seat every waiting ticket whose wait is over (the sweeper calls this on each tick)."""
     due = PairingTicket.objects.filter(
         status=PairingTicket.Status.WAITING, due_at__lte=timezone.now()

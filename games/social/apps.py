@@ -9,7 +9,6 @@ class SocialConfig(AppConfig):
 
     def ready(self):
         from games import hooks
-        from games.signals import sweeping
 
         from . import panels, selectors, services
 
@@ -19,4 +18,4 @@ class SocialConfig(AppConfig):
         hooks.player_actions.register(panels.friend_button)
         hooks.lobby_panels.register(panels.lobby_club_tables)
         # Presence left behind by a web process that died goes at the sweeper's tick.
-        sweeping.connect(services.do_expire_presence, dispatch_uid="social-presence-expiry")
+        hooks.sweeping.register(services.do_expire_presence)

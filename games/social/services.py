@@ -227,8 +227,8 @@ def do_keep_present(user_ids) -> int:
     )
 
 
-def do_expire_presence(**_signal) -> int:
-    """The sweeper's tick (`signals.sweeping`): counts that no process has touched for
+def do_expire_presence() -> int:
+    """The sweeper's tick (`hooks.sweeping`): counts that no process has touched for
     STALE_AFTER were left by a process that died; they go to zero, and each person's friends
     who are online are told they went. Returns how many people went."""
     stale = timezone.now() - selectors.STALE_AFTER

@@ -16,7 +16,7 @@ from django.db.models import F
 from django.db.models.functions import Greatest
 from django.utils import timezone
 
-from games import engine, events, hooks, selectors, signals, turns
+from games import engine, events, hooks, selectors, turns
 from games.dispatch import LONGEST_COUNTDOWN
 from games.errors import Forbidden, GameError, NotFound, StaleMove
 from games.models import (
@@ -87,9 +87,7 @@ def _announce_listing(match: Match, started: bool = False) -> None:
     """A public table's seats or status changed: the lobby's screens are told after commit.
     Once it plays, only its start concerns the lobby (it leaves the list)."""
     if match.public and (match.status == Match.Status.FORMING or started):
-        transaction.on_commit(
-            partial(signals.listing_changed.send, sender=Match, match_id=match.pk), robust=True
-        )
+        transaction.on_commit(partial(hooks.listing_changed.call_each, match.pk), robust=True)
 
 
 def announce_seen(match_id: int, version: int) -> None:

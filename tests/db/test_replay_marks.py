@@ -5,7 +5,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from games import marks as replay_marks
+from games import hooks
 from games.marks import Mark
 from games.replay import services as replay_services
 
@@ -31,8 +31,7 @@ def coach(monkeypatch):
         ]
         return marks + [Mark(other.sequence, "mistake", "pass")]
 
-    monkeypatch.setattr(replay_marks, "_providers", [])
-    replay_marks.register_marks_provider(provider)
+    monkeypatch.setattr(hooks.replay_marks, "_functions", [provider])
     return asked
 
 

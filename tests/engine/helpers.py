@@ -35,6 +35,17 @@ ALL_SPECS = [
 ]
 
 
+PRESETS = ("house", "classic", "auction", "family")
+# The fast copies of the rules (the search's kernel, its auctions) are compared with the engine
+# over at least this many random states of each preset, its options taken in turn.
+STATES_PER_PRESET = 10_000
+
+
+def specs_of(preset: str) -> list:
+    """The specs of ``ALL_SPECS`` built on ``preset``."""
+    return [s for s in ALL_SPECS if (s if isinstance(s, str) else s["preset"]) == preset]
+
+
 def hands_of(**hands: str) -> dict[str, list[str]]:
     """``hands_of(N="AS KS ...", E=...)`` -> {"N": ["AS", "KS", ...], ...}."""
     return {seat: text.split() for seat, text in hands.items()}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 import zlib
 
@@ -10,9 +11,7 @@ import pytest
 from games.engine import Deal, Rules, fast
 from games.engine.cards import CODES, INDEX
 
-from .helpers import ALL_SPECS, random_game
-
-DEALS_PER_SPEC = 60
+from .helpers import ALL_SPECS, PRESETS, STATES_PER_PRESET, random_game, specs_of
 
 
 def _codes(mask: int) -> set[str]:
@@ -23,41 +22,49 @@ def _side_name(rules: Rules, index: int) -> str | None:
     return None if index < 0 else rules.sides[index]
 
 
-@pytest.mark.parametrize("spec", ALL_SPECS, ids=str)
-def test_kernel_agrees_with_deal_step_by_step(spec):
-    rules = Rules.from_spec(spec)
-    rng = random.Random(zlib.crc32(str(spec).encode()))
-    for _ in range(DEALS_PER_SPEC):
-        deal = Deal.new(rules, rng.choice(rules.seats), rng)
-        while not deal.is_over and deal.phase != "play":
-            deal.apply(rng.choice(deal.legal_actions()))
-        if deal.is_over:
-            continue  # thrown in
-        start = fast.Position.from_deal(deal)
-        pos = start.copy()
-        while not deal.is_over:
-            # The same legal set at every step, from a position rebuilt from the deal and from
-            # the position stepped along by the kernel.
-            legal = set(deal.legal_actions())
-            assert _codes(fast.legal_mask(fast.Position.from_deal(deal))) == legal
-            assert _codes(fast.legal_mask(pos)) == legal
-            card = rng.choice(sorted(legal))
-            tricks_before = len(deal.tricks)
-            deal.apply(card)
-            winner = fast.play_card(pos, INDEX[card])
-            if len(deal.tricks) > tricks_before:
-                assert winner == rules.seats.index(deal.tricks[-1].winner)
-            else:
-                assert winner is None
-        result = deal.result()
-        score, points = fast.outcome(pos)
-        assert {s: score[i] for i, s in enumerate(rules.sides)} == result.score
-        names = ("high", "low", "jack", "game")
-        assert {
-            n: _side_name(rules, p) for n, p in zip(names, points, strict=True)
-        } == result.points
-        for i, side in enumerate(rules.sides):
-            assert fast.game_points(pos.taken[i]) == result.game_points[side]
+@pytest.mark.parametrize("preset", PRESETS)
+def test_kernel_agrees_with_deal_step_by_step(preset):
+    """Over STATES_PER_PRESET random states of play of the preset (each option in turn): the
+    same legal cards, trick winners, points and scores."""
+    specs = itertools.cycle(specs_of(preset))
+    rng = random.Random(zlib.crc32(preset.encode()))
+    states = 0
+    while states < STATES_PER_PRESET:
+        states += _play_against_the_deal(Rules.from_spec(next(specs)), rng)
+
+
+def _play_against_the_deal(rules: Rules, rng: random.Random) -> int:
+    """One random deal stepped in the Deal and the kernel side by side; the states compared."""
+    deal = Deal.new(rules, rng.choice(rules.seats), rng)
+    while not deal.is_over and deal.phase != "play":
+        deal.apply(rng.choice(deal.legal_actions()))
+    if deal.is_over:
+        return 0  # thrown in
+    pos = fast.Position.from_deal(deal)
+    states = 0
+    while not deal.is_over:
+        # The same legal set at every step, from a position rebuilt from the deal and from
+        # the position stepped along by the kernel.
+        legal = set(deal.legal_actions())
+        assert _codes(fast.legal_mask(fast.Position.from_deal(deal))) == legal
+        assert _codes(fast.legal_mask(pos)) == legal
+        card = rng.choice(sorted(legal))
+        tricks_before = len(deal.tricks)
+        deal.apply(card)
+        winner = fast.play_card(pos, INDEX[card])
+        if len(deal.tricks) > tricks_before:
+            assert winner == rules.seats.index(deal.tricks[-1].winner)
+        else:
+            assert winner is None
+        states += 1
+    result = deal.result()
+    score, points = fast.outcome(pos)
+    assert {s: score[i] for i, s in enumerate(rules.sides)} == result.score
+    names = ("high", "low", "jack", "game")
+    assert {n: _side_name(rules, p) for n, p in zip(names, points, strict=True)} == result.points
+    for i, side in enumerate(rules.sides):
+        assert fast.game_points(pos.taken[i]) == result.game_points[side]
+    return states
 
 
 @pytest.mark.parametrize("spec", ALL_SPECS, ids=str)

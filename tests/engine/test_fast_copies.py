@@ -3,13 +3,15 @@
 The engine's ``Auction`` is the one source of truth for who speaks and which calls are legal.
 The search bots keep two faster copies on the kernel's call codes: ``AuctionState`` (the
 bidding model that predicts and infers calls) and ``fast._random_auction`` (random auctions in
-simulations). Each is checked here against ``Auction`` call by call, for every preset and option.
+simulations). Each is checked here against ``Auction`` call by call, over STATES_PER_PRESET
+calls of every preset, its options in turn.
 ``fast._random_discards`` (random discards on bitmasks) is checked against the engine's
 ``discards.discard_tokens``, the rule the ``Deal`` and the ``Observation`` both use.
 """
 
 from __future__ import annotations
 
+import itertools
 import random
 import zlib
 
@@ -24,9 +26,7 @@ from games.engine.bots.auction_model import AuctionState, call_code
 from games.engine.cards import CODES, INDEX, SUITS, codes_of
 from games.engine.discards import discard_tokens
 
-from .helpers import ALL_SPECS
-
-AUCTIONS_PER_SPEC = 150
+from .helpers import ALL_SPECS, PRESETS, STATES_PER_PRESET, specs_of
 
 
 def _deal_hands(rules: Rules, rng: random.Random) -> dict[str, list[str]]:
@@ -43,56 +43,68 @@ def _model_codes(state: AuctionState, seat: int, hand: list[str]) -> set[int]:
     return codes
 
 
-@pytest.mark.parametrize("spec", ALL_SPECS, ids=str)
-def test_bidding_model_offers_exactly_the_engines_calls(spec):
-    rules = Rules.from_spec(spec)
-    kernel = fast.kernel_for(rules)
-    rng = random.Random(zlib.crc32(repr(spec).encode()))
-    for _ in range(AUCTIONS_PER_SPEC):
-        dealer = rng.randrange(len(rules.seats))
-        hands = _deal_hands(rules, rng)
-        auction = Auction(rules, rules.seats[dealer])
-        state = AuctionState(kernel, dealer)
-        while not auction.over:
-            assert not state.over
-            seat = auction.to_act
-            assert state.to_act == rules.seats.index(seat)
-            legal = auction.legal_calls(hands[seat])
-            assert _model_codes(state, state.to_act, hands[seat]) == {call_code(t) for t in legal}
-            token = rng.choice(legal)
-            auction.apply(seat, token)
-            state.apply(state.to_act, call_code(token))
-        assert state.over and state.to_act == -1
-        expected_high_seat = (
-            -1 if auction.high_seat is None else rules.seats.index(auction.high_seat)
-        )
-        assert (state.high_seat, state.high) == (expected_high_seat, auction.high)
+@pytest.mark.parametrize("preset", PRESETS)
+def test_bidding_model_offers_exactly_the_engines_calls(preset):
+    """Over STATES_PER_PRESET random calls of the preset (each option in turn)."""
+    specs = itertools.cycle(specs_of(preset))
+    rng = random.Random(zlib.crc32(preset.encode()))
+    calls = 0
+    while calls < STATES_PER_PRESET:
+        calls += _bid_against_the_auction(Rules.from_spec(next(specs)), rng)
 
 
-@pytest.mark.parametrize("spec", ALL_SPECS, ids=str)
-def test_random_auctions_are_legal_auctions(spec):
-    rules = Rules.from_spec(spec)
+def _bid_against_the_auction(rules: Rules, rng: random.Random) -> int:
     kernel = fast.kernel_for(rules)
-    rng = random.Random(zlib.crc32(repr(spec).encode()) ^ 0x5EED)
-    for _ in range(AUCTIONS_PER_SPEC):
-        dealer = rng.randrange(len(rules.seats))
-        hands = _deal_hands(rules, rng)
-        masks = [fast.card_mask(hands[seat]) for seat in rules.seats]
-        pitcher, bid, pitch, calls = fast._random_auction(kernel, masks, dealer, rng.random)
-        auction = Auction(rules, rules.seats[dealer])
-        for code in calls:
-            seat = auction.to_act
-            assert seat is not None, "the fast auction called after the auction was over"
-            by_code = {call_code(t): t for t in auction.legal_calls(hands[seat])}
-            assert code in by_code, f"{seat} made an illegal call (code {code})"
-            auction.apply(seat, by_code[code])
-        assert auction.over
-        assert pitcher == (
-            -1 if auction.high_seat is None else rules.seats.index(auction.high_seat)
-        )
-        assert bid == (0 if auction.high_seat is None else auction.high)
-        winning = auction.winning_pitch
-        assert pitch == (-1 if winning is None else INDEX[winning])
+    dealer = rng.randrange(len(rules.seats))
+    hands = _deal_hands(rules, rng)
+    auction = Auction(rules, rules.seats[dealer])
+    state = AuctionState(kernel, dealer)
+    calls = 0
+    while not auction.over:
+        assert not state.over
+        seat = auction.to_act
+        assert state.to_act == rules.seats.index(seat)
+        legal = auction.legal_calls(hands[seat])
+        assert _model_codes(state, state.to_act, hands[seat]) == {call_code(t) for t in legal}
+        token = rng.choice(legal)
+        auction.apply(seat, token)
+        state.apply(state.to_act, call_code(token))
+        calls += 1
+    assert state.over and state.to_act == -1
+    expected_high_seat = -1 if auction.high_seat is None else rules.seats.index(auction.high_seat)
+    assert (state.high_seat, state.high) == (expected_high_seat, auction.high)
+    return calls
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_random_auctions_are_legal_auctions(preset):
+    """Over STATES_PER_PRESET random calls of the preset (each option in turn)."""
+    specs = itertools.cycle(specs_of(preset))
+    rng = random.Random(zlib.crc32(preset.encode()) ^ 0x5EED)
+    calls = 0
+    while calls < STATES_PER_PRESET:
+        calls += _random_auction_in_the_engine(Rules.from_spec(next(specs)), rng)
+
+
+def _random_auction_in_the_engine(rules: Rules, rng: random.Random) -> int:
+    kernel = fast.kernel_for(rules)
+    dealer = rng.randrange(len(rules.seats))
+    hands = _deal_hands(rules, rng)
+    masks = [fast.card_mask(hands[seat]) for seat in rules.seats]
+    pitcher, bid, pitch, calls = fast._random_auction(kernel, masks, dealer, rng.random)
+    auction = Auction(rules, rules.seats[dealer])
+    for code in calls:
+        seat = auction.to_act
+        assert seat is not None, "the fast auction called after the auction was over"
+        by_code = {call_code(t): t for t in auction.legal_calls(hands[seat])}
+        assert code in by_code, f"{seat} made an illegal call (code {code})"
+        auction.apply(seat, by_code[code])
+    assert auction.over
+    assert pitcher == (-1 if auction.high_seat is None else rules.seats.index(auction.high_seat))
+    assert bid == (0 if auction.high_seat is None else auction.high)
+    winning = auction.winning_pitch
+    assert pitch == (-1 if winning is None else INDEX[winning])
+    return len(calls)
 
 
 DISCARD_SPECS = [spec for spec in ALL_SPECS if Rules.from_spec(spec).discard_kind]

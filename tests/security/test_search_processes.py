@@ -234,8 +234,8 @@ def test_after_a_search_process_is_killed_the_table_moves_on(search_processes, u
     started = time.monotonic()
     while not Action.objects.filter(deal__match=match, user__isnull=True).exists():
         # A broken pool stayed broken for good; a new one is a fresh interpreter importing the
-        # engine, a second or two, but several times that on a machine busy with other tests
-        # (5 s ran out once in CI). The bound tells "moves on" from "never", not a speed.
+        # engine, a second or two, but several times that on a machine busy with other tests.
+        # The bound tells "moves on" from "never", not a speed.
         assert time.monotonic() - started < 60, "no bot moved: the search processes stayed broken"
         turn = turns.waiting_on(match.pk)
         if turn is not None and turn.kind == WaitingFor.PERSON:
