@@ -224,10 +224,7 @@ class TableConsumer(page_consumer.PersonConsumer):
         seat, allowed = selectors.viewer_role(match, self.user, self._invited())
         if not allowed:
             return ""
-        view = presenters.table_view(match, seat)
-        return render_to_string(
-            "games/_table.html", {"view": view, "error": str(error)}, using=pages.TABLE_ENGINE
-        )
+        return pages.table_markup(presenters.table_view(match, seat), error=str(error))
 
     async def end_logged_out(self):
         # The page keeps nothing of the table (no hand, no advice) and says why it stopped.
@@ -259,14 +256,14 @@ class TableConsumer(page_consumer.PersonConsumer):
             self.present = False  # left the seat (the service cleared its connections)
         if match.status == Match.Status.FORMING:
             view = presenters.forming_view(match, self.user, self._invited())
-            html = render_to_string("games/_forming.html", {"view": view, "origin": self._origin()})
+            html = pages.forming_markup(view, origin=self._origin())
             # People talk while the table forms: the chat goes with every push from the start.
             html += render_to_string(
                 "games/_chat_log.html", {"lines": presenters.chat_lines(match, self.user)}
             )
             return view.version, html
         view = presenters.table_view(match, seat, seats=seats, deal_row=deal_row)
-        html = render_to_string("games/_table.html", {"view": view}, using=pages.TABLE_ENGINE)
+        html = pages.table_markup(view)
         if seat:
             # The coach's panel goes with every table, so it never shows advice for an old position.
             html += "".join(hooks.table_panels(match, seat, seats=seats, deal_row=deal_row))

@@ -108,82 +108,50 @@ def visible_match_or_404(request: HttpRequest, match_id: int) -> tuple[Match, Se
     return match, seat
 
 
-def table_html(request: HttpRequest, view: presenters.TableView):
-    """The live table inside the table page. Its template is Jinja's (games/jinja.py), which
-    Django's {% include %} cannot take in: the page gets it rendered, with the request's CSRF
-    field."""
-    return mark_safe(
-        render_to_string("games/_table.html", {"view": view}, request=request, using=TABLE_ENGINE)
-    )
-
-
-def table_fragment(request, match_id: int, seat: str, error: str = "", status: int = 200):
-    match = Match.objects.get(pk=match_id)
-    if match.status == Match.Status.FORMING:
-        # Nothing is dealt at a forming table: no table to show, only why the request failed.
-        return render(request, "games/refused.html", {"message": error}, status=status)
-    view = presenters.table_view(match, seat)
+def table_markup(view: presenters.TableView, *, error: str = "", request=None) -> str:
+    """The live table for one seat: the one place its template is rendered, for the table page,
+    an htmx answer and the table's socket (games/consumers.py). Its template is Jinja's
+    (games/jinja.py), which Django's {% include %} cannot take in; with a `request` its forms
+    carry the CSRF field."""
     context = {"view": view, "error": error}
-    return render(request, "games/_table.html", context, status=status, using=TABLE_ENGINE)
+    return render_to_string("games/_table.html", context, request=request, using=TABLE_ENGINE)
 
 
-def after_table_post(request: HttpRequest, match_id: int, error: services.GameError | None = None):
-    """Back to the table page; an htmx request gets the refreshed fragment (with the error)."""
-    if error is not None and not request.htmx:
-        messages.error(request, str(error))
-    if request.htmx:
-        match = get_object_or_404(Match, pk=match_id)  # read again: the post changed it
-        invited = invites.invited(request.session)
-        position, _ = selectors.viewer_role(match, request.user, invited)
-        status = error.status if error else 200
-        if match.status == Match.Status.FORMING:
-            view = presenters.forming_view(match, request.user, invited)
-            return render(
-                request,
-                "games/_forming.html",
-                {
-                    "view": view,
-                    "error": str(error or ""),
-                    "origin": request.build_absolute_uri("/")[:-1],
-                },
-                status=status,
-            )
-        view = presenters.table_view(match, position)
-        context = {"view": view, "error": str(error or "")}
-        return render(request, "games/_table.html", context, status=status, using=TABLE_ENGINE)
-    return redirect("table", match_id=match_id)
+def forming_markup(view: presenters.FormingView, *, origin: str, error: str = "") -> str:
+    """A forming table (seats, invite, start) for one person: the one place its template is
+    rendered. `origin`: the site's address as the browser used it, for the invite link."""
+    return render_to_string("games/_forming.html", {"view": view, "error": error, "origin": origin})
 
 
-def move_refused(request, match: Match, seat, error: services.GameError) -> HttpResponse:
-    """A refused move: htmx swaps the table back in with the reason on it; a plain form post
-    (no script yet) goes back to the whole table page, with the reason as a message."""
+def table_html(request: HttpRequest, view: presenters.TableView):
+    """The live table inside the table page, with the request's CSRF field."""
+    return mark_safe(table_markup(view, request=request))
+
+
+def table_answer(request: HttpRequest, match_id: int, error: services.GameError | None = None):
+    """The table after a post: to htmx, the table (forming or dealt) as the poster's seat sees it
+    now, with the refusal's reason on it; to a plain form post (no script yet), the whole table
+    page again, with the reason as a message. The one answer to every post at a table."""
     if not request.htmx:
-        messages.error(request, str(error))
-        return redirect("table", match_id=match.pk)
-    return table_fragment(request, match.pk, seat.position, str(error), error.status)
+        if error is not None:
+            messages.error(request, str(error))
+        return redirect("table", match_id=match_id)
+    match = get_object_or_404(Match, pk=match_id)  # read again: the post changed it
+    invited = invites.invited(request.session)
+    status = error.status if error else 200
+    reason = str(error or "")
+    if match.status == Match.Status.FORMING:
+        view = presenters.forming_view(match, request.user, invited)
+        origin = request.build_absolute_uri("/")[:-1]
+        return HttpResponse(forming_markup(view, origin=origin, error=reason), status=status)
+    position, _ = selectors.viewer_role(match, request.user, invited)
+    view = presenters.table_view(match, position)
+    return HttpResponse(table_markup(view, error=reason, request=request), status=status)
 
 
-def table_post_refused(request, match: Match, seat, error: services.GameError) -> HttpResponse:
-    """A refused change of a shared table: the table (forming or dealt) with the reason on it."""
-    return after_table_post(request, match.pk, error)
-
-
-def back_with_message(request, match: Match, seat, error: services.GameError) -> HttpResponse:
-    """A refused form of the table page (no htmx): the page again, with the reason as a message."""
-    messages.error(request, str(error))
-    return redirect("table", match_id=match.pk)
-
-
-def rematch_refused(request, match: Match, seat, error: services.GameError) -> HttpResponse:
-    if not request.htmx:
-        return refused_page(request, error)
-    if match.invite_code is not None:
-        return after_table_post(request, match.pk, error)
-    return table_fragment(request, match.pk, seat.position, str(error), error.status)
-
-
-def refused_page(request, error: services.GameError) -> HttpResponse:
-    return render(request, "games/refused.html", {"message": str(error)}, status=error.status)
+def table_refused(request, match: Match, seat, error: services.GameError) -> HttpResponse:
+    """A refused post at a table (`table_post`'s `refused`): the table with the reason on it."""
+    return table_answer(request, match.pk, error)
 
 
 def table_post(*, refused, seated: bool = False):

@@ -14,12 +14,11 @@ from .forms import PRESETS, NewMatchForm, TableSettingsForm
 from .models import Match
 from .pages import (
     home_context,
-    move_refused,
     posted_move,
     posted_version,
-    rematch_refused,
     table_html,
     table_post,
+    table_refused,
     visible_match_or_404,
 )
 from .social import selectors as social
@@ -114,10 +113,7 @@ def _friends_to_invite(user, seats) -> list:
     return [row for row in social.friend_rows(user.pk) if row.user_id not in seated]
 
 
-# --- How a refused post is answered (each gets the request, the match, the seat and the error) --
-
-
-@table_post(seated=True, refused=move_refused)
+@table_post(seated=True, refused=table_refused)
 def act(request: HttpRequest, match: Match, seat) -> HttpResponse:
     """One move by the user's seat: a call, a suit, a discard or a card."""
     token, version = posted_move(request.POST)
@@ -130,7 +126,7 @@ def act(request: HttpRequest, match: Match, seat) -> HttpResponse:
     return _after_change(request, match)
 
 
-@table_post(seated=True, refused=move_refused)
+@table_post(seated=True, refused=table_refused)
 def next_deal(request: HttpRequest, match: Match, seat) -> HttpResponse:
     version = posted_version(request, "request")
     services.through_restarts(lambda: services.do_next_deal(match.pk, version=version))
@@ -147,7 +143,7 @@ def _after_change(request: HttpRequest, match: Match) -> HttpResponse:
     return HttpResponse(status=204)
 
 
-@table_post(seated=True, refused=rematch_refused)
+@table_post(seated=True, refused=table_refused)
 @limited("rematch")
 def rematch(request: HttpRequest, match: Match, seat) -> HttpResponse:
     """A new match with the same rules and the same kind of opponents."""

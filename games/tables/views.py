@@ -11,13 +11,7 @@ from django.views.decorators.http import require_POST
 from games import invites, presenters, selectors, services
 from games.forms import NewTableForm, TableSettingsForm
 from games.models import Match
-from games.pages import (
-    after_table_post,
-    back_with_message,
-    home_context,
-    table_post,
-    table_post_refused,
-)
+from games.pages import home_context, table_answer, table_post, table_refused
 from setback_site.limits import limited
 
 from . import services as tables
@@ -80,16 +74,16 @@ def _invitation(request: HttpRequest, code: str) -> HttpResponse:
     )
 
 
-@table_post(refused=table_post_refused)
+@table_post(refused=table_refused)
 def sit(request: HttpRequest, match: Match, seat) -> HttpResponse:
     tables.do_sit(match.pk, user=request.user, position=request.POST.get("position", ""))
-    response = after_table_post(request, match.pk)
+    response = table_answer(request, match.pk)
     if request.htmx:
         response["HX-Refresh"] = "true"  # the page around the table changes too (chat, leave)
     return response
 
 
-@table_post(refused=table_post_refused)
+@table_post(refused=table_refused)
 def seat_bot(request: HttpRequest, match: Match, seat) -> HttpResponse:
     """The host's seat controls: a bot of a level in one seat, or in every empty seat."""
     level = request.POST.get("level", "")
@@ -100,25 +94,25 @@ def seat_bot(request: HttpRequest, match: Match, seat) -> HttpResponse:
             match.pk, host=request.user, position=request.POST.get("position", ""), level=level
         )
     request.user.remember_choices(bot_level=level)  # checked by the service, or "" (none)
-    return after_table_post(request, match.pk)
+    return table_answer(request, match.pk)
 
 
-@table_post(refused=table_post_refused)
+@table_post(refused=table_refused)
 def start_table(request: HttpRequest, match: Match, seat) -> HttpResponse:
     tables.do_start_table(match.pk, host=request.user)
-    return after_table_post(request, match.pk)
+    return table_answer(request, match.pk)
 
 
-@table_post(refused=table_post_refused)
+@table_post(refused=table_refused)
 def remove_from_table(request: HttpRequest, match: Match, seat) -> HttpResponse:
     """The host removes a person from a table that has not started."""
     tables.do_remove_from_table(
         match.pk, host=request.user, position=request.POST.get("position", "")
     )
-    return after_table_post(request, match.pk)
+    return table_answer(request, match.pk)
 
 
-@table_post(refused=back_with_message)
+@table_post(refused=table_refused)
 def table_settings(request: HttpRequest, match: Match, seat) -> HttpResponse:
     form = TableSettingsForm(request.POST)
     if not form.is_valid():
@@ -128,7 +122,7 @@ def table_settings(request: HttpRequest, match: Match, seat) -> HttpResponse:
     return redirect("table", match_id=match.pk)
 
 
-@table_post(refused=back_with_message)
+@table_post(refused=table_refused)
 def leave(request: HttpRequest, match: Match, seat) -> HttpResponse:
     match = tables.do_leave(match.pk, user=request.user)
     if match.status == Match.Status.PLAYING:
@@ -138,7 +132,7 @@ def leave(request: HttpRequest, match: Match, seat) -> HttpResponse:
     return redirect("home")
 
 
-@table_post(refused=back_with_message)  # the chat answers its own refusals, in its form
+@table_post(refused=table_refused)  # the chat answers its own refusals, in its form
 def chat(request: HttpRequest, match: Match, seat) -> HttpResponse:
     """A chat line; the table's screens get it over the websocket. Returns the chat form
     (cleared, or with the error) for htmx, which swaps it in place."""

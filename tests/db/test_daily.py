@@ -383,7 +383,8 @@ def test_a_daily_table_leads_back_to_the_day_not_to_a_rematch(
     page = logged_in_client.get(reverse("table", args=[match.pk])).content.decode()
     assert reverse("daily:deal", args=[day.isoformat(), 1]) in page
     assert "data-next-deal" not in page and "match-over" not in page
-    assert logged_in_client.post(reverse("rematch", args=[match.pk])).status_code == 400
+    refused = logged_in_client.post(reverse("rematch", args=[match.pk]), HTTP_HX_REQUEST="true")
+    assert refused.status_code == 400
     assert Match.objects.count() == 1
 
 

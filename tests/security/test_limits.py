@@ -118,8 +118,13 @@ def test_new_matches_and_tables_per_user_per_minute(url_name, data, kind):
 def test_a_rematch_is_refused_while_the_match_is_played():
     alice = person("alice")
     match = services.do_start_match(alice, rules_spec="house", bot_level="easy")
-    response = browser_for(alice).post(reverse("rematch", args=[match.pk]))
-    assert response.status_code == 400 and "not over yet" in response.content.decode()
+    # A post without htmx (no script yet) is answered as every refused post at a table: the
+    # table page again, with the reason on it.
+    response = browser_for(alice).post(reverse("rematch", args=[match.pk]), follow=True)
+    assert response.redirect_chain == [(reverse("table", args=[match.pk]), 302)]
+    assert "not over yet" in response.content.decode()
+    htmx = browser_for(alice).post(reverse("rematch", args=[match.pk]), HTTP_HX_REQUEST="true")
+    assert htmx.status_code == 400 and "not over yet" in htmx.content.decode()
     assert Match.objects.count() == 1
 
 
