@@ -81,35 +81,42 @@ def do_start_match(
         rules = engine.Rules.from_spec(rules_spec)
     except engine.RulesError as error:
         raise GameError(str(error)) from error
-    bot_level = known_bot_level(bot_level)
-    seat_of_host = human_seat(rules)
-    seats = [
-        (position, host.pk, "") if position == seat_of_host else (position, None, bot_level)
-        for position in rules.seats
-    ]
+    seats = seats_with(rules, human_seat(rules), host.pk, known_bot_level(bot_level))
     with transaction.atomic():
         return begin_match(rules, host, seats, rng=rng)
 
 
-def begin_match(
-    rules: engine.Rules, host, seats, *, rng: random.Random = UNPREDICTABLE, **fields
-) -> Match:
-    """The one way a match begins, in the caller's transaction: the match row, its seats
-    (position, user id or None, bot level), the first deal dealt (the first dealer, then the
-    cards, drawn from `rng`), and the screens and the first bot told once it commits. `fields`
-    are the match's other columns (a table's settings)."""
+def new_match(rules: engine.Rules, host, seats, *, first_dealer: str, **fields) -> Match:
+    """The one way a match row is made, in the caller's transaction: the match and its seats
+    (position, user id or None, bot level: "" for a person or an empty seat), nothing dealt.
+    `fields` are the match's other columns (its status, a table's settings, what a feature
+    keeps: a practice's source, a daily deal's bot seed, an offline match's mark)."""
+    fields.setdefault("totals", {side: 0 for side in rules.sides})
     match = Match.objects.create(
-        rules=rules.to_spec(),
-        status=Match.Status.PLAYING,
-        host=host,
-        first_dealer=rng.choice(rules.seats),
-        totals={side: 0 for side in rules.sides},
-        **fields,
+        rules=rules.to_spec(), host=host, first_dealer=first_dealer, **fields
     )
     Seat.objects.bulk_create(
         Seat(match=match, position=position, user_id=user_id, bot_level=bot_level)
         for position, user_id, bot_level in seats
     )
+    return match
+
+
+def seats_with(rules: engine.Rules, person_at: str, person_id: int, bot_level: str) -> list:
+    """Seats for `new_match`: one person at `person_at`, bots of `bot_level` in the others."""
+    return [
+        (position, person_id, "") if position == person_at else (position, None, bot_level)
+        for position in rules.seats
+    ]
+
+
+def begin_match(
+    rules: engine.Rules, host, seats, *, rng: random.Random = UNPREDICTABLE, **fields
+) -> Match:
+    """A match that begins at once, in the caller's transaction: `new_match`, the first deal
+    dealt (the first dealer, then the cards, drawn from `rng`), and the screens and the first
+    bot told once it commits."""
+    match = new_match(rules, host, seats, first_dealer=rng.choice(rules.seats), **fields)
     create_deal(match, rules, number=1, dealer=match.first_dealer, rng=rng)
     announce_after_commit(match)
     return match
@@ -159,19 +166,14 @@ def do_start_practice(user, *, match_id: int, number: int, step: int, bot_level:
         ):
             for side, delta in (result or {}).get("score", {}).items():
                 totals[side] += delta
-        match = Match.objects.create(
-            rules=source.rules,
-            host=user,
+        match = new_match(
+            rules,
+            user,
+            seats_with(rules, my_seat.position, user.pk, bot_level),
             first_dealer=deal_row.dealer,
             totals=totals,
             practice_of=deal_row,
             practice_step=step,
-        )
-        Seat.objects.bulk_create(
-            Seat(match=match, position=position, user=user)
-            if position == my_seat.position
-            else Seat(match=match, position=position, bot_level=bot_level)
-            for position in rules.seats
         )
         practice = Deal.objects.create(
             match=match,
@@ -204,21 +206,8 @@ def begin_single_deal(
     """A match of one deal with these cards, `user` in the person's seat and hard bots in the
     others, seeded by `bot_seed` (`Match.bot_seed`): a daily deal (games/daily), the same for
     everyone who plays it. In the caller's transaction; the first bot is told once it commits."""
-    seat_of_user = human_seat(rules)
-    match = Match.objects.create(
-        rules=rules.to_spec(),
-        host=user,
-        first_dealer=dealer,
-        totals={side: 0 for side in rules.sides},
-        single_deal=True,
-        bot_seed=bot_seed,
-    )
-    Seat.objects.bulk_create(
-        Seat(match=match, position=position, user=user)
-        if position == seat_of_user
-        else Seat(match=match, position=position, bot_level=BotLevel.HARD)
-        for position in rules.seats
-    )
+    seats = seats_with(rules, human_seat(rules), user.pk, BotLevel.HARD)
+    match = new_match(rules, user, seats, first_dealer=dealer, single_deal=True, bot_seed=bot_seed)
     deal_row = Deal.objects.create(match=match, number=1, dealer=dealer, hands=hands, stock=stock)
     save_state_columns(deal_row, selectors.deal_from_rows(deal_row, [], rules))
     announce_after_commit(match, deal_row)
@@ -231,21 +220,18 @@ def begin_offline_match(rules: engine.Rules, host, first_dealer: str, bots: dict
     (`store_offline_deal`). Nobody plays it here: its status says so until a deal ends it. In
     the caller's transaction."""
     seat_of_host = human_seat(rules)
-    match = Match.objects.create(
-        rules=rules.to_spec(),
-        status=Match.Status.OFFLINE,
-        host=host,
+    seats = [
+        (position, host.pk, "") if position == seat_of_host else (position, None, bots[position])
+        for position in rules.seats
+    ]
+    return new_match(
+        rules,
+        host,
+        seats,
         first_dealer=first_dealer,
-        totals={side: 0 for side in rules.sides},
+        status=Match.Status.OFFLINE,
         played_offline=True,
     )
-    Seat.objects.bulk_create(
-        Seat(match=match, position=position, user=host)
-        if position == seat_of_host
-        else Seat(match=match, position=position, bot_level=bots[position])
-        for position in rules.seats
-    )
-    return match
 
 
 def store_offline_deal(match: Match, state: engine.Deal, person: str) -> Deal:

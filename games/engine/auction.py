@@ -8,6 +8,8 @@ object replays calls and says what may be called next and why a call is illegal;
 
 from __future__ import annotations
 
+from collections.abc import Collection, Iterable
+
 from .actions import PASS, PITCH_PREFIX, pitch_token, pitched_card
 from .cards import is_card, sort_cards
 from .rules import BID_VALUES, SMUDGE, Rules
@@ -46,7 +48,7 @@ class Auction:
         return other
 
     @classmethod
-    def replay(cls, rules: Rules, dealer: str, calls) -> Auction:
+    def replay(cls, rules: Rules, dealer: str, calls: Iterable[tuple[str, str]]) -> Auction:
         auction = cls(rules, dealer)
         for seat, token in calls:
             auction.apply(seat, token)
@@ -74,22 +76,23 @@ class Auction:
             return self.high
         return self.high + 1
 
-    def legal_calls(self, hand) -> list[str]:
+    def legal_calls(self, hand: Collection[str]) -> list[str]:
         """Every legal call of the seat to act; ``hand`` is its cards (for pitches)."""
         if self.over:
             return []
         seat = self.to_act
+        assert seat is not None  # an auction not over has a seat to call
         return [
             token for token in self._candidates(hand) if self.problem(seat, token, hand) is None
         ]
 
-    def _candidates(self, hand) -> list[str]:
+    def _candidates(self, hand: Collection[str]) -> list[str]:
         tokens = list(self.rules.calls)
         if self.rules.pitch_to_bid:
             tokens += [pitch_token(card) for card in sort_cards(hand)]
         return tokens
 
-    def problem(self, seat: str, token: str, hand) -> str | None:
+    def problem(self, seat: str, token: str, hand: Collection[str]) -> str | None:
         """Why ``seat`` may not call ``token`` now (None if it may)."""
         if self.over:
             return "the auction is over"
@@ -106,7 +109,7 @@ class Auction:
             return self._answer_to_pitch_problem(value, card)
         return self._bid_problem(seat, value)
 
-    def _pitch_problem(self, seat: str, card: str, hand) -> str | None:
+    def _pitch_problem(self, seat: str, card: str, hand: Collection[str]) -> str | None:
         if not self.rules.pitch_to_bid:
             return "pitching is not allowed in these rules (option pitch_to_bid is off)"
         if not is_card(card):
@@ -115,7 +118,7 @@ class Auction:
             return f"{card} is not in {seat}'s hand"
         return None
 
-    def _unknown_call(self, token) -> str | None:
+    def _unknown_call(self, token: str) -> str | None:
         """Why a token that is not a pitch is not one of this preset's calls (None if it is)."""
         rules = self.rules
         if token in rules.calls:

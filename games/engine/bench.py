@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import random
 import time
+from typing import Any
 
 from .fast import Kernel, kernel_for, random_deal
 from .rules import Rules
@@ -36,7 +37,7 @@ def play_deals(kernel: Kernel, count: int, rng: random.Random, dealer: int = 0) 
     return thrown_in
 
 
-def measure(kernel: Kernel, seconds: float = 3.0, seed: int | None = None) -> dict:
+def measure(kernel: Kernel, seconds: float = 3.0, seed: int | None = None) -> dict[str, Any]:
     """Play random deals for about ``seconds``, in windows: rates per window and overall."""
     rng = random.Random(seed)
     play_deals(kernel, 2000, rng)  # warm up

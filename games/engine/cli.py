@@ -40,18 +40,19 @@ COMMAND_MODULES: list[str] = [
     "games.engine.solver_bench",
 ]  # arena, bench-bots, bench-solver
 
-_COMMANDS: dict[str, tuple[Callable[[argparse.Namespace], int], str, Callable | None]] = {}
+# A subcommand: its function (args -> exit status) and what adds its arguments to a parser.
+Run = Callable[[argparse.Namespace], int]
+Configure = Callable[[argparse.ArgumentParser], None]
+_COMMANDS: dict[str, tuple[Run, str, Configure | None]] = {}
 
 
-def command(
-    name: str, help: str, configure: Callable[[argparse.ArgumentParser], None] | None = None
-):
+def command(name: str, help: str, configure: Configure | None = None) -> Callable[[Run], Run]:
     """Register ``func(args) -> exit status`` as the subcommand ``name``.
 
     ``configure(parser)`` adds the command's arguments.
     """
 
-    def register(func):
+    def register(func: Run) -> Run:
         _COMMANDS[name] = (func, help, configure)
         return func
 
@@ -76,7 +77,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        return args._run(args)
+        status: int = args._run(args)
+        return status
     except EngineError as e:
         print(f"error: {e}", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -121,6 +123,7 @@ def legal_command(args: argparse.Namespace) -> int:
     deal = deal_from_record(read_json(args.file))
     seat = deal.to_act
     if deal.phase == DISCARD:
+        assert seat is not None  # a seat is to discard
         legal: list[str] = deal.discardable(seat)  # docs/rules.md: the cards it may discard
     else:
         legal = deal.legal_actions()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from .actions import PASS, PITCH_PREFIX, Action, discard_token, parse_discard_token
 from .auction import Auction, call_value
@@ -34,7 +35,7 @@ class Deal:
 
     def __init__(
         self,
-        rules: Rules | str | dict,
+        rules: Rules | str | dict[str, Any],
         dealer: str,
         hands: Mapping[str, Sequence[str]],
         stock: Sequence[str] | None = None,
@@ -64,7 +65,9 @@ class Deal:
         self.history: list[tuple[str, str]] = []
 
     @classmethod
-    def new(cls, rules: Rules | str | dict, dealer: str, rng: random.Random | None = None) -> Deal:
+    def new(
+        cls, rules: Rules | str | dict[str, Any], dealer: str, rng: random.Random | None = None
+    ) -> Deal:
         """Shuffle with ``rng`` and deal from the dealer's left; the rest is the stock."""
         rules = Rules.from_spec(rules)
         rng = rng or random.Random()
@@ -187,6 +190,7 @@ class Deal:
         """The cards ``seat`` may discard now (docs/rules.md: the ``legal`` command's discard list)."""
         if self._phase != DISCARD or seat in self.discards:
             return []
+        assert self.rules.discard_kind is not None  # only rules with discards have the phase
         return discardable(
             self.rules.discard_kind, self._hands[seat], self.trump, self._draw_limit()
         )
@@ -197,6 +201,7 @@ class Deal:
         return len(self.stock) - self._stock_next
 
     def _discard_tokens(self, seat: str) -> list[str]:
+        assert self.rules.discard_kind is not None  # only rules with discards have the phase
         return discard_tokens(
             self.rules.discard_kind, self._hands[seat], self.trump, self._draw_limit()
         )
@@ -244,6 +249,7 @@ class Deal:
             self._phase = OVER  # thrown in: the next dealer deals
             return
         pitcher = auction.high_seat
+        assert pitcher is not None  # someone bid: the deal was not thrown in
         card = auction.winning_pitch
         if card is not None:
             # The winning pitch is the opening lead (and plays[0] in the record).
@@ -351,6 +357,7 @@ class Deal:
             raise ValueError("the deal is not over")
         if self.thrown_in:
             return thrown_in_result(self.rules, self.dealer)
+        assert self.pitcher is not None and self.bid is not None and self.trump is not None
         return score_deal(self.rules, self.dealer, self.pitcher, self.bid, self.trump, self.tricks)
 
     def voids(self) -> dict[str, frozenset[str]]:
@@ -359,7 +366,7 @@ class Deal:
         found = proven_voids(self.rules, tricks, self.trump)
         return {seat: frozenset(found.get(seat, ())) for seat in self.rules.seats}
 
-    def observation(self, seat: str, match_totals: Mapping[str, int] | None = None):
+    def observation(self, seat: str, match_totals: Mapping[str, int] | None = None) -> Observation:
         """What ``seat`` may know now, and nothing else (see observation.py)."""
         return Observation.of(self, seat, match_totals)
 

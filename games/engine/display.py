@@ -9,15 +9,20 @@ browser in the engine's wheel. The rules never depend on it.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from .cards import sort_cards
 from .phases import OVER
 
+if TYPE_CHECKING:
+    from .rules import Rules
+
 RANK_ORDER = "AKQJT98765432"
 
 
-def in_hand_order(cards, trump: str | None = None) -> list[str]:
+def in_hand_order(cards: Iterable[str], trump: str | None = None) -> list[str]:
     """A hand as a player holds it: trumps first, then the suits alternating red and black,
     each from the ace down (easier to read than the engine's fixed suit order)."""
     suits = "SHCD"
@@ -38,7 +43,7 @@ class Place:
     trick_y: int
 
 
-def screen_places(seats: tuple, me: str | None) -> dict:
+def screen_places(seats: tuple[str, ...], me: str | None) -> dict[str, Place]:
     """Each seat's place, going clockwise around the felt from the viewer at the bottom.
 
     Seats go clockwise and the next seat is the player's left, so on screen the order runs
@@ -65,12 +70,13 @@ def points_text(points: int) -> str:
     return f"\u2212{-points}" if points < 0 else str(points)
 
 
-def point_cards(plays, trump: str | None) -> dict:
+def point_cards(plays: Iterable[str], trump: str | None) -> dict[str, str | None]:
     """The cards behind High, Low and Jack of a played-out deal (every card in play was
     played), from its cards in the order played and its trump."""
     trumps = sort_cards(c for c in plays if c[1] == trump)  # highest first
     if not trumps:
         return {}
+    assert trump is not None  # a card of suit None is never played
     jack = "J" + trump
     return {"high": trumps[0], "low": trumps[-1], "jack": jack if jack in trumps else None}
 
@@ -83,7 +89,7 @@ def seat_name(position: str) -> str:
     return SEAT_NAMES.get(position) or f"Player {position[1:]}"
 
 
-def going_out_note(rules, totals) -> str:
+def going_out_note(rules: Rules, totals: Iterable[Sequence[Any]]) -> str:
     """Said on the table when it bites: a side has reached the target, yet play goes on,
     because only the pitcher's side can win, by making its bid. ``totals`` is each side's
     (label, points, ...) as the scoreboard shows it, of a match still being played."""
@@ -103,12 +109,19 @@ def going_out_note(rules, totals) -> str:
     return rule + ": to go out, bid."
 
 
-def status_line(phase: str, to_act: str | None, current_trick, names, my_turn: bool) -> str:
+def status_line(
+    phase: str,
+    to_act: str | None,
+    current_trick: Sequence[Any],
+    names: Mapping[str, str],
+    my_turn: bool,
+) -> str:
     """The line under the player's name: whose turn, or what the player is to do.
     ``names`` gives each seat's name as the viewer reads it."""
     if phase == OVER:
         return "The deal is over."
     if not my_turn:
+        assert to_act is not None  # a deal not over always has a seat to act
         return f"Waiting for {names[to_act]}."
     return {
         "auction": "Your call: bid or pass.",

@@ -42,11 +42,20 @@ import textwrap
 from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 from itertools import combinations
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .cards import GAME_POINT_BY_RANK, INDEX, RANKS, SUITS
 from .phases import OVER, PLAY
 from .rules import FOLLOW_ELSE_TRUMP, SMUDGE, Rules
+
+if TYPE_CHECKING:
+    from .deal import Deal
+    from .observation import Observation
+
+# A finished deal: the score change per side, and (high, low, jack, game) as side indices.
+Score = tuple[list[int], tuple[int, int, int, int]]
+Draw = Callable[[], float]  # rng.random
+Bits = Callable[[int], int]  # rng.getrandbits
 
 SUIT_INDEX = {suit: i for i, suit in enumerate(SUITS)}
 SUIT_MASK = tuple(0x1FFF << (13 * s) for s in range(4))
@@ -138,7 +147,9 @@ class Kernel:
         self._call_options(rules)
         # Lean rules: the pitcher's lead sets trump and nothing happens between auction and play.
         self.lean = not (self.pitch_to_bid or self.names_trump or self.no_trump_first_trick)
-        self.score: Callable = _score_two_sides if self.n_sides == 2 else _score_any_sides
+        self.score: Callable[
+            [Kernel, int, Sequence[int], Sequence[int] | None, int, int], Score
+        ] = _score_two_sides if self.n_sides == 2 else _score_any_sides
         self._compile()
 
     def _call_options(self, rules: Rules) -> None:
@@ -162,10 +173,14 @@ class Kernel:
             "KERNEL": self,
         }
         exec(compile(self.source, f"<fast kernel {self.rules.to_spec()}>", "exec"), namespace)
-        self.play_tricks: Callable = namespace["play_tricks"]
-        self.deal_masks: Callable = namespace["deal_masks"]
-        self.deal_hands: Callable = namespace["deal_hands"]
-        self.deal_and_play: Callable = namespace["deal_and_play"]
+        self.play_tricks: Callable[[list[int], int, int, list[int], int, Draw], int] = namespace[
+            "play_tricks"
+        ]
+        self.deal_masks: Callable[[Bits], tuple[tuple[int, ...], list[int]]] = namespace[
+            "deal_masks"
+        ]
+        self.deal_hands: Callable[[Bits], tuple[int, ...]] = namespace["deal_hands"]
+        self.deal_and_play: Callable[[Bits, Draw, int], Score | None] = namespace["deal_and_play"]
 
     def __repr__(self) -> str:
         return f"<Kernel {self.rules.to_spec()}>"
@@ -251,12 +266,13 @@ class Position:
         return SUIT_MASK[self.trump] if self.trump >= 0 else 0
 
     @classmethod
-    def from_deal(cls, deal) -> Position:
+    def from_deal(cls, deal: Deal) -> Position:
         """The position of a readable ``Deal`` in its play phase."""
         rules = deal.rules
         kernel = kernel_for(rules)
         if deal.phase not in (PLAY, OVER):
             raise ValueError(f"the deal is in its {deal.phase} phase, not play")
+        assert deal.leader is not None and deal.pitcher is not None and deal.bid is not None
         seat_i = {s: i for i, s in enumerate(rules.seats)}
         side_i = {s: i for i, s in enumerate(rules.sides)}
         taken = [0] * kernel.n_sides
@@ -281,7 +297,9 @@ class Position:
         )
 
     @classmethod
-    def from_observation(cls, obs, hands: Mapping[str, Any] | Sequence[Any]) -> Position:
+    def from_observation(
+        cls, obs: Observation, hands: Mapping[str, Any] | Sequence[Any]
+    ) -> Position:
         """The position an observation describes, once every seat's hand is filled in.
 
         ``hands`` gives each seat's current holding (a mask, or a list of card codes), by seat
@@ -306,6 +324,7 @@ class Position:
         for seat, card in obs.current_trick:
             played[side_i[rules.side_of(seat)]] |= 1 << INDEX[card]
         leader = obs.current_trick[0][0] if obs.current_trick else obs.to_act
+        assert leader is not None and obs.pitcher is not None and obs.bid is not None  # in play
         return cls(
             kernel,
             hands=masks,
@@ -464,7 +483,7 @@ def _score(
     held: Sequence[int] | None,
     pitcher_side: int,
     bid: int,
-):
+) -> Score:
     """Score from the captured cards: ``held`` (per side, the cards its seats played) is only
     read for Low to the holder."""
     return kernel.score(kernel, trump_mask, taken, held, pitcher_side, bid)
@@ -477,7 +496,7 @@ def _score_any_sides(
     held: Sequence[int] | None,
     pitcher_side: int,
     bid: int,
-):
+) -> Score:
     in_play = 0
     for m in taken:
         in_play |= m
@@ -511,6 +530,7 @@ def _trump_point_sides(
         if m & jack_bit:
             jack = s
     if kernel.low_to_holder:
+        assert held is not None  # given whenever Low goes to the holder
         for s, m in enumerate(held):
             if m & low_bit:
                 low = s
@@ -548,7 +568,7 @@ def _score_two_sides(
     held: Sequence[int] | None,
     pitcher_side: int,
     bid: int,
-):
+) -> Score:
     """``_score`` unrolled for two sides (the common table), which the benchmark feels."""
     t0, t1 = taken
     trumps = (t0 | t1) & trump_mask
@@ -563,7 +583,11 @@ def _score_two_sides(
             high = 1
             p1 = 1
         bit = trumps & -trumps
-        if (held[0] if kernel.low_to_holder else t0) & bit:
+        low_cards = t0
+        if kernel.low_to_holder:
+            assert held is not None  # given whenever Low goes to the holder
+            low_cards = held[0]
+        if low_cards & bit:
             low = 0
             p0 += 1
         else:
@@ -647,7 +671,7 @@ def random_start(
     kernel: Kernel,
     rng: random.Random | None = None,
     dealer: int = 0,
-    record: dict | None = None,
+    record: dict[str, Any] | None = None,
 ) -> Position | None:
     """Deal at random, bid and (where the rules have them) name trump and discard at random.
 
@@ -690,7 +714,7 @@ def random_start(
     return Position(kernel, hands, trump, pitcher, pitcher, bid, trick=trick, played=played)
 
 
-def _random_bids(kernel: Kernel, dealer: int, rr) -> tuple[int, int]:
+def _random_bids(kernel: Kernel, dealer: int, rr: Draw) -> tuple[int, int]:
     """A random legal auction without pitches: ``(pitcher or -1, bid)``.
 
     The same draws as :func:`_random_auction` (a test checks it), but no list of calls.
@@ -717,7 +741,7 @@ def _random_bids(kernel: Kernel, dealer: int, rr) -> tuple[int, int]:
 
 
 def _random_auction(
-    kernel: Kernel, hands: list[int], dealer: int, rr
+    kernel: Kernel, hands: list[int], dealer: int, rr: Draw
 ) -> tuple[int, int, int, list[int]]:
     """A random legal auction: ``(pitcher or -1, bid, pitched card or -1, calls)``."""
     high = 0
@@ -755,7 +779,7 @@ def _call_options(
     return kernel.options[low], kernel.pitch_to_bid and low <= 4
 
 
-def _random_call(options: tuple[int, ...], pitchable: int, rr) -> int:
+def _random_call(options: tuple[int, ...], pitchable: int, rr: Draw) -> int:
     """One of ``options`` or a pitch of a card of ``pitchable``, all equally likely."""
     if not pitchable:
         return options[int(rr() * len(options))]
@@ -768,7 +792,13 @@ def _random_call(options: tuple[int, ...], pitchable: int, rr) -> int:
 
 
 def _random_discards(
-    kernel: Kernel, hands: list[int], stock: list[int], dealer: int, trump: int, rr, record
+    kernel: Kernel,
+    hands: list[int],
+    stock: list[int],
+    dealer: int,
+    trump: int,
+    rr: Draw,
+    record: dict[str, Any] | None,
 ) -> None:
     trump_mask = SUIT_MASK[trump]
     next_card = 0
@@ -804,7 +834,7 @@ def _random_discards(
             record["discards"][seat] = chosen
 
 
-def random_deal(kernel: Kernel, rng: random.Random | None = None, dealer: int = 0):
+def random_deal(kernel: Kernel, rng: random.Random | None = None, dealer: int = 0) -> Score | None:
     """One complete random deal: ``(score, points)``, or None if it was thrown in.
 
     The same random draws as ``playout(random_start(kernel, rng, dealer), rng)``; for rules

@@ -16,10 +16,13 @@ after each deal's score is added:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .rules import END_COUNT_OUT, END_HOUSE, Rules
 from .scoring import POINT_NAMES, DealResult
+
+if TYPE_CHECKING:
+    from .deal import Deal
 
 
 def count_out(totals_before: Mapping[str, int], result: DealResult, threshold: int) -> str | None:
@@ -27,6 +30,7 @@ def count_out(totals_before: Mapping[str, int], result: DealResult, threshold: i
     the pitcher's side first (its whole score), then High, Low, Jack, Game for the others."""
     running = dict(totals_before)
     pitcher_side = result.pitcher_side
+    assert pitcher_side is not None  # a deal thrown in ends no match
     running[pitcher_side] += result.score[pitcher_side]
     if running[pitcher_side] >= threshold:
         return pitcher_side
@@ -52,6 +56,7 @@ def decide_winner(
             return None
         return count_out(before, result, target)
     pitcher_side = result.pitcher_side
+    assert pitcher_side is not None  # a deal thrown in ends no match
     if result.made and after[pitcher_side] >= target:
         return pitcher_side
     if rules.end_rule != END_HOUSE:
@@ -65,11 +70,13 @@ def _house_ends(
     """House's other ends, once the pitcher has not gone out: a side reaching 15 whoever bid,
     or a side falling to -6."""
     regardless = rules.win_regardless_at
+    lose_at = rules.lose_at
+    assert regardless is not None and lose_at is not None  # both set under house rules
     if any(total >= regardless for total in after.values()):
         # Two sides can get there on one deal only with three sides (six players): decided,
         # the first to reach it counting the deal's points in the order High, Low, Jack, Game.
         return count_out(before, result, regardless)
-    losers = [side for side, total in after.items() if total <= rules.lose_at]
+    losers = [side for side, total in after.items() if total <= lose_at]
     if not losers:
         return None
     # Only the pitcher's side can go down on a deal, so there is at most one loser. With
@@ -93,7 +100,7 @@ def _sides_from_left_of(rules: Rules, dealer: str) -> list[str]:
 class MatchState:
     """The running state of a match: ``totals``, ``dealer`` (of the next deal), ``winner``."""
 
-    def __init__(self, rules: Rules | str | dict, first_dealer: str) -> None:
+    def __init__(self, rules: Rules | str | dict[str, Any], first_dealer: str) -> None:
         self.rules = Rules.from_spec(rules)
         if first_dealer not in self.rules.seats:
             raise ValueError(f"{first_dealer!r} is not a seat at this table")
@@ -108,7 +115,11 @@ class MatchState:
 
     @classmethod
     def resume(
-        cls, rules: Rules | str | dict, first_dealer: str, totals: Mapping[str, int], dealer: str
+        cls,
+        rules: Rules | str | dict[str, Any],
+        first_dealer: str,
+        totals: Mapping[str, int],
+        dealer: str,
     ) -> MatchState:
         """A match under way, from its running totals and the dealer of its next deal: the end
         rule needs only those, so the earlier deals need not be replayed (their ``history`` is
@@ -122,7 +133,7 @@ class MatchState:
     def over(self) -> bool:
         return self.winner is not None
 
-    def add(self, result) -> str | None:
+    def add(self, result: DealResult | Deal) -> str | None:
         """Add one finished deal (a ``DealResult``, or a finished ``Deal``): its score goes on
         the totals, the deal passes to the left, and the end rule is checked. Returns the
         winner (or None)."""

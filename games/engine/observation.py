@@ -10,7 +10,7 @@ always equal ``deal.legal_actions()`` when it is that seat's turn.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from .deal import Deal  # noqa: F401
 
 
-def _frozen(mapping: Mapping) -> Mapping:
+def _frozen(mapping: Mapping[str, Any]) -> Mapping[str, Any]:
     return MappingProxyType(dict(mapping))
 
 
@@ -52,7 +52,7 @@ class Observation:
     stock_size: int
     match_totals: Mapping[str, int] | None = None
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Callable[[dict[str, Any]], Observation], tuple[dict[str, Any]]]:
         # Read-only mappings do not pickle; an observation sent to another process (the web
         # process's search pool, games/dispatch.py) is rebuilt from plain dicts.
         values = {name: getattr(self, name) for name in self.__dataclass_fields__}
@@ -125,6 +125,7 @@ class Observation:
         if self.phase == TRUMP:
             return list(SUITS)
         if self.phase == DISCARD:
+            assert rules.discard_kind is not None  # only rules with discards come here
             return discard_tokens(rules.discard_kind, self.hand, self.trump, self.stock_size)
         if self.phase == PLAY:
             return playable(rules, self.hand, self.current_trick, self.trump, len(self.tricks))
@@ -153,7 +154,7 @@ class Observation:
         }
 
 
-def sort_suits(suits) -> list[str]:
+def sort_suits(suits: Collection[str]) -> list[str]:
     return [s for s in SUITS if s in suits]
 
 
@@ -163,7 +164,7 @@ __all__ = ["Observation", "sort_cards"]
 _MAPPING_FIELDS = ("hand_sizes", "voids", "discard_counts", "match_totals")
 
 
-def _rebuilt_observation(values: dict) -> Observation:
+def _rebuilt_observation(values: dict[str, Any]) -> Observation:
     for name in _MAPPING_FIELDS:
         if values[name] is not None:
             values[name] = _frozen(values[name])

@@ -21,23 +21,25 @@ costly one (every bot move searched again); nothing in the envelope is taken on 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 import re
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-try:  # the server's content keys only: the browser's Python (Pyodide) has no hashlib
+# The server's content keys only: the browser's Python (Pyodide) has no hashlib, and the
+# offline page's worker never asks for a content key.
+with contextlib.suppress(ModuleNotFoundError):
     import hashlib
-except ModuleNotFoundError:  # pragma: no cover - in the offline page's worker
-    hashlib = None
 
 from . import bots
 from .deal import Deal
 from .errors import RecordError
 from .match import MatchState
+from .observation import Observation
 from .records import DEAL_FORMAT, DEAL_KEYS, deal_from_record, deal_to_record
 from .rules import Rules
 
@@ -103,7 +105,7 @@ def shuffled(rules: Rules, match_seed: int, number: int) -> Deal:
     return Deal.new(rules, dealer, random.Random(deal_seed(match_seed, number)))
 
 
-def budgets(levels) -> dict[str, dict[str, int]]:
+def budgets(levels: Iterable[str]) -> dict[str, dict[str, int]]:
     """The search budgets of the levels that search (what the envelope records)."""
     return {
         level: {
@@ -129,7 +131,12 @@ class OfflineMatch:
     """
 
     def __init__(
-        self, rules: Rules | str | dict, level: str, match_seed: int, key: str, engine: str = ""
+        self,
+        rules: Rules | str | dict[str, Any],
+        level: str,
+        match_seed: int,
+        key: str,
+        engine: str = "",
     ) -> None:
         self.rules = Rules.from_spec(rules)
         if level not in bots.SITE_LEVELS:
@@ -164,7 +171,7 @@ class OfflineMatch:
         to_act = self.deal.to_act
         return to_act if to_act is not None and to_act != self.seat else None
 
-    def observation(self, seat: str):
+    def observation(self, seat: str) -> Observation:
         return self.deal.observation(seat, match_totals=self.totals_before)
 
     # --- Moves -----------------------------------------------------------------------------
@@ -254,10 +261,10 @@ class OfflineMatch:
 class Checked:
     """An envelope whose record the engine accepted: the deal replayed, and what it claims."""
 
-    envelope: dict
+    envelope: dict[str, Any]
     rules: Rules
     deal: Deal
-    bots: dict  # seat -> level
+    bots: dict[str, str]  # seat -> level
     seat: str  # the person's
 
 
@@ -271,7 +278,8 @@ def _whole(value: Any, name: str, low: int, high: int) -> int:
         isinstance(value, int) and not isinstance(value, bool) and low <= value <= high,
         f"{name}: a whole number from {low} to {high} expected",
     )
-    return value
+    whole: int = value
+    return whole
 
 
 def _sides(value: Any, name: str, rules: Rules) -> dict[str, int]:
@@ -377,7 +385,7 @@ def check_deal(envelope: Any) -> Checked:
     return Checked(envelope, rules, deal, dict(levels), seat)
 
 
-def _budget_words(expected: dict) -> str:
+def _budget_words(expected: Mapping[str, Mapping[str, int]]) -> str:
     return (
         ", ".join(f"{lvl} {b['budget']}/{b['bid_budget']}" for lvl, b in expected.items()) or "none"
     )
@@ -426,7 +434,7 @@ def content_key(checked: Checked) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def redecide_bots(envelope: dict) -> list[Mismatch]:
+def redecide_bots(envelope: dict[str, Any]) -> list[Mismatch]:
     """Every bot decision of the deal searched again from its seat's observation, its recorded
     seed and its level's budget. Returns the decisions that differ (none for a true record).
     The envelope must have passed ``check_deal``."""
@@ -450,7 +458,7 @@ def redecide_bots(envelope: dict) -> list[Mismatch]:
     return mismatches
 
 
-def redecide_report(envelope: dict) -> tuple[list[str], float]:
+def redecide_report(envelope: dict[str, Any]) -> tuple[list[str], float]:
     """``redecide_bots`` in words, with the CPU seconds it took: what the server's background
     check runs in a search process (plain values in and out, nothing of Django's)."""
     started = time.process_time()

@@ -4,6 +4,9 @@ same way would meet the same replies and reach the same result (the daily deals'
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from typing import Any
+
 from . import bots
 from .deal import Deal
 from .rules import Rules
@@ -16,13 +19,19 @@ def step_seed(base: int, version: int) -> int:
 
 
 def par_line(
-    rules_spec, dealer: str, hands: dict, stock: list, bot_seed: int, level: str = "hard"
+    rules_spec: Rules | str | dict[str, Any],
+    dealer: str,
+    hands: Mapping[str, Sequence[str]],
+    stock: Sequence[str],
+    bot_seed: int,
+    level: str = "hard",
 ) -> Deal:
     """The deal played by bots of `level` in every seat, from its first call to its end."""
     rules = Rules.from_spec(rules_spec)
     state = Deal(rules, dealer, hands, stock)
     totals = dict.fromkeys(rules.sides, 0)
     while not state.is_over:
+        assert state.to_act is not None  # a deal not over has a seat to act
         observation = state.observation(state.to_act, match_totals=totals)
         state.apply(bots.choose(observation, level, seed=step_seed(bot_seed, state.version)))
     return state

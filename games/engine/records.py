@@ -66,7 +66,7 @@ def deal_to_record(deal: Deal, *, in_match: bool = False) -> dict[str, Any]:
     return record
 
 
-def match_record_json(rules: Rules | str | dict, deals: Sequence[Deal]) -> dict[str, Any]:
+def match_record_json(rules: Rules | str | dict[str, Any], deals: Sequence[Deal]) -> dict[str, Any]:
     """The match record of a list of deals (in order; each dealt by the previous one's left)."""
     rules = Rules.from_spec(rules)
     return {
@@ -78,7 +78,11 @@ def match_record_json(rules: Rules | str | dict, deals: Sequence[Deal]) -> dict[
 
 # ---------------------------------------------------------------------- reading
 def _field(
-    record: Mapping[str, Any], name: str, kind: type | tuple, what: str, default: Any = ...
+    record: Mapping[str, Any],
+    name: str,
+    kind: type | tuple[type, ...],
+    what: str,
+    default: Any = ...,
 ) -> Any:
     if name not in record:
         if default is ...:
@@ -169,13 +173,13 @@ def _read_dealer(record: Mapping[str, Any], expected: str | None) -> str:
     # left); if given it must be the expected one.
     if expected is not None and "dealer" not in record:
         return expected
-    given = _field(record, "dealer", str, "a seat")
+    given: str = _field(record, "dealer", str, "a seat")
     if expected is not None and given != expected:
         raise RecordError(f"dealer: {given}, but the deal passes to {expected}")
     return given
 
 
-def _read_auction(deal: Deal, auction: list) -> None:
+def _read_auction(deal: Deal, auction: list[Any]) -> None:
     for i, token in enumerate(auction):
         if not isinstance(token, str):
             raise RecordError(f"auction[{i}]: expected a call (a string)")
@@ -215,7 +219,7 @@ def _check_discards_given(deal: Deal, discards: Mapping[str, Any]) -> None:
         raise RecordError(f"discards: {_not_yet(deal)}")
 
 
-def _read_plays(deal: Deal, plays: list) -> None:
+def _read_plays(deal: Deal, plays: list[Any]) -> None:
     pitch = deal.auction.winning_pitch
     for i, card in enumerate(plays):
         if not isinstance(card, str):

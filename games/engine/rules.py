@@ -443,7 +443,7 @@ def spec_from_choices(
     target: int | None = None,
     low_to: str = "",
     switches: tuple[str, ...] | list[str] = (),
-) -> dict:
+) -> dict[str, Any]:
     """The rules spec that a new-match form's choices name: a preset, a seating (``""`` for the
     preset's own), the options with choices (None or ``""`` for the preset's own) and the yes/no
     options switched on. Not checked here: ``Rules.from_spec`` says what cannot be combined."""

@@ -23,11 +23,12 @@ exact and cheap it
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from .cards import CODES
 from .deal import Deal
-from .fast import GAME_POINTS_13, JACKS, SUIT_MASK, Position, legal_bits
+from .fast import GAME_POINTS_13, JACKS, SUIT_MASK, Position, Score, legal_bits
 from .phases import PLAY
 from .rules import SMUDGE
 from .scoring import POINT_NAMES
@@ -35,6 +36,12 @@ from .scoring import POINT_NAMES
 DEFAULT_MAX_NODES = 400_000
 _GP = tuple(GAME_POINTS_13[1 << (c % 13)] for c in range(52))
 _INF = 10**6
+
+# A trick-start position as the search tables know it (_Solver.key).
+Key = tuple[tuple[int, ...], int, int, tuple[int, ...], tuple[int, ...], bool]
+# What undoing a card needs: its seat, whether it set trump, and the trick it finished if any
+# (leader, cards, the side that took it, its game points, its cards as a mask).
+Undo = tuple[int, bool, tuple[int, list[int], int, int, int] | None]
 
 
 class TooLarge(Exception):
@@ -46,9 +53,9 @@ class Line:
     """What one choice leads to under perfect play: per side, the points taken and the score."""
 
     card: str
-    points: dict  # side -> number of points taken (High, Low, Jack, Game)
-    takers: dict  # point name -> side, or None for nobody
-    score: dict  # side -> the deal's score change
+    points: dict[str, int]  # side -> number of points taken (High, Low, Jack, Game)
+    takers: dict[str, str | None]  # point name -> side, or None for nobody
+    score: dict[str, int]  # side -> the deal's score change
     made: bool  # the pitcher's side makes its bid
     best: bool = False  # as good as any other choice for the side to act
 
@@ -58,14 +65,14 @@ class Analysis:
     """Every legal choice of the seat to act, valued face up."""
 
     seat: str
-    lines: list  # Line, in the order of the seat's legal cards
+    lines: list[Line]  # in the order of the seat's legal cards
     nodes: int  # positions searched (the cost)
 
     def line(self, card: str) -> Line | None:
         return next((line for line in self.lines if line.card == card), None)
 
 
-def analyse(deal, max_nodes: int = DEFAULT_MAX_NODES) -> Analysis:
+def analyse(deal: Deal, max_nodes: int = DEFAULT_MAX_NODES) -> Analysis:
     """Value every legal card of the seat to act in ``deal`` (play phase). Raises
     :class:`TooLarge` if the search would visit more than ``max_nodes`` positions and
     ``ValueError`` if the deal is not in its play phase."""
@@ -108,14 +115,14 @@ def analyse(deal, max_nodes: int = DEFAULT_MAX_NODES) -> Analysis:
     return Analysis(seat=rules.seats[seat_i], lines=result, nodes=solver.nodes)
 
 
-def solve(pos: Position, max_nodes: int = DEFAULT_MAX_NODES):
+def solve(pos: Position, max_nodes: int = DEFAULT_MAX_NODES) -> Score:
     """``(score per side, (high, low, jack, game))`` of ``pos`` under perfect play (the
     kernel's :func:`~games.engine.fast.outcome` of the line played). ``pos`` is not changed."""
     solver = _Solver(pos, max_nodes)
     return solver.root_value()
 
 
-def _bits(mask: int):
+def _bits(mask: int) -> Iterator[int]:
     while mask:
         low = mask & -mask
         yield low.bit_length() - 1
@@ -142,7 +149,10 @@ class _Solver:
         self.smudge = pos.bid == SMUDGE
         self.max_nodes = max_nodes
         self.nodes = 0
-        self.table: dict = {}
+        # Two-sided search: a trick-start position's bounds (lower, upper) and, when exact, its
+        # outcome; max-n: its outcome.
+        self.bounds: dict[Key, tuple[int, int, Score | None]] = {}
+        self.solved: dict[Key, Score] = {}
         self.history = [0] * 52
         # Every card in play, now and at the end: held, on the table or captured.
         in_play = 0
@@ -212,7 +222,7 @@ class _Solver:
             live |= 1 << c
         return live
 
-    def play(self, card: int):
+    def play(self, card: int) -> Undo:
         """Play ``card`` for the seat to act; returns what :meth:`undo` needs."""
         seat = (self.leader + len(self.trick)) % self.n
         self.hands[seat] ^= 1 << card
@@ -240,7 +250,7 @@ class _Solver:
         self.tricks_played += 1
         return undo
 
-    def undo(self, card: int, info) -> None:
+    def undo(self, card: int, info: Undo) -> None:
         seat, set_trump, finished = info
         if finished is not None:
             leader, trick, side, gp, mask = finished
@@ -254,12 +264,12 @@ class _Solver:
             self._set_trump(-1)
         self.hands[seat] ^= 1 << card
 
-    def outcome(self):
+    def outcome(self) -> Score:
         return self.kernel.score(
             self.kernel, self.trump_mask, self.taken, self.held, self.pitcher_side, self.bid
         )
 
-    def key(self):
+    def key(self) -> Key:
         # The captured cards matter only through what they can still change.
         taken = self.taken
         defence_took = (
@@ -276,7 +286,7 @@ class _Solver:
             defence_took,
         )
 
-    def preference(self, side: int, score) -> float:
+    def preference(self, side: int, score: Sequence[int]) -> float:
         """How much ``side`` likes a final score: its own minus the others' mean."""
         if self.n_sides == 2:
             return score[side] - score[1 - side]
@@ -284,7 +294,7 @@ class _Solver:
         return mine - (sum(score) - mine) / (self.n_sides - 1)
 
     # -- the searches
-    def value_of(self, card: int):
+    def value_of(self, card: int) -> Score:
         info = self.play(card)
         value = self.root_value()
         # Not in a `finally`: TooLarge leaves the cards below this one played, and undoing this
@@ -293,14 +303,14 @@ class _Solver:
         self.undo(card, info)
         return value
 
-    def root_value(self):
+    def root_value(self) -> Score:
         if self.n_sides == 2:
-            _, out = self._alphabeta(-_INF, _INF)
-        else:
-            out = self._maxn()
-        return out
+            _, line = self._alphabeta(-_INF, _INF)
+            assert line is not None  # the full window always holds the value
+            return line
+        return self._maxn()
 
-    def _last_trick(self):
+    def _last_trick(self) -> Score:
         """Every hand holds one card: the last trick plays itself."""
         cards = []
         seat = self.leader
@@ -329,7 +339,7 @@ class _Solver:
             cards.sort(key=lambda c: (history[c], c % 13), reverse=True)
         return cards
 
-    def _alphabeta(self, alpha: int, beta: int):
+    def _alphabeta(self, alpha: int, beta: int) -> tuple[int, Score | None]:
         """Fail-soft alpha-beta on side 0's margin: ``(value, outcome)``. The outcome is that of
         the line played when the value lies strictly inside the window (else only a bound)."""
         key = None
@@ -364,7 +374,9 @@ class _Solver:
             self._remember(key, best, best_out, alpha0, beta0)
         return best, best_out
 
-    def _at_trick_start(self, alpha: int, beta: int):
+    def _at_trick_start(
+        self, alpha: int, beta: int
+    ) -> tuple[Key | None, tuple[int, Score | None] | None]:
         """At a trick boundary: ``(key, answer)``, the position's key in the table and its
         answer if it needs no search (the deal is over, the last trick plays itself, or the
         table holds an exact value or a bound outside the window); else the answer is None."""
@@ -376,20 +388,22 @@ class _Solver:
             out = self._last_trick()
             return None, (out[0][0] - out[0][1], out)
         key = self.key()
-        entry = self.table.get(key)
+        entry = self.bounds.get(key)
         if entry is not None:
-            lower, upper, out = entry
-            if out is not None:
-                return key, (lower, out)
+            lower, upper, exact = entry
+            if exact is not None:
+                return key, (lower, exact)
             if lower >= beta:
                 return key, (lower, None)
             if upper <= alpha:
                 return key, (upper, None)
         return key, None
 
-    def _remember(self, key, best: int, best_out, alpha0: int, beta0: int) -> None:
+    def _remember(
+        self, key: Key, best: int, best_out: Score | None, alpha0: int, beta0: int
+    ) -> None:
         """Keep what the search of a trick-start position found: a bound, or its exact value."""
-        lower, upper, stored = self.table.get(key, (-_INF, _INF, None))
+        lower, upper, stored = self.bounds.get(key, (-_INF, _INF, None))
         stored = None
         if best <= alpha0:
             upper = min(upper, best)
@@ -400,9 +414,9 @@ class _Solver:
             stored = best_out
         # An outcome only with an exact value found here: bounds met from two searches
         # carry no line.
-        self.table[key] = (lower, upper, stored)
+        self.bounds[key] = (lower, upper, stored)
 
-    def _maxn(self):
+    def _maxn(self) -> Score:
         """Max-n: every seat picks the line best for its side; ties keep the first card."""
         trick = self.trick
         key = None
@@ -412,13 +426,13 @@ class _Solver:
             if not self.hands[self.leader] & (self.hands[self.leader] - 1):
                 return self._last_trick()
             key = self.key()
-            out = self.table.get(key)
-            if out is not None:
-                return out
+            known = self.solved.get(key)
+            if known is not None:
+                return known
         self._count()
         seat = (self.leader + len(trick)) % self.n
         side = self.side_of[seat]
-        best = None
+        best: Score | None = None
         best_key = None
         for card in self._ordered(self.legal()):
             info = self.play(card)
@@ -427,8 +441,9 @@ class _Solver:
             value = self.preference(side, out[0])
             if best_key is None or value > best_key:
                 best_key, best = value, out
+        assert best is not None  # the seat to act always has a card to play
         if key is not None:
-            self.table[key] = best
+            self.solved[key] = best
         return best
 
 
@@ -466,9 +481,11 @@ def analyse_step(
     position = deal_at(final, step)
     try:
         analysis = analyse(position, max_nodes=max_nodes)
-        return StepAnalysis(position.to_act, analysis, time.process_time() - started)
+        return StepAnalysis(analysis.seat, analysis, time.process_time() - started)
     except TooLarge:
         pass
+    seat = position.to_act
+    assert seat is not None  # the search ran out of nodes, so a seat was playing
     starts = _trick_starts(final)
     if deal_exact_from_trick is None:
         deal_exact_from_trick = _first_exact_trick(final, starts, max_nodes)
@@ -477,7 +494,7 @@ def analyse_step(
     if deal_exact_from_trick is not None and later:
         exact_from = max(deal_exact_from_trick, later[0][1])
     return StepAnalysis(
-        position.to_act, None, time.process_time() - started, exact_from, deal_exact_from_trick
+        seat, None, time.process_time() - started, exact_from, deal_exact_from_trick
     )
 
 
@@ -492,7 +509,9 @@ def _trick_starts(final: Deal) -> list[tuple[int, int]]:
     return starts
 
 
-def _first_exact_trick(final: Deal, starts, max_nodes: int) -> int | None:
+def _first_exact_trick(
+    final: Deal, starts: Sequence[tuple[int, int]], max_nodes: int
+) -> int | None:
     """The first trick from whose opening lead on every trick solves within ``max_nodes``.
     Tried from the last trick backwards, so only one position fails (at the cost of the node
     limit) however many tricks are too large."""

@@ -12,6 +12,7 @@ import argparse
 import json
 import random
 import time
+from collections.abc import Sequence
 from typing import Any
 
 from .cli import command
@@ -21,7 +22,7 @@ from .rules import Rules
 from .solver import DEFAULT_MAX_NODES, TooLarge, analyse
 
 
-def _percentile(values: list[float], q: float) -> float:
+def _percentile(values: Sequence[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 

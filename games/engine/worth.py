@@ -23,12 +23,16 @@ import json
 import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .observation import Observation
 
 NET = "points"  # the unit of net points (a review's loss, the coach's "net")
 MATCH = "match"  # the unit of the chance of winning the match
 
 
-def deal_net(score: Sequence[int] | Mapping, side) -> float:
+def deal_net(score: Sequence[int] | Mapping[Any, int], side: Any) -> float:
     """Net points of a finished deal for ``side``: its score change minus the other side's (the
     mean of the others' with more than two sides). ``score`` is a list per side index or a
     mapping side -> points; a side missing from a mapping scored 0."""
@@ -41,7 +45,7 @@ def deal_net(score: Sequence[int] | Mapping, side) -> float:
         others = [v for i, v in enumerate(score) if i != side]
     if not others:
         return float(mine)
-    return mine - sum(others) / len(others)
+    return float(mine - sum(others) / len(others))
 
 
 @dataclass(frozen=True)
@@ -54,7 +58,7 @@ class Worth:
     net_stderr: float
 
 
-def worth(figures: Mapping) -> Worth:
+def worth(figures: Mapping[str, Any]) -> Worth:
     """An option's worth from its figures (``OptionEstimate.to_json()`` or an Advice option's
     ``figures``): the chance of winning the match where the search ranked by it, else net."""
     net = figures["expected_margin"]
@@ -64,7 +68,7 @@ def worth(figures: Mapping) -> Worth:
     return Worth(net, NET, net, stderr)
 
 
-def net_text(figures: Mapping) -> str:
+def net_text(figures: Mapping[str, Any]) -> str:
     """Expected net points as the panels write them: "+0.42", "−1.10" (the table's minus sign)."""
     return signed(figures["expected_margin"], 2)
 
@@ -77,7 +81,7 @@ def signed(value: float, places: int = 0) -> str:
     return ("+" if value > 0 else "\u2212") + text
 
 
-def position_seed(obs) -> int:
+def position_seed(obs: Observation) -> int:
     """The coach's seed for a position: a hash of everything the seat sees (its hand, the
     auction with its callers, the tricks, the match score, the rules). The same position gives
     the same seed, and so the same figures, wherever it is met."""

@@ -34,6 +34,8 @@ from games.services import (
     human_seat,
     lock_for_rematch,
     lock_match,
+    new_match,
+    seats_with,
 )
 
 # Letters and digits that cannot be mistaken for one another when read aloud or copied.
@@ -128,21 +130,16 @@ def do_create_table(
         raise GameError(str(error)) from error
     timeout = _check_timeout(turn_timeout_seconds)
     with transaction.atomic():
-        match = Match.objects.create(
-            rules=rules.to_spec(),
-            status=Match.Status.FORMING,
-            host=host,
+        match = new_match(
+            rules,
+            host,
+            seats_with(rules, human_seat(rules), host.pk, bot_level=""),
             first_dealer=secrets.choice(rules.seats),
-            totals={side: 0 for side in rules.sides},
+            status=Match.Status.FORMING,
             invite_code=_new_code(),
             allow_spectators=bool(allow_spectators),
             turn_timeout_seconds=timeout,
             public=bool(public),
-        )
-        host_seat = human_seat(rules)
-        Seat.objects.bulk_create(
-            Seat(match=match, position=p, user=host if p == host_seat else None)
-            for p in rules.seats
         )
         _announce_listing(match)
     return match
@@ -162,27 +159,9 @@ def do_create_paired_table(users: list, *, rules_spec, bot_level: str) -> Match:
     bot_level = known_bot_level(bot_level)
     if not 1 <= len(users) <= len(rules.seats):
         raise GameError("That many people do not fit at one table.")
-    positions = dict(zip(people_positions(rules, len(users)), users, strict=True))
-    match = Match.objects.create(
-        rules=rules.to_spec(),
-        status=Match.Status.PLAYING,
-        host=users[0],
-        first_dealer=secrets.choice(rules.seats),
-        totals={side: 0 for side in rules.sides},
-        invite_code=_new_code(),
-    )
-    Seat.objects.bulk_create(
-        Seat(
-            match=match,
-            position=p,
-            user=positions.get(p),
-            bot_level="" if p in positions else bot_level,
-        )
-        for p in rules.seats
-    )
-    create_deal(match, rules, number=1, dealer=match.first_dealer)
-    announce_after_commit(match)
-    return match
+    people = dict(zip(people_positions(rules, len(users)), users, strict=True))
+    seats = [(p, people[p].pk, "") if p in people else (p, None, bot_level) for p in rules.seats]
+    return begin_match(rules, users[0], seats, invite_code=_new_code())
 
 
 def do_sit(match_id: int, *, user, position: str) -> Match:

@@ -22,7 +22,9 @@ import random
 import sys
 import time
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any, TextIO
 
 from ..deal import Deal
 from ..match import MatchState
@@ -42,8 +44,8 @@ def _seed(*parts: int) -> int:
 
 @dataclass
 class BidStats:
-    made: dict = field(default_factory=lambda: defaultdict(int))
-    set_: dict = field(default_factory=lambda: defaultdict(int))
+    made: dict[int, int] = field(default_factory=lambda: defaultdict(int))  # bid -> deals
+    set_: dict[int, int] = field(default_factory=lambda: defaultdict(int))
     deals: int = 0
     contracts: int = 0
     points: int = 0
@@ -71,21 +73,23 @@ def play_deal(
     dealer: str,
     deal_seed: int,
     levels_by_side: dict[str, str],
-    totals,
+    totals: Mapping[str, int],
     bot_seed: int,
-    budgets: dict | None = None,
-    stats: dict | None = None,
+    budgets: Mapping[str, int] | None = None,
+    stats: Mapping[str, BidStats] | None = None,
 ) -> Deal:
     deal = Deal.new(rules, dealer, random.Random(deal_seed))
     budgets = budgets or {}
     while not deal.is_over:
         seat = deal.to_act
+        assert seat is not None  # a deal not over has a seat to act
         level = levels_by_side[rules.side_of(seat)]
         obs = deal.observation(seat, match_totals=totals)
         action = choose(obs, level, seed=_seed(bot_seed, deal.version), budget=budgets.get(level))
         deal.apply(action)
     if stats is not None and not deal.thrown_in:
         result = deal.result()
+        assert result.pitcher_side is not None and result.bid is not None  # not thrown in
         level = levels_by_side[result.pitcher_side]
         s = stats[level]
         if result.made:
@@ -133,10 +137,10 @@ def run_arena(
     deals: int,
     seed: int,
     matches: int = 0,
-    budgets: dict | None = None,
+    budgets: Mapping[str, int] | None = None,
     progress: bool = False,
-    out=None,
-) -> dict:
+    out: TextIO | None = None,
+) -> dict[str, Any]:
     out = out or sys.stdout
     b_label = b + "'" if a == b else b
     stats = {a: BidStats(), b: BidStats()} if a != b else {a: BidStats()}
@@ -175,7 +179,15 @@ def run_arena(
 
 
 def _duplicate_pairs(
-    rules: Rules, levels, deals: int, seed: int, rng, budgets, stats, progress: bool, started
+    rules: Rules,
+    levels: tuple[str, str],
+    deals: int,
+    seed: int,
+    rng: random.Random,
+    budgets: Mapping[str, int] | None,
+    stats: Mapping[str, BidStats],
+    progress: bool,
+    started: float,
 ) -> list[float]:
     """A's average margin over the two plays of each duplicate deal."""
     a, b = levels
@@ -204,7 +216,14 @@ def _duplicate_pairs(
 
 
 def _duplicate_matches(
-    rules: Rules, levels, matches: int, seed: int, rng, budgets, stats, progress: bool
+    rules: Rules,
+    levels: tuple[str, str],
+    matches: int,
+    seed: int,
+    rng: random.Random,
+    budgets: Mapping[str, int] | None,
+    stats: Mapping[str, BidStats],
+    progress: bool,
 ) -> tuple[list[float], int]:
     """A's result (1 won, 0 lost, 0.5 unfinished) in each duplicate match, and the deals played."""
     wins: list[float] = []
@@ -231,7 +250,15 @@ def _duplicate_matches(
 
 
 def _play_match(
-    rules: Rules, levels, swapped: bool, dealer: str, totals, seed: int, p: int, budgets, stats
+    rules: Rules,
+    levels: tuple[str, str],
+    swapped: bool,
+    dealer: str,
+    totals: Mapping[str, int],
+    seed: int,
+    p: int,
+    budgets: Mapping[str, int] | None,
+    stats: Mapping[str, BidStats],
 ) -> MatchState:
     """Match ``p`` played from ``totals`` to its end (at most MAX_MATCH_DEALS deals)."""
     by_side = _assign(rules, levels[0], levels[1], swapped)
@@ -254,7 +281,14 @@ def _play_match(
     return state
 
 
-def _print_report(rules: Rules, report: dict, b_label: str, wins, stats, out) -> None:
+def _print_report(
+    rules: Rules,
+    report: dict[str, Any],
+    b_label: str,
+    wins: list[float],
+    stats: Mapping[str, BidStats],
+    out: TextIO,
+) -> None:
     a, mean, ci, sd = report["a"], report["mean_diff"], report["ci95"], report["sd"]
     print(
         f"arena: {a} (A) vs {b_label} (B), rules {rules.to_spec()}, seed {report['seed']}", file=out

@@ -15,6 +15,7 @@ pitch where the rules allow it.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 from ..actions import PASS, pitched_card
 from ..cards import INDEX
@@ -137,7 +138,9 @@ def model_call(state: AuctionState, seat: int, hand: int, eager: float = 0.0) ->
     return bids[0]  # a dealer forced to bid bids the least
 
 
-def run_model_auction(state: AuctionState, hands, eager=None) -> AuctionState:
+def run_model_auction(
+    state: AuctionState, hands: Sequence[int], eager: Sequence[float] | None = None
+) -> AuctionState:
     """Finish the auction with every seat bidding by the model. Changes and returns ``state``."""
     while not state.over:
         seat = state.order[state.turn]
@@ -184,12 +187,15 @@ def _strength(hand: int, token: str, trump: int) -> float:
     else the hand's best suit."""
     if trump >= 0:
         return suit_strength(hand, trump)
-    if pitched_card(token) is not None:
-        return suit_strength(hand, INDEX[pitched_card(token)] // 13)
+    card = pitched_card(token)
+    if card is not None:
+        return suit_strength(hand, INDEX[card] // 13)
     return best_suit(hand)[1]
 
 
-def _pass_log_likelihood(state: AuctionState, seat: int, calls, strength: float) -> float:
+def _pass_log_likelihood(
+    state: AuctionState, seat: int, calls: tuple[int, ...], strength: float
+) -> float:
     """log P(a pass | the hand's strength): unlikely with a hand worth the lowest bid open,
     less so when the partner already holds the contract."""
     if state.pending or calls[0] != 0:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import random
 import sys
 import time
+from typing import Any, TextIO
 
 from ..deal import Deal
 from ..phases import PLAY
@@ -30,16 +31,19 @@ def percentile(values: list[float], q: float) -> float:
     return values[lo] + (values[hi] - values[lo]) * (k - lo)
 
 
-def bench_level(rules: Rules, level: str, deals: int, seed: int, budget: int | None = None) -> dict:
+def bench_level(
+    rules: Rules, level: str, deals: int, seed: int, budget: int | None = None
+) -> dict[str, dict[str, float]]:
     rng = random.Random(_seed(seed, 11))
-    times = {"card": [], "bid": []}
-    walls = {"card": [], "bid": []}
+    times: dict[str, list[float]] = {"card": [], "bid": []}
+    walls: dict[str, list[float]] = {"card": [], "bid": []}
     for d in range(deals):
         dealer = rules.seats[d % len(rules.seats)]
         deal = Deal.new(rules, dealer, random.Random(_seed(seed, 12, d)))
         totals = random_totals(rules, rng)
         while not deal.is_over:
             seat = deal.to_act
+            assert seat is not None  # a deal not over has a seat to act
             obs = deal.observation(seat, match_totals=totals)
             kind = "card" if deal.phase == PLAY else "bid"
             many = len(obs.legal_actions()) > 1
@@ -66,8 +70,13 @@ def bench_level(rules: Rules, level: str, deals: int, seed: int, budget: int | N
 
 
 def run_bench_bots(
-    rules: Rules, levels: list[str], deals: int, seed: int, budget: int | None = None, out=None
-) -> dict:
+    rules: Rules,
+    levels: list[str],
+    deals: int,
+    seed: int,
+    budget: int | None = None,
+    out: TextIO | None = None,
+) -> dict[str, Any]:
     out = out or sys.stdout
     for level in levels:
         if level not in LEVELS:

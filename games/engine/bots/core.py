@@ -20,15 +20,22 @@ value a move in a sampled world:
 
 from __future__ import annotations
 
+from collections.abc import Container, Iterator, Sequence
+
 from ..cards import CODES, game_points
-from ..fast import JACKS, SUIT_MASK, Position, legal_bits
+from ..fast import JACKS, SUIT_MASK, Kernel, Position, legal_bits
 
 FULL = (1 << 52) - 1
-RANK_BITS = lambda rank: sum(1 << (13 * s + rank) for s in range(4))  # noqa: E731
-TENS = RANK_BITS(8)
-ACES = RANK_BITS(12)
-KINGS = RANK_BITS(11)
-QUEENS = RANK_BITS(10)
+
+
+def rank_bits(rank: int) -> int:
+    return sum(1 << (13 * s + rank) for s in range(4))
+
+
+TENS = rank_bits(8)
+ACES = rank_bits(12)
+KINGS = rank_bits(11)
+QUEENS = rank_bits(10)
 POINT_CARDS = TENS | ACES | KINGS | QUEENS | JACKS
 GP = [game_points(code) for code in CODES]  # game points per card index
 SUIT_OF_BIT_LENGTH = (-1,) + tuple(i // 13 for i in range(52))
@@ -42,7 +49,7 @@ def above(card: int) -> int:
 ABOVE = tuple(above(c) for c in range(52))
 
 
-def bits(mask: int):
+def bits(mask: int) -> Iterator[int]:
     while mask:
         low = mask & -mask
         yield low.bit_length() - 1
@@ -92,7 +99,7 @@ def suits_by_strength(hand: int) -> list[int]:
 
 
 # ---------------------------------------------------------------------- simulation heuristics
-def heuristic_discard(kernel, hand: int, trump: int, room: int) -> int:
+def heuristic_discard(kernel: Kernel, hand: int, trump: int, room: int) -> int:
     """The cards a seat throws in a simulation: ``draw`` throws non-trumps below a ten (up to
     ``room``, what the stock can refill); ``six_players`` throws the two cheapest cards."""
     tm = SUIT_MASK[trump]
@@ -241,7 +248,7 @@ def _cheapest(cards: int, duck: list[int], low_bit: int) -> int:
 def _follow_card(
     trick: list[int],
     leader: int,
-    kernel,
+    kernel: Kernel,
     hands: list[int],
     seat: int,
     legal: int,
@@ -293,7 +300,8 @@ def _follow_card(
 def _richest_gift(legal: int, tm: int, low_bit: int, gift: list[float]) -> int:
     """The side's trick is safe: the most valuable card to throw onto it (Low, whichever trump
     it is, as much as the jack)."""
-    best, best_value = -1, -(1 << 30)
+    best = -1
+    best_value: float = -(1 << 30)
     m = legal
     while m:
         b = m & -m
@@ -489,15 +497,15 @@ def play_out_reference(pos: Position) -> Position:
 
 
 def start_position(
-    kernel,
+    kernel: Kernel,
     dealer: int,
-    hands,
-    stock,
+    hands: Sequence[int],
+    stock: Sequence[int],
     pitcher: int,
     bid: int,
     pitch: int = -1,
     suit: int = -1,
-    discarded_before=None,
+    discarded_before: Container[int] | None = None,
     me: int = -1,
     my_discard: int | None = None,
 ) -> Position:

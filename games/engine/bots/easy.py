@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Collection
 
 from ..actions import PASS, pitch_token, pitched_card
 from ..cards import RANKS, SUITS, game_points, rank_of, suit_of
@@ -16,7 +17,7 @@ from ..observation import Observation
 from ..phases import AUCTION, DISCARD, TRUMP
 
 
-def suit_strength(hand, suit: str) -> float:
+def suit_strength(hand: Collection[str], suit: str) -> float:
     """Expected points from naming `suit` trump with this hand: a rough count, not a search."""
     trumps = sorted((rank_of(c) for c in hand if suit_of(c) == suit), reverse=True)
     if not trumps:
@@ -34,7 +35,7 @@ def suit_strength(hand, suit: str) -> float:
     return value
 
 
-def best_suit(hand) -> tuple[str, float]:
+def best_suit(hand: Collection[str]) -> tuple[str, float]:
     return max(((s, suit_strength(hand, s)) for s in SUITS), key=lambda pair: pair[1])
 
 
@@ -95,7 +96,7 @@ def _strong_pitch(obs: Observation, legal: list[str], suit: str, strength: float
 def _discard(obs: Observation, legal: list[str]) -> str:
     if obs.rules.discard_kind == "two":
         # Keep trumps and point cards; give up the two weakest others.
-        def cost(token):
+        def cost(token: str) -> int:
             cards = token.split(":", 1)[1].split(",")
             return sum(
                 (50 if suit_of(c) == obs.trump else 0) + game_points(c) * 3 + rank_of(c)

@@ -27,7 +27,9 @@ def _legal(pos: Position) -> int:
     )
 
 
-def _ab(pos: Position, my_side: int, alpha: float, beta: float, counter: list[int], limit: int):
+def _ab(
+    pos: Position, my_side: int, alpha: float, beta: float, counter: list[int], limit: int
+) -> tuple[float, Position]:
     """(margin of my_side, final position) under alpha-beta, two sides."""
     if not pos.trick and not any(pos.hands):
         score, _ = outcome(pos)
@@ -39,7 +41,7 @@ def _ab(pos: Position, my_side: int, alpha: float, beta: float, counter: list[in
     seat = (pos.leader + len(pos.trick)) % kernel.n
     maximize = kernel.side_of[seat] == my_side
     legal = _legal(pos)
-    best_final = None
+    best_final: Position | None = None
     best = -1e9 if maximize else 1e9
     while legal:
         b = legal & -legal
@@ -59,10 +61,11 @@ def _ab(pos: Position, my_side: int, alpha: float, beta: float, counter: list[in
                 beta = best
         if alpha >= beta:
             break
+    assert best_final is not None  # the seat to act always has a card to play
     return best, best_final
 
 
-def _maxn(pos: Position, counter: list[int], limit: int):
+def _maxn(pos: Position, counter: list[int], limit: int) -> tuple[list[int], Position]:
     """(score per side, final position) where each seat maximizes its side's margin."""
     if not pos.trick and not any(pos.hands):
         score, _ = outcome(pos)
@@ -73,7 +76,7 @@ def _maxn(pos: Position, counter: list[int], limit: int):
     kernel = pos.kernel
     side = kernel.side_of[(pos.leader + len(pos.trick)) % kernel.n]
     legal = _legal(pos)
-    best = None
+    best: tuple[list[int], Position] | None = None
     best_key = None
     while legal:
         b = legal & -legal
@@ -85,10 +88,13 @@ def _maxn(pos: Position, counter: list[int], limit: int):
         key = mine - (sum(score) - mine) / (len(score) - 1)
         if best_key is None or key > best_key:
             best_key, best = key, (score, final)
+    assert best is not None  # the seat to act always has a card to play
     return best
 
 
-def solve_options(start: Position, cards: list[int], my_side: int, max_nodes: int = 4000):
+def solve_options(
+    start: Position, cards: list[int], my_side: int, max_nodes: int = 4000
+) -> dict[int, Position] | None:
     """For each of the seat's ``cards``: the final position of exact play after it, or None
     if the tree is bigger than ``max_nodes``."""
     counter = [0]

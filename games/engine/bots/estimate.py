@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -34,9 +36,9 @@ class OptionEstimate:
     p_win_match: float | None  # with match totals: the chance to win the match afterwards
     samples: int  # sampled worlds (determinizations) behind the figures
     reason: str = ""
-    detail: dict = field(default_factory=dict, compare=False)
+    detail: dict[str, Any] = field(default_factory=dict, compare=False)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "action": self.action,
             "value": self.value,
@@ -93,7 +95,13 @@ class Acc:
         self.has_win = False
 
     def add(
-        self, w: float, score, points, pitcher_side: int, my_side: int, win: float | None = None
+        self,
+        w: float,
+        score: Sequence[int],
+        points: Sequence[int],
+        pitcher_side: int,
+        my_side: int,
+        win: float | None = None,
     ) -> None:
         self.n += 1
         self.w += w
@@ -151,7 +159,13 @@ class Acc:
         n_eff = self.w * self.w / self.w2 if self.w2 else 0.0
         return math.sqrt(var / max(1.0, n_eff - 1.0))
 
-    def estimate(self, action: str, ranking: str, reason_fn=None, detail=None) -> OptionEstimate:
+    def estimate(
+        self,
+        action: str,
+        ranking: str,
+        reason_fn: Callable[[OptionEstimate], str] | None = None,
+        detail: dict[str, Any] | None = None,
+    ) -> OptionEstimate:
         w = self.w or 1.0
         p_win = self.win / w if self.has_win else None
         margin = self.mean_margin()

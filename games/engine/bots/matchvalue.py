@@ -16,7 +16,9 @@ from __future__ import annotations
 import math
 import random
 from collections import Counter
+from collections.abc import Sequence
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from ..fast import kernel_for, outcome
 from ..match import decide_winner
@@ -25,10 +27,27 @@ from ..scoring import POINT_NAMES, DealResult
 from . import auction_model
 from .core import play_out, start_position
 
+if TYPE_CHECKING:
+    from ..observation import Observation
+
 NEAR = 4  # match-aware when a side is within this of the target (or of house's -6)
 
+# A simulated deal's outcome: (score per side, (high, low, jack, game) sides, pitcher's side,
+# bid); None for a deal thrown in.
+Outcome = tuple[tuple[int, ...], tuple[int, ...], int, int]
+Totals = tuple[int, int]  # two sides' points
+# From totals: the chance that side 0 wins at once, and the chance of each next state.
+Moves = tuple[float, list[tuple[Totals, float]]]
 
-def _result(rules: Rules, score, points, pitcher_side: int, bid: int, dealer: str) -> DealResult:
+
+def _result(
+    rules: Rules,
+    score: Sequence[int],
+    points: Sequence[int],
+    pitcher_side: int,
+    bid: int,
+    dealer: str,
+) -> DealResult:
     sides = rules.sides
     pside = sides[pitcher_side]
     return DealResult(
@@ -49,17 +68,19 @@ def _result(rules: Rules, score, points, pitcher_side: int, bid: int, dealer: st
 
 
 @lru_cache(maxsize=16)
-def outcome_distribution(rules: Rules, deals: int = 1500, seed: int = 20240) -> tuple:
+def outcome_distribution(
+    rules: Rules, deals: int = 1500, seed: int = 20240
+) -> tuple[tuple[Outcome | None, float], ...]:
     """Deal outcomes of simulated play: ((score tuple, points, pitcher side, bid), probability)."""
     kernel = kernel_for(rules)
     rng = random.Random(seed)
-    counts: Counter = Counter()
+    counts: Counter[Outcome | None] = Counter()
     copies = 2 if kernel.n_sides == 2 else 1  # two sides: each outcome also mirrored
     for i in range(deals):
         dealer = i % kernel.n
-        hands, stock = kernel.deal_masks(rng.getrandbits)
-        hands = list(hands)
-        stock = [c.bit_length() - 1 for c in stock]
+        dealt, stock_masks = kernel.deal_masks(rng.getrandbits)
+        hands = list(dealt)
+        stock = [c.bit_length() - 1 for c in stock_masks]
         rng.shuffle(stock)
         st = auction_model.AuctionState(kernel, dealer)
         auction_model.run_model_auction(st, hands)
@@ -84,15 +105,16 @@ def outcome_distribution(rules: Rules, deals: int = 1500, seed: int = 20240) -> 
 
 
 @lru_cache(maxsize=16)
-def two_side_table(rules: Rules) -> tuple[dict, int, int]:
+def two_side_table(rules: Rules) -> tuple[dict[Totals, float], int, int]:
     """``V[(a, b)]``: the chance that side 0 with ``a`` points wins against side 1 with ``b``."""
     if rules.end_rule == END_HOUSE:
+        assert rules.lose_at is not None and rules.win_regardless_at is not None  # house rules
         lo, hi = rules.lose_at + 1, rules.win_regardless_at - 1
     else:
         lo, hi = -12, rules.target + 8
     states = [(a, b) for a in range(lo, hi + 1) for b in range(lo, hi + 1)]
     thrown = 0.0
-    outcomes = []
+    outcomes: list[tuple[Outcome, float]] = []
     for key, p in outcome_distribution(rules):
         if key is None:
             thrown += p
@@ -104,8 +126,13 @@ def two_side_table(rules: Rules) -> tuple[dict, int, int]:
 
 
 def _transitions(
-    rules: Rules, state: tuple[int, int], outcomes: list, results: dict, lo: int, hi: int
-):
+    rules: Rules,
+    state: Totals,
+    outcomes: list[tuple[Outcome, float]],
+    results: dict[Outcome, DealResult],
+    lo: int,
+    hi: int,
+) -> Moves:
     """From totals ``state``, over the deal outcomes (``results``: the engine's result of each,
     dealt by the first seat): the chance that side 0 wins at once, and the chance of each next
     state (totals kept within ``lo``..``hi``)."""
@@ -113,7 +140,7 @@ def _transitions(
     sides = rules.sides
     lose_at = rules.lose_at
     fixed = 0.0
-    moves: dict = {}
+    moves: dict[Totals, float] = {}
     for key, p in outcomes:
         score = key[0]
         na, nb = a + score[0], b + score[1]
@@ -134,7 +161,9 @@ def _transitions(
     return fixed, list(moves.items())
 
 
-def _value_iteration(states: list, trans: dict, thrown: float) -> dict:
+def _value_iteration(
+    states: list[Totals], trans: dict[Totals, Moves], thrown: float
+) -> dict[Totals, float]:
     """Value iteration (Gauss-Seidel), the thrown-in self-loop solved in place, states with the
     most points first (the match mostly moves towards them)."""
     order = sorted(states, key=lambda st: -(st[0] + st[1]))
@@ -174,12 +203,14 @@ class MatchValuer:
         target = rules.target
         near = any(v >= target - NEAR for v in self.totals.values())
         if rules.end_rule == END_HOUSE:
+            assert rules.lose_at is not None  # house rules
             near = near or any(v <= rules.lose_at + NEAR for v in self.totals.values())
         self.active = near
-        self._memo: dict = {}
+        # Keyed by a deal's outcome (score, points, pitcher's side, bid), None for thrown in.
+        self._memo: dict[Outcome | None, float] = {}
 
     @classmethod
-    def for_observation(cls, obs) -> MatchValuer | None:
+    def for_observation(cls, obs: Observation) -> MatchValuer | None:
         if obs.match_totals is None:
             return None
         return cls(obs.rules, dict(obs.match_totals), obs.side, obs.dealer)
@@ -202,7 +233,9 @@ class MatchValuer:
             self._memo[key] = self.continuation(self.totals)
         return self._memo[key]
 
-    def value(self, score, points, pitcher_side: int, bid: int) -> float:
+    def value(
+        self, score: Sequence[int], points: Sequence[int], pitcher_side: int, bid: int
+    ) -> float:
         key = (tuple(score), tuple(points), pitcher_side, bid)
         v = self._memo.get(key)
         if v is None:

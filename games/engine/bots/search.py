@@ -19,7 +19,9 @@ margin, or, near the end of a match, by the chance of winning the match (see mat
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import Any
 
 from ..actions import PASS, discard_token, parse_discard_token, pitch_token, pitched_card
 from ..cards import CODES, INDEX, SUIT_NAMES, SUITS
@@ -213,7 +215,7 @@ class Search:
             accs[c].estimate(CODES[c], self.ranking, self._card_reason(CODES[c])) for c in cards
         ]
 
-    def _card_reason(self, card: str):
+    def _card_reason(self, card: str) -> Callable[[OptionEstimate], str]:
         obs = self.obs
         trump = obs.trump
 
@@ -244,7 +246,7 @@ class Search:
             accs[s].estimate(
                 SUITS[s],
                 self.ranking,
-                lambda e, s=s: _summary(e, [f"names {SUIT_NAMES[SUITS[s]]} trump"]),
+                _saying([f"names {SUIT_NAMES[SUITS[s]]} trump"]),
             )
             for s in suits
         ]
@@ -298,10 +300,7 @@ class Search:
                 )
                 self.finish(pos)
                 self._record(accs[t], world.weight, pos)
-        return [
-            accs[t].estimate(t, self.ranking, lambda e, t=t: _summary(e, [_discard_words(t)]))
-            for t in options
-        ]
+        return [accs[t].estimate(t, self.ranking, _saying([_discard_words(t)])) for t in options]
 
     # ------------------------------------------------------------------ the auction
     def _auction(self, legal: list[str]) -> list[OptionEstimate]:
@@ -345,14 +344,21 @@ class Search:
         tops = {pitch_token(CODES[(hand & SUIT_MASK[s]).bit_length() - 1]) for s in my_suits}
         return [t for t in options if pitched_card(t) is None or t in tops or t in self.include]
 
-    def _auction_world(self, state0, options, codes, my_suits, accs) -> int:
+    def _auction_world(
+        self,
+        state0: auction_model.AuctionState,
+        options: list[str],
+        codes: dict[str, int],
+        my_suits: list[int],
+        accs: dict[tuple[str, int], Acc],
+    ) -> int:
         """Every option valued in one sampled world: the call made, the rest of the auction by
         the model, the deal played out. Returns the playouts it took (calls that end the auction
         the same way share one)."""
         info = self.info
         world = self._sample()
         w = world.weight
-        cache: dict[tuple, Position] = {}
+        cache: dict[tuple[int, int, int], Position] = {}
         for t in options:
             st = state0.copy()
             st.apply(info.me, codes[t])
@@ -374,7 +380,13 @@ class Search:
         return len(cache)
 
     def _played_out(
-        self, cache: dict, world: World, pitcher: int, bid: int, pitch: int, suit: int
+        self,
+        cache: dict[tuple[int, int, int], Position],
+        world: World,
+        pitcher: int,
+        bid: int,
+        pitch: int,
+        suit: int,
     ) -> Position:
         """The world played out once the auction ended this way (from the cache if it was)."""
         key = (pitcher, suit, pitch)
@@ -395,7 +407,13 @@ class Search:
             cache[key] = pos
         return pos
 
-    def _auction_estimates(self, options, codes, my_suits, accs) -> list[OptionEstimate]:
+    def _auction_estimates(
+        self,
+        options: list[str],
+        codes: dict[str, int],
+        my_suits: list[int],
+        accs: dict[tuple[str, int], Acc],
+    ) -> list[OptionEstimate]:
         """Each call's estimate with the trump suit it does best with, the chances of making
         the bids made to agree."""
         ranking = self.ranking
@@ -413,14 +431,16 @@ class Search:
                 best_acc.estimate(
                     t,
                     ranking,
-                    lambda e, words=words: _summary(e, list(words)),
+                    _saying(words),
                     detail={"suit": SUITS[best_s]},
                 )
             )
         return results
 
     @staticmethod
-    def _best_plan(t: str, my_suits: list[int], accs: dict, ranking: str) -> tuple[Acc, int]:
+    def _best_plan(
+        t: str, my_suits: list[int], accs: dict[tuple[str, int], Acc], ranking: str
+    ) -> tuple[Acc, int]:
         """The accumulator and suit of call ``t``'s best trump plan (a pitch's own suit)."""
         suits = my_suits
         pitched = pitched_card(t)
@@ -450,7 +470,7 @@ def monotone_make_chances(bids: list[tuple[int, Acc, int]]) -> None:
             by_suit.setdefault(suit, []).append((code, acc))
     for group in by_suit.values():
         group.sort(key=lambda item: item[0])
-        blocks: list[list] = []  # [made, mine, accumulators]
+        blocks: list[list[Any]] = []  # [made, mine, accumulators]
         for _, acc in group:
             blocks.append([acc.made, acc.mine, [acc]])
             while len(blocks) > 1 and blocks[-2][0] / blocks[-2][1] < blocks[-1][0] / blocks[-1][1]:
@@ -468,6 +488,11 @@ def _discard_words(token: str) -> str:
     if not cards:
         return "keeps every card"
     return "throws " + " ".join(cards)
+
+
+def _saying(parts: list[str]) -> Callable[[OptionEstimate], str]:
+    """An option's reason: ``parts``, then what its figures say (``_summary``)."""
+    return lambda est: _summary(est, parts)
 
 
 def _summary(est: OptionEstimate, parts: list[str]) -> str:
@@ -494,5 +519,5 @@ def _summary(est: OptionEstimate, parts: list[str]) -> str:
     return text + ("; " + "; ".join(bits_) if bits_ else "")
 
 
-def _unused():  # keep linters quiet about helpers kept for later use
+def _unused() -> tuple[int, int]:  # keep linters quiet about helpers kept for later use
     return TENS, PITCH

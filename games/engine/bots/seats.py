@@ -16,7 +16,7 @@ they were. Pure Python, no Django.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 
 from ..fast import SUIT_MASK, Position, legal_bits
 from .core import GP, best_suit, policy_card, step
@@ -45,7 +45,7 @@ def model_of_seat(kind: str, level: str = "") -> str:
     return PERSON_MODEL
 
 
-def easy_indices(seat_models: Mapping[str, str] | None, seats) -> frozenset[int]:
+def easy_indices(seat_models: Mapping[str, str] | None, seats: Iterable[str]) -> frozenset[int]:
     """The seat indices (in ``seats``' order) to play by the easy rules."""
     if not seat_models:
         return frozenset()
@@ -61,7 +61,7 @@ def _power(card: int, led: int, trump: int) -> int:
     return -1
 
 
-def _bits(mask: int):
+def _bits(mask: int) -> Iterator[int]:
     while mask:
         low = mask & -mask
         yield low.bit_length() - 1

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..actions import pitched_card
@@ -216,10 +217,12 @@ class Info:
             rng.shuffle(rest_stock)
         return World(hands, rest_stock, _mask(rest_stock + rest_disc))
 
-    def _suit_places(self, room: list[int], stock_room: int, disc_room: int) -> list[tuple]:
+    def _suit_places(
+        self, room: list[int], stock_room: int, disc_room: int
+    ) -> list[tuple[int, int, list[int], bool]]:
         """Per suit ``(places, suit, seats, discards may hold it)``, fewest places first: the
         seats with room that have not shown out of the suit, the stock, the others' discards."""
-        places = []
+        places: list[tuple[int, int, list[int], bool]] = []
         for s in range(4):
             sm = SUIT_MASK[s]
             seats = [i for i in range(self.n) if room[i] and not self.forbid[i] & sm]
@@ -238,7 +241,7 @@ class Info:
         cap[STOCK] = self.stock_size
         cap[DISCARDS] = self.others_discarded
 
-        def ok(b, c):
+        def ok(b: int, c: int) -> bool:
             bit = 1 << c
             if b == STOCK:
                 return True
@@ -251,7 +254,7 @@ class Info:
         assign: dict[int, int] = {}
         owned: dict[int, list[int]] = {b: [] for b in buckets}
 
-        def augment(c, seen):
+        def augment(c: int, seen: set[int]) -> bool:
             for b in buckets:
                 if b in seen or not ok(b, c):
                     continue
@@ -268,7 +271,7 @@ class Info:
                         return True
             return False
 
-        def augment_from(card, b_from, seen):
+        def augment_from(card: int, b_from: int, seen: set[int]) -> bool:
             for b in buckets:
                 if b == b_from or b in seen or not ok(b, card):
                     continue
@@ -368,7 +371,7 @@ def _mask(cards: list[int]) -> int:
     return out
 
 
-def _partial_shuffle(cards: list[int], k: int, getrandbits) -> None:
+def _partial_shuffle(cards: list[int], k: int, getrandbits: Callable[[int], int]) -> None:
     """Put a uniformly random choice of ``k`` of ``cards``, in random order, at the front
     (Fisher-Yates, five draws per 60 random bits as the kernel deals)."""
     m = len(cards)

@@ -11,6 +11,7 @@ reason (``wording``).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from ..bots import evaluate
 from ..observation import Observation
@@ -30,9 +31,9 @@ class Option:
     action: str
     label: str
     reason: str
-    figures: dict
+    figures: dict[str, Any]
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "action": self.action,
             "label": self.label,
@@ -41,7 +42,7 @@ class Option:
         }
 
     @classmethod
-    def from_json(cls, data: dict) -> Option:
+    def from_json(cls, data: dict[str, Any]) -> Option:
         return cls(data["action"], data["label"], data["reason"], data["figures"])
 
 

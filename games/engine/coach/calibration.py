@@ -25,13 +25,14 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from .. import AUCTION, Deal, Rules, bots
 from ..bots import seats as seat_models_
 from . import outsider
-from .advice import advise
+from .advice import Option, advise
 
 # Who the coach's side plays against: "self" (every seat is the coach: self-play), an outside
 # greedy rule-based player ("greedy", coach/outsider.py), or the site's bots by level.
@@ -51,7 +52,7 @@ class Bin:
     stated: float = 0.0  # sum of the stated chances
     happened: int = 0
 
-    def row(self, low: float) -> dict:
+    def row(self, low: float) -> dict[str, Any]:
         return {
             "tenth": f"{low:.1f}-{low + 1 / BINS:.1f}",
             "n": self.count,
@@ -62,14 +63,16 @@ class Bin:
 
 @dataclass
 class Calibration:
-    bins: dict = field(
+    bins: dict[str, list[Bin]] = field(
         default_factory=lambda: {kind: [Bin() for _ in range(BINS)] for kind in KINDS}
     )
     decisions: int = 0
     bid_decisions: int = 0
-    contradictions: list = field(default_factory=list)
+    contradictions: list[dict[str, Any]] = field(default_factory=list)
     deals: int = 0
-    records: list = field(default_factory=list)  # (deal, kind, stated, happened)
+    records: list[tuple[int, str, float, bool]] = field(
+        default_factory=list
+    )  # (deal, kind, stated, happened)
     raw: bool = False  # the search's own chances, not the coach's (set by from_saved)
 
     def add(self, kind: str, stated: float, happened: bool) -> None:
@@ -77,7 +80,7 @@ class Calibration:
         _put(self.bins[kind], stated, happened)
 
     @classmethod
-    def from_saved(cls, saved: Iterable[dict]) -> Calibration:
+    def from_saved(cls, saved: Iterable[dict[str, Any]]) -> Calibration:
         """The measure of deals saved by ``run(save=...)``, maybe by several runs. A deal saved
         twice (the same seed and number) is refused, not counted twice; so are raw and coach
         chances mixed, and anything that is not a saved deal."""
@@ -117,7 +120,7 @@ class Calibration:
     ) -> tuple[float, float] | None:
         """A 90% interval of the ECE over resampled deals (each deal drawn whole, since the
         chances of one deal's decisions rise and fall together)."""
-        by_deal: dict[int, list] = {}
+        by_deal: dict[int, list[tuple[float, bool]]] = {}
         for deal, k, stated, happened in self.records:
             if k == kind:
                 by_deal.setdefault(deal, []).append((stated, happened))
@@ -131,7 +134,9 @@ class Calibration:
             for _ in groups:
                 for stated, happened in rng.choice(groups):
                     _put(bins, stated, happened)
-            values.append(_ece(bins))
+            value = _ece(bins)
+            assert value is not None  # every deal drawn holds decisions of this kind
+            values.append(value)
         values.sort()
         return values[int(0.05 * draws)], values[min(draws - 1, math.ceil(0.95 * draws))]
 
@@ -147,7 +152,9 @@ class Calibration:
             bins = [Bin() for _ in range(BINS)]
             for s in stated:
                 _put(bins, s, rng.random() < s)
-            total += _ece(bins)
+            value = _ece(bins)
+            assert value is not None  # every stated chance is put in a tenth
+            total += value
         return total / draws
 
     def fit_knots(self, kind: str) -> tuple[tuple[float, float], ...]:
@@ -158,7 +165,7 @@ class Calibration:
         for _, k, stated, happened in self.records:
             if k == kind and 0.0 < stated < 1.0:
                 _put(bins, stated, happened)
-        blocks = []  # [count, sum of stated, sum of shrunk frequency * count]
+        blocks: list[list[float]] = []  # [count, sum of stated, sum of shrunk frequency * count]
         for b in bins:
             if not b.count:
                 continue
@@ -172,7 +179,7 @@ class Calibration:
                 blocks[-1][2] += happened_sum
         return tuple((round(s / n, 3), round(h / n, 3)) for n, s, h in blocks)
 
-    def report(self) -> dict:
+    def report(self) -> dict[str, Any]:
         return {
             "deals": self.deals,
             "decisions": self.decisions,
@@ -181,7 +188,7 @@ class Calibration:
             "kinds": {
                 kind: {
                     "n": sum(b.count for b in self.bins[kind]),
-                    "ece": None if self.ece(kind) is None else round(self.ece(kind), 4),
+                    "ece": _rounded(self.ece(kind)),
                     "ece_90": _rounded(self.ece_interval(kind)),
                     "noise_floor": _rounded(self.noise_floor(kind)),
                     "tenths": [b.row(i / BINS) for i, b in enumerate(self.bins[kind])],
@@ -205,7 +212,9 @@ def _ece(bins: list[Bin]) -> float | None:
     return sum(abs(b.stated - b.happened) for b in bins if b.count) / total
 
 
-def _rounded(value):
+def _rounded(
+    value: float | tuple[float, ...] | None,
+) -> float | tuple[float, ...] | None:
     if value is None:
         return None
     if isinstance(value, tuple):
@@ -213,7 +222,7 @@ def _rounded(value):
     return round(value, 4)
 
 
-def contradictions(options) -> list[tuple[str, str]]:
+def contradictions(options: Sequence[Option]) -> list[tuple[str, str]]:
     """Pairs (lower bid, higher bid) planning the same trump where the higher bid is said to be
     more likely made."""
     bids = []
@@ -236,7 +245,7 @@ def run(
     budget: int | None = None,
     progress: Callable[[int], None] | None = None,
     raw: bool = False,
-    save: Callable[[dict], None] | None = None,
+    save: Callable[[dict[str, Any]], None] | None = None,
     opponents: str = "self",
     seated: bool = False,
 ) -> Calibration:
@@ -315,6 +324,7 @@ def _play_advised(
     stated = []
     while not deal.is_over:
         seat = deal.to_act
+        assert seat is not None  # a deal not over has a seat to act
         obs = deal.observation(seat)
         legal = obs.legal_actions()
         if len(legal) == 1:
@@ -343,7 +353,9 @@ def _play_advised(
     return stated
 
 
-def _count_what_happened(cal: Calibration, deal: Deal, stated) -> None:
+def _count_what_happened(
+    cal: Calibration, deal: Deal, stated: list[tuple[str, str, float, str]]
+) -> None:
     """Each stated chance beside what happened in the finished deal."""
     result = deal.result()
     for seat, kind, chance, action in stated:

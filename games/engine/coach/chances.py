@@ -19,7 +19,9 @@ Pure Python (no Django).
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections.abc import Mapping
 from dataclasses import replace
+from typing import Any
 
 from ..bots import OptionEstimate
 
@@ -82,7 +84,11 @@ KNOTS: dict[str, tuple[tuple[float, float], ...]] = {
 }
 
 
-def honest(kind: str, chance: float, knots: dict | None = None) -> float:
+# Per kind of chance, the (stated, happened) points its stated chances are mapped through.
+Knots = Mapping[str, tuple[tuple[float, float], ...]]
+
+
+def honest(kind: str, chance: float, knots: Knots | None = None) -> float:
     """The chance of ``kind`` the search stated, mapped through that kind's knots."""
     points = ((0.0, 0.0), *(knots or KNOTS)[kind], (1.0, 1.0))
     if chance <= 0.0 or chance >= 1.0:
@@ -92,10 +98,10 @@ def honest(kind: str, chance: float, knots: dict | None = None) -> float:
     return y0 + (y1 - y0) * (chance - x0) / (x1 - x0) if x1 > x0 else y1
 
 
-def honest_estimate(est: OptionEstimate, knots: dict | None = None) -> OptionEstimate:
+def honest_estimate(est: OptionEstimate, knots: Knots | None = None) -> OptionEstimate:
     """The estimate with its chances of making the bid and of each point mapped (``p_set``,
     the chance of setting another side's bid, is not measured yet, so it is left as searched)."""
-    changes = {}
+    changes: dict[str, Any] = {}  # OptionEstimate's fields by name
     for kind, name in FIELDS.items():
         value = getattr(est, name)
         if value is not None:

@@ -10,7 +10,9 @@ uncertainty (their standard errors combined), so the search's noise never marks 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from ..worth import MATCH, NET, worth
 
@@ -44,13 +46,13 @@ class Judgement:
         return max(0.0, 1.0 - self.loss / blunder)
 
 
-def _match_stderr(figures: dict) -> float:
+def _match_stderr(figures: Mapping[str, Any]) -> float:
     # The search gives no spread for the chance of winning; treat it as a proportion over its worlds.
     p = figures["p_win_match"]
     return math.sqrt(max(p * (1 - p), 0.0) / max(1, figures["samples"]))
 
 
-def judge(best: dict, taken: dict) -> Judgement:
+def judge(best: Mapping[str, Any], taken: Mapping[str, Any]) -> Judgement:
     """``best`` and ``taken`` are option figures (``OptionEstimate.to_json()``), judged by their
     worth (``games.engine.worth``): net points, or the chance of winning the match where the
     coach ranked by it."""

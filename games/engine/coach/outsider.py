@@ -14,6 +14,8 @@ Pure Python on Observations (no Django, no bitmasks).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Collection
+
 from ..actions import PASS, pitch_token
 from ..cards import SUITS, rank_of, suit_of
 from ..observation import Observation
@@ -22,7 +24,7 @@ from ..phases import AUCTION, DISCARD, TRUMP
 HIGH_RANKS = ("A", "K", "Q", "J")
 
 
-def _count(hand, suit: str) -> int:
+def _count(hand: Collection[str], suit: str) -> int:
     cards = [c for c in hand if suit_of(c) == suit]
     count = sum(1 for c in cards if c[0] in HIGH_RANKS)
     if any(c[0] in "23" for c in cards):
@@ -30,7 +32,7 @@ def _count(hand, suit: str) -> int:
     return count
 
 
-def _suit(hand) -> str:
+def _suit(hand: Collection[str]) -> str:
     return max(SUITS, key=lambda s: (_count(hand, s), sum(1 for c in hand if suit_of(c) == s), s))
 
 
@@ -64,8 +66,8 @@ def _call(obs: Observation, legal: list[str]) -> str:
     return str(bids[0]) if bids else legal[0]
 
 
-def _discard_cost(obs: Observation):
-    def cost(token: str) -> tuple:
+def _discard_cost(obs: Observation) -> Callable[[str], tuple[int, int]]:
+    def cost(token: str) -> tuple[int, int]:
         cards = [c for c in token.split(":", 1)[1].split(",") if c]
         return (sum(100 if suit_of(c) == obs.trump else rank_of(c) for c in cards), -len(cards))
 

@@ -9,6 +9,8 @@ build their panels from these, so both show the same figures for the same advice
 
 from __future__ import annotations
 
+from typing import Any, overload
+
 from .. import AUCTION
 from ..actions import PITCH, Action
 from ..cards import suit_of
@@ -19,11 +21,15 @@ from .advice import Option
 POINT_LABELS = tuple(name.title() for name in POINT_NAMES)  # "High", "Low", "Jack", "Game"
 
 
+@overload
+def percent(p: float) -> int: ...
+@overload
+def percent(p: None) -> None: ...
 def percent(p: float | None) -> int | None:
     return None if p is None else round(100 * p)
 
 
-def contract_chance(obs: Observation, figures: dict) -> tuple[str, int] | None:
+def contract_chance(obs: Observation, figures: dict[str, Any]) -> tuple[str, int] | None:
     """("Make", percent) for a bid the seat's side holds or is likely to hold after this call,
     ("Set", percent) for another side's, or None when the search gave no such chance."""
     mine_has_contract = obs.pitcher is not None and obs.rules.side_of(obs.pitcher) == obs.side
@@ -40,12 +46,12 @@ def contract_chance(obs: Observation, figures: dict) -> tuple[str, int] | None:
     return None
 
 
-def point_chances(figures: dict) -> list[tuple[str, int | None]]:
+def point_chances(figures: dict[str, Any]) -> list[tuple[str, int | None]]:
     """(point name, percent) for High, Low, Jack and Game."""
     return [(name, percent(figures[f"p_{name.lower()}"])) for name in POINT_LABELS]
 
 
-def match_chance(figures: dict) -> int | None:
+def match_chance(figures: dict[str, Any]) -> int | None:
     """The chance of winning the match, in percent, when the coach ranks by it (near the end)."""
     return percent(figures["p_win_match"]) if figures["ranking"] == "match" else None
 

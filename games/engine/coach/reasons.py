@@ -15,6 +15,10 @@ from ..observation import Observation
 from ..play import trick_winner
 from ..wording import SUIT_NAMES, SUIT_SYMBOLS, card_words, short_card
 
+# One point's change between two options: (the gain in chance, its name, the chance with this
+# option, with the other).
+PointDelta = tuple[float, str, float, float]
+
 POINTS = (("High", "p_high"), ("Low", "p_low"), ("Jack", "p_jack"), ("Game", "p_game"))
 # A change of chance smaller than this is not worth a word.
 NOTABLE = 0.1
@@ -152,7 +156,7 @@ def _chance_words(name: str, p: float) -> str:
     return f"the best chance of {name} ({p:.0%})"
 
 
-def _point_deltas(est: OptionEstimate, ref: OptionEstimate):
+def _point_deltas(est: OptionEstimate, ref: OptionEstimate) -> list[PointDelta]:
     return [
         (getattr(est, field) - getattr(ref, field), name, getattr(est, field), getattr(ref, field))
         for name, field in POINTS
@@ -217,7 +221,7 @@ def _gain_over(est: OptionEstimate, ref: OptionEstimate) -> str:
     return _likely_points(est) or "no other choice does better"
 
 
-def _gain_words(first: tuple, gains: list[tuple]) -> str:
+def _gain_words(first: PointDelta, gains: list[PointDelta]) -> str:
     """The point gained first, and the next largest gain in chance if there is one."""
     words = _chance_words(first[1], first[2])
     for _, name, p, _ in [d for d in gains if d != first][:1]:
@@ -274,7 +278,8 @@ def _their_points(est: OptionEstimate) -> float:
 
 def _uncertainty(a: OptionEstimate, b: OptionEstimate) -> float:
     """How far apart two estimates may be by chance alone: their standard errors combined."""
-    return (a.margin_stderr**2 + b.margin_stderr**2) ** 0.5
+    combined: float = (a.margin_stderr**2 + b.margin_stderr**2) ** 0.5
+    return combined
 
 
 def _danger(obs: Observation) -> tuple[str, int] | None:
@@ -294,7 +299,9 @@ def _danger(obs: Observation) -> tuple[str, int] | None:
     return ("them" if not obs.rules.cutthroat else side), points
 
 
-def _call_words(obs: Observation, est: OptionEstimate, ref: OptionEstimate | None, is_best: bool):
+def _call_words(
+    obs: Observation, est: OptionEstimate, ref: OptionEstimate | None, is_best: bool
+) -> tuple[str, str]:
     """A call's words and what it leads to: who likely takes the contract, and whether the bid
     is made or set (or the hand thrown in), with the danger of a side close to winning."""
     danger = _danger(obs)
