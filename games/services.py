@@ -448,27 +448,23 @@ def _finish_deal(match: Match, deal_row: Deal, state: engine.Deal) -> None:
     deal_row.result = result.to_json()
     deal_row.finished_at = timezone.now()
     deal_row.save(update_fields=["result", "finished_at"])
-    if match.is_practice or match.single_deal:
-        # One deal, then over: no winner, and nothing for statistics or ratings.
-        if match.single_deal:
-            hooks.after_single_deal(deal_row, deal_row.result)
+    if match.one_deal:
+        # Over after its deal, with no winner.
         match.totals = {
             side: match.totals.get(side, 0) + delta for side, delta in result.score.items()
         }
+        over, winner = True, ""
+    else:
+        standing = selectors.standing_after(match, deal_row, result)
+        match.totals = dict(standing.totals)
+        over, winner = standing.over, standing.winner or ""
+    # What a deal's end counts for (statistics, a daily result) each feature decides.
+    hooks.after_deal(deal_row, deal_row.result)
+    if over:
         match.status = Match.Status.FINISHED
+        match.winner = winner
         match.finished_at = timezone.now()
-        return
-    hooks.after_deal(deal_row, deal_row.result)  # the statistics (games/stats/apps.py)
-    standing = selectors.standing_after(match, deal_row, result)
-    match.totals = dict(standing.totals)
-    if standing.over:
-        match.status = Match.Status.FINISHED
-        match.winner = standing.winner or ""
-        match.finished_at = timezone.now()
-        if not match.played_offline:
-            # Ratings only for cards the site dealt: an offline deal's were shuffled in the
-            # person's browser, and nothing proves the browser did not choose them.
-            hooks.after_match(match)
+        hooks.after_match(match)
 
 
 def do_next_deal(match_id: int, *, version: int) -> Outcome:

@@ -187,8 +187,10 @@ def _enqueue_par(deal_id: int) -> None:
 
 
 def record_result(deal_row: Deal, result: dict) -> None:
-    """The end of a single deal (`hooks.after_single_deal`, in the move's transaction): if it is
-    a daily play, its result is kept on the play's row for the comparisons."""
+    """The end of a deal (`hooks.after_deal`, in the move's transaction): if it is a daily play,
+    its result is kept on the play's row for the comparisons."""
+    if not deal_row.match.single_deal:
+        return
     play = DailyPlay.objects.filter(match_id=deal_row.match_id).first()
     if play is None:
         return

@@ -32,6 +32,21 @@ def _opponents(seats: list[Seat], side_of, my_side: str) -> tuple[str, str]:
     return kind, ",".join(levels)
 
 
+def on_deal_end(deal_row: Deal, result: dict) -> None:
+    """`hooks.after_deal`: a deal counts unless its match is of one deal (a practice, a daily
+    deal: `Match.one_deal`)."""
+    if not deal_row.match.one_deal:
+        do_record_deal(deal_row, result)
+
+
+def on_match_end(match: Match) -> None:
+    """`hooks.after_match`: a match is rated if it counts, and only if the site dealt its cards:
+    an offline match's were shuffled in the person's browser, and nothing proves the browser did
+    not choose them."""
+    if not match.one_deal and not match.played_offline:
+        do_record_match(match)
+
+
 def do_record_deal(deal_row: Deal, result: dict) -> list[DealSummary]:
     """One summary row per seat of a deal that has just ended, read from its result JSON."""
     match = deal_row.match
