@@ -137,6 +137,11 @@ seat_refusal = Hook("seat_refusal")
 # (person, viewer, request) and returning HTML, shown whatever the person's privacy: "Add friend".
 player_actions = Hook("player_actions")
 
+# Expensive work waiting or running (games/budget.py), each function called with (owner_id: a
+# person's id, or None for everyone's) and returning the `budget.Work` items of one kind: the
+# coach's reviews, face-up steps, offline checks, data downloads.
+work_in_flight = Hook("work_in_flight")
+
 # Extra sections of the lobby, each function called with (user) and returning HTML: the open
 # tables of the person's clubs (games/social).
 lobby_panels = Hook("lobby_panels")
