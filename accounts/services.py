@@ -59,7 +59,7 @@ class AccountError(Exception):
 # --- Preferences -------------------------------------------------------------------------------
 
 
-def do_set_history_public(user, public: bool) -> None:
+def do_set_history_public(user, *, public: bool) -> None:
     """Whether the player page shows this player's ratings, record and recent matches."""
     user.history_public = public
     user.save(update_fields=["history_public"])
@@ -83,7 +83,7 @@ def clean_email(address: str) -> str:
     return f"{local}@{domain.lower()}"
 
 
-def do_request_email(user, address: str, site_url: str) -> str:
+def do_request_email(user, *, address: str, site_url: str) -> str:
     """Ask to use `address`: it waits in `email_pending` until the link mailed to it is
     followed. The confirmed address, if any, stays in use meanwhile. Returns the address."""
     address = clean_email(address)
@@ -139,7 +139,7 @@ def read_email_token(token: str) -> tuple[User, str]:
     return user, address
 
 
-def do_confirm_email(token: str, signed_in=None) -> User:
+def do_confirm_email(token: str, *, signed_in=None) -> User:
     """Make the address a link names the account's address. Works once: it must still be the
     address waiting. A person signed in to another account is refused (the link is not theirs).
     """
@@ -174,7 +174,7 @@ def _session_store(session_key: str | None = None):
     return import_module(settings.SESSION_ENGINE).SessionStore(session_key=session_key)
 
 
-def do_note_login(user, session_key: str, user_agent: str, address: str | None) -> None:
+def do_note_login(user, *, session_key: str, user_agent: str, address: str | None) -> None:
     """A browser signed in: listed on the account page until it logs out or expires."""
     LoginSession.objects.update_or_create(
         session_key=session_key,
@@ -187,7 +187,7 @@ def do_note_logout(session_key: str | None) -> None:
         LoginSession.objects.filter(session_key=session_key).delete()
 
 
-def do_note_new_session_key(old_key: str | None, new_key: str | None) -> None:
+def do_note_new_session_key(old_key: str | None, *, new_key: str | None) -> None:
     """Django gave the signed-in browser a new session key (after a password change)."""
     if old_key and new_key and old_key != new_key:
         LoginSession.objects.filter(session_key=old_key).update(session_key=new_key)
@@ -200,7 +200,7 @@ def _end_sessions(user, keep: str | None = None) -> None:
         row.delete()
 
 
-def do_after_password_change(user, current_session_key: str | None = None) -> None:
+def do_after_password_change(user, *, current_session_key: str | None = None) -> None:
     """A new password (changed, or reset by a link): every other session of the user is over.
 
     Django already refuses them (each holds a hash of the old password); this also deletes
@@ -236,7 +236,7 @@ def former_username(user) -> str:
     return f"former player {user.pk}"
 
 
-def do_delete_account(user, password: str) -> None:
+def do_delete_account(user, *, password: str) -> None:
     """Delete the person's account, if `password` is theirs; AccountError changes nothing.
 
     Removed at once: the login (no name, no password, inactive), the e-mail addresses, every
@@ -276,7 +276,7 @@ def do_delete_account(user, password: str) -> None:
         downloads.do_forget_downloads(user)
         ExerciseAttempt.objects.filter(user=user).delete()
         Rating.objects.filter(user=user).delete()
-        social.do_leave_everything(user, name)
+        social.do_leave_everything(user, name=name)
         _forget_login_records(user, name)
         _end_sessions(user)
         _take_name_out_of_others_text(name)
@@ -299,7 +299,7 @@ def _leave_forming_tables(user) -> None:
     for seat in Seat.objects.filter(user=user, match__status=Match.Status.FORMING):
         # A table that ended in between has nothing to leave.
         with contextlib.suppress(GameError):
-            tables.do_leave(seat.match_id, user, hand_over=True)
+            tables.do_leave(seat.match_id, user=user, hand_over=True)
 
 
 def _forget_login_records(user, name: str) -> None:

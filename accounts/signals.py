@@ -17,9 +17,9 @@ def list_the_new_session(sender, request, user, **kwargs):
             request.session.save()  # a session gets its key when first saved
         services.do_note_login(
             user,
-            request.session.session_key,
-            request.META.get("HTTP_USER_AGENT", ""),
-            client_address(request) if request.META.get("REMOTE_ADDR") else None,
+            session_key=request.session.session_key,
+            user_agent=request.META.get("HTTP_USER_AGENT", ""),
+            address=client_address(request) if request.META.get("REMOTE_ADDR") else None,
         )
 
 

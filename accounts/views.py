@@ -26,7 +26,7 @@ def _take_invited_seat(request: HttpRequest, next_url: str) -> None:
     except Resolver404:
         return
     if found.url_name == "invite":
-        tables.do_sit_by_invite(found.kwargs.get("code", ""), request.user)
+        tables.do_sit_by_invite(found.kwargs.get("code", ""), user=request.user)
 
 
 def _site_url(request: HttpRequest) -> str:
@@ -44,7 +44,9 @@ def sign_up(request: HttpRequest) -> HttpResponse:
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.success(request, f"Welcome, {user.username}! Your account is ready.")
         if form.cleaned_data["email"]:
-            services.do_request_email(user, form.cleaned_data["email"], _site_url(request))
+            services.do_request_email(
+                user, address=form.cleaned_data["email"], site_url=_site_url(request)
+            )
             messages.info(
                 request,
                 f"We sent a link to {form.cleaned_data['email']}: follow it to confirm the address.",
@@ -100,7 +102,7 @@ def toggle_coach(request: HttpRequest) -> HttpResponse:
     """Switch the coach on or off; remembered on the user, so every table and device agrees."""
     at_table = _table_id(request.POST.get("match"))
     coach_services.do_set_coach(
-        request.user, request.POST.get("enabled") == "on", at_table=at_table
+        request.user, enabled=request.POST.get("enabled") == "on", at_table=at_table
     )
     if request.htmx:
         # The table's own panel comes over its socket (coach_services.do_set_coach).
@@ -116,8 +118,10 @@ class PasswordChangeView(auth_views.PasswordChangeView):
     def form_valid(self, form):
         old_key = self.request.session.session_key
         response = super().form_valid(form)  # saves, then gives this browser a new session key
-        services.do_note_new_session_key(old_key, self.request.session.session_key)
-        services.do_after_password_change(self.request.user, self.request.session.session_key)
+        services.do_note_new_session_key(old_key, new_key=self.request.session.session_key)
+        services.do_after_password_change(
+            self.request.user, current_session_key=self.request.session.session_key
+        )
         return response
 
 
@@ -178,7 +182,7 @@ def change_email(request: HttpRequest) -> HttpResponse:
     if form.is_valid():
         try:
             address = services.do_request_email(
-                request.user, form.cleaned_data["email"], _site_url(request)
+                request.user, address=form.cleaned_data["email"], site_url=_site_url(request)
             )
         except AccountError as error:
             form.add_error("email", str(error))
@@ -274,7 +278,7 @@ def delete_account(request: HttpRequest) -> HttpResponse:
     form = DeleteAccountForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
-            services.do_delete_account(request.user, form.cleaned_data["password"])
+            services.do_delete_account(request.user, password=form.cleaned_data["password"])
         except AccountError as error:
             form.add_error("password", str(error))
         else:
@@ -293,7 +297,7 @@ def delete_account(request: HttpRequest) -> HttpResponse:
 @require_POST
 def history_privacy(request: HttpRequest) -> HttpResponse:
     """Whether the player page shows this player's ratings, record and recent matches."""
-    services.do_set_history_public(request.user, request.POST.get("public") == "1")
+    services.do_set_history_public(request.user, public=request.POST.get("public") == "1")
     messages.success(
         request,
         "Your history is now public."

@@ -12,19 +12,20 @@ Beyond either, the request is answered "busy, try later" (`OverBudget`, 429, whe
 has their share in flight; `LaneFull`, 503, when the lane is full) and nothing is queued.
 
 What is in flight is read from the rows of the work itself (an upload still being checked, a
-download still being built...): each feature registers a source in its `AppConfig.ready()`, so a
-finished, failed or lost item stops counting with its row, and nothing here can leak. The caller
+download still being built...): each feature registers a function on `hooks.work_in_flight` in
+its `AppConfig.ready()`, so a finished, failed or lost item stops counting with its row, and
+nothing here can leak. The caller
 admits inside its transaction, and the person's row is locked meanwhile, so two requests of one
 person cannot both take the last place.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
 
+from . import hooks
 from .errors import GameError
 
 ANALYSIS = "analysis"  # the coach queue: advice, reviews, face-up solves
@@ -65,17 +66,10 @@ class Work:
     cost: float  # estimated CPU seconds
 
 
-# A source lists the items in flight of one kind: the person's (an id) or everyone's (None).
-Source = Callable[[int | None], Iterable[Work]]
-_sources: dict[str, Source] = {}
-
-
-def register(name: str, source: Source) -> None:
-    _sources[name] = source
-
-
 def in_flight(owner_id: int | None = None) -> list[Work]:
-    return [work for source in _sources.values() for work in source(owner_id)]
+    """The person's items in flight (an id), or everyone's (None), from every feature's
+    function on `hooks.work_in_flight`."""
+    return [work for found in hooks.work_in_flight(owner_id) for work in found]
 
 
 def admit(owner, lane: str, cost: float) -> None:

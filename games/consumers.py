@@ -94,7 +94,7 @@ class TableConsumer(page_consumer.PersonConsumer):
     async def count_presence(self):
         # Outside any render (a render changes nothing); the service tells every screen, this one too.
         self.present = await database_sync_to_async(tables.do_presence, thread_sensitive=False)(
-            self.match_id, self.user, +1
+            self.match_id, user=self.user, delta=+1
         )
 
     def _invited(self) -> frozenset[int]:
@@ -113,7 +113,7 @@ class TableConsumer(page_consumer.PersonConsumer):
                 # Present before anything looks at the turn: a reload is not leaving, and a
                 # stalled turn resumed first would hand this person's turn to the stand-in
                 # (issue 44). The rule: turns.stand_in_left.
-                self.present = tables.do_presence(match.pk, user, +1)
+                self.present = tables.do_presence(match.pk, user=user, delta=+1)
             services.resume_stalled_turn(match.pk)
             hooks.table_socket_opened(
                 match.pk
@@ -127,7 +127,7 @@ class TableConsumer(page_consumer.PersonConsumer):
         if getattr(self, "present", False):
             self.present = False
             await database_sync_to_async(tables.do_presence, thread_sensitive=False)(
-                self.match_id, self.user, -1
+                self.match_id, user=self.user, delta=-1
             )
 
     async def dispatch(self, message):
@@ -201,12 +201,14 @@ class TableConsumer(page_consumer.PersonConsumer):
                 actor = services.Actor(user=self.user)
 
                 def change():
-                    return services.do_act(match.pk, seat.position, token, version, actor)
+                    return services.do_act(
+                        match.pk, seat=seat.position, token=token, version=version, actor=actor
+                    )
             else:
                 version = pages.version_of(fields, "request")
 
                 def change():
-                    return services.do_next_deal(match.pk, version)
+                    return services.do_next_deal(match.pk, version=version)
 
             services.through_restarts(change)
         except services.GameError as error:

@@ -74,14 +74,13 @@ class EventHandlers:
 # change did not work it out (then it is read). Each function runs on its own; a failure is logged (services.announce_change).
 after_change = Hook("after_change")
 
-# Inside the transaction that ends a deal that counts (not a practice), with (deal_row, result).
+# Inside the transaction that ends a deal, with (deal_row, result): the statistics count it
+# unless its match is of one deal (games/stats), the daily deals keep a daily play's result
+# (games/daily).
 after_deal = Hook("after_deal")
 
-# Inside the transaction that ends a single-deal match (`Match.single_deal`: a daily deal),
-# with (deal_row, result): the daily deals keep each player's result (games/daily).
-after_single_deal = Hook("after_single_deal")
-
-# Inside the transaction that ends a match that counts, with (match,).
+# Inside the transaction that ends a match, with (match,): the ratings, for a match that counts
+# and whose cards the site dealt (games/stats).
 after_match = Hook("after_match")
 
 # Someone's turn is waiting to be played, with (match_id, turn: turns.Waiting): the task
@@ -137,6 +136,11 @@ seat_refusal = Hook("seat_refusal")
 # What a player's page offers its viewer besides mute and block, each function called with
 # (person, viewer, request) and returning HTML, shown whatever the person's privacy: "Add friend".
 player_actions = Hook("player_actions")
+
+# Expensive work waiting or running (games/budget.py), each function called with (owner_id: a
+# person's id, or None for everyone's) and returning the `budget.Work` items of one kind: the
+# coach's reviews, face-up steps, offline checks, data downloads.
+work_in_flight = Hook("work_in_flight")
 
 # Extra sections of the lobby, each function called with (user) and returning HTML: the open
 # tables of the person's clubs (games/social).

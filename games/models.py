@@ -85,8 +85,8 @@ class Match(models.Model):
     # Played in the person's browser (games/offline), its deals checked here once they came
     # home: shown in history and counted in statistics as played offline, never rated.
     played_offline = models.BooleanField(default=False)
-    # One deal, then over, like a practice deal (never counted in statistics or ratings), its
-    # end told to `hooks.after_single_deal`: a daily deal (games/daily) is one.
+    # One deal, then over, like a practice deal (never counted in statistics or ratings): a daily
+    # deal (games/daily) is one.
     single_deal = models.BooleanField(default=False)
     # The bots' searches are seeded from this instead of the match's number when set, so that
     # the same cards and the same moves meet the same replies at every table (the daily deals).
@@ -120,6 +120,12 @@ class Match(models.Model):
     @property
     def is_practice(self) -> bool:
         return self.practice_step is not None
+
+    @property
+    def one_deal(self) -> bool:
+        """Over after one deal, with no winner, and never counted in statistics or ratings: a
+        practice deal, a daily deal."""
+        return self.is_practice or self.single_deal
 
 
 PRESET_TITLES = {

@@ -75,7 +75,7 @@ def human_seat(rules: engine.Rules) -> str:
 
 
 def do_start_match(
-    host, rules_spec, bot_level: str = BotLevel.EASY, *, rng: random.Random = UNPREDICTABLE
+    host, *, rules_spec, bot_level: str = BotLevel.EASY, rng: random.Random = UNPREDICTABLE
 ) -> Match:
     """A new match for `host` against bots of `bot_level`, with its first deal dealt (its first
     dealer and cards drawn from `rng`)."""
@@ -135,7 +135,7 @@ def lock_for_rematch(match_id: int, user) -> tuple[Match, Match | None]:
     return old, old.rematches.order_by("pk").first()
 
 
-def do_rematch(match_id: int, host) -> Match:
+def do_rematch(match_id: int, *, host) -> Match:
     """The same rules and seats again, against bots of the levels the last match had. Asked
     again (a double click, a second tab) it gives the same one."""
     with transaction.atomic():
@@ -146,7 +146,7 @@ def do_rematch(match_id: int, host) -> Match:
         return begin_match(selectors.rules_of(old), old.host, seats, rematch_of=old)
 
 
-def do_start_practice(user, match_id: int, number: int, step: int, bot_level: str) -> Match:
+def do_start_practice(user, *, match_id: int, number: int, step: int, bot_level: str) -> Match:
     """Play on from `step` of a finished deal of one's own: a practice match of one deal with
     the same cards and the same first `step` actions, the user in their own seat, bots of
     `bot_level` in the others. Its result is never counted in statistics or ratings."""
@@ -328,7 +328,7 @@ def lock_match_with_deal(match_id: int) -> tuple[Match, Deal | None]:
     return deal_row.match, deal_row
 
 
-def do_act(match_id: int, seat: str, token: str, version: int, actor: Actor) -> Outcome:
+def do_act(match_id: int, *, seat: str, token: str, version: int, actor: Actor) -> Outcome:
     """Make the move `token` for `seat`, as seen at `version` of the table.
 
     A repeat of the move just made (a double click, a message re-sent after a reconnect) is
@@ -451,30 +451,26 @@ def _finish_deal(match: Match, deal_row: Deal, state: engine.Deal) -> None:
     deal_row.result = result.to_json()
     deal_row.finished_at = timezone.now()
     deal_row.save(update_fields=["result", "finished_at"])
-    if match.is_practice or match.single_deal:
-        # One deal, then over: no winner, and nothing for statistics or ratings.
-        if match.single_deal:
-            hooks.after_single_deal(deal_row, deal_row.result)
+    if match.one_deal:
+        # Over after its deal, with no winner.
         match.totals = {
             side: match.totals.get(side, 0) + delta for side, delta in result.score.items()
         }
+        over, winner = True, ""
+    else:
+        standing = selectors.standing_after(match, deal_row, result)
+        match.totals = dict(standing.totals)
+        over, winner = standing.over, standing.winner or ""
+    # What a deal's end counts for (statistics, a daily result) each feature decides.
+    hooks.after_deal(deal_row, deal_row.result)
+    if over:
         match.status = Match.Status.FINISHED
+        match.winner = winner
         match.finished_at = timezone.now()
-        return
-    hooks.after_deal(deal_row, deal_row.result)  # the statistics (games/stats/apps.py)
-    standing = selectors.standing_after(match, deal_row, result)
-    match.totals = dict(standing.totals)
-    if standing.over:
-        match.status = Match.Status.FINISHED
-        match.winner = standing.winner or ""
-        match.finished_at = timezone.now()
-        if not match.played_offline:
-            # Ratings only for cards the site dealt: an offline deal's were shuffled in the
-            # person's browser, and nothing proves the browser did not choose them.
-            hooks.after_match(match)
+        hooks.after_match(match)
 
 
-def do_next_deal(match_id: int, version: int) -> Outcome:
+def do_next_deal(match_id: int, *, version: int) -> Outcome:
     """Deal the next hand once the last one is over (a click on "Next deal", or a timer)."""
     with transaction.atomic():
         match = lock_match(match_id)

@@ -96,7 +96,9 @@ def _play(match_id: int, version: int, turn: turns.BotTurn) -> str:
     try:
         actor = services.Actor.bot(turn.level)
         services.through_restarts(
-            lambda: services.do_act(match_id, turn.seat, action, version, actor)
+            lambda: services.do_act(
+                match_id, seat=turn.seat, token=action, version=version, actor=actor
+            )
         )
     except (StaleMove, NotYourTurn, NotFound, NotPlaying):
         return "stale"
@@ -106,7 +108,7 @@ def _play(match_id: int, version: int, turn: turns.BotTurn) -> str:
 @shared_task(acks_late=True, reject_on_worker_lost=True, time_limit=30, **RETRY)
 def start_next_deal(match_id: int, version: int) -> str:
     try:
-        services.through_restarts(lambda: services.do_next_deal(match_id, version))
+        services.through_restarts(lambda: services.do_next_deal(match_id, version=version))
     except GameError:
         return "stale"
     return "dealt"

@@ -53,7 +53,9 @@ def new_match(request: SignedInRequest) -> HttpResponse:
     if not form.is_valid():
         return render(request, "games/home.html", home_context(request, form=form), status=400)
     match = services.do_start_match(
-        request.user, form.cleaned_data["rules"].to_spec(), form.cleaned_data["bot_level"]
+        request.user,
+        rules_spec=form.cleaned_data["rules"].to_spec(),
+        bot_level=form.cleaned_data["bot_level"],
     )
     request.user.remember_choices(
         preset=form.cleaned_data["preset"], bot_level=form.cleaned_data["bot_level"]
@@ -124,7 +126,9 @@ def act(request: SignedInRequest, match: Match, seat) -> HttpResponse:
     token, version = posted_move(request.POST)
     actor = services.Actor(user=request.user)
     services.through_restarts(
-        lambda: services.do_act(match.pk, seat.position, token, version, actor)
+        lambda: services.do_act(
+            match.pk, seat=seat.position, token=token, version=version, actor=actor
+        )
     )
     return _after_change(request, match)
 
@@ -132,7 +136,7 @@ def act(request: SignedInRequest, match: Match, seat) -> HttpResponse:
 @table_post(seated=True, refused=table_refused)
 def next_deal(request: HtmxRequest, match: Match, seat) -> HttpResponse:
     version = posted_version(request, "request")
-    services.through_restarts(lambda: services.do_next_deal(match.pk, version))
+    services.through_restarts(lambda: services.do_next_deal(match.pk, version=version))
     return _after_change(request, match)
 
 
@@ -151,9 +155,9 @@ def _after_change(request: HtmxRequest, match: Match) -> HttpResponse:
 def rematch(request: HtmxRequest, match: Match, seat) -> HttpResponse:
     """A new match with the same rules and the same kind of opponents."""
     if match.invite_code is not None:
-        new = tables.do_table_rematch(match.pk, request.user)
+        new = tables.do_table_rematch(match.pk, user=request.user)
     else:
-        new = services.do_rematch(match.pk, request.user)
+        new = services.do_rematch(match.pk, host=request.user)
     # The end screen usually arrives over the websocket, rendered without a request and so
     # without a CSRF field: its form posts through htmx (with the page's CSRF header), and the
     # new table is then loaded as a whole page, with a socket of its own.

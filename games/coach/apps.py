@@ -9,7 +9,7 @@ class CoachConfig(AppConfig):
 
     def ready(self):
         # The replay shows the coach's marks on a player's own decisions, read from stored reviews.
-        from games import budget, hooks
+        from games import hooks
 
         from . import realtime, services
         from .selectors import first_choice, replay_marks
@@ -26,4 +26,4 @@ class CoachConfig(AppConfig):
         hooks.table_socket_events.register(realtime.CoachReady, realtime.on_coach_ready)
         hooks.table_socket_events.register(realtime.CoachSwitched, realtime.on_coach_switched)
         # Reviews waiting or being computed count in their person's budget (games/budget.py).
-        budget.register("coach reviews", services.reviews_in_flight)
+        hooks.work_in_flight.register(services.reviews_in_flight)

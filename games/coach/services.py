@@ -62,7 +62,7 @@ def do_prepare(match_id: int, version: int | None = None) -> None:
                 # Not now if the person's share (or the lane) is full: asked again when the
                 # table's socket opens, or from the review page's button.
                 with suppress(budget.Busy):
-                    do_request_review(deal_row, seat)
+                    do_request_review(deal_row, seat=seat)
         else:
             _request_advice(match)
 
@@ -92,7 +92,7 @@ def _request_advice(match: Match) -> Advice | None:
     return advice
 
 
-def do_request_review(deal_row: Deal, seat: str) -> Review | None:
+def do_request_review(deal_row: Deal, *, seat: str) -> Review | None:
     """Ask for the review of a finished deal for one seat (held by a person). The same row if
     it was asked for before; a new one is admitted to the person's budget with its estimated
     cost, else `budget.OverBudget` / `budget.LaneFull` and nothing is asked."""
@@ -160,7 +160,7 @@ def _enqueue_after_commit(task_name: str, row) -> None:
     transaction.on_commit(lambda: dispatch.enqueue(task, row.pk))
 
 
-def do_claim(model, pk: int):
+def do_claim(model, *, pk: int):
     """Take a pending row (or one whose claim was lost) for computing; None if another worker
     has it or it is done."""
     now = timezone.now()
@@ -179,7 +179,7 @@ def do_release(row) -> None:
     )
 
 
-def do_store_advice(advice: Advice, phase: str, options: list[Option], seconds: float) -> None:
+def do_store_advice(advice: Advice, *, phase: str, options: list[Option], seconds: float) -> None:
     """Save computed advice and tell the seat's screen, if the table is still at that moment."""
     advice.phase = phase
     advice.options = [option.to_json() for option in options]
@@ -193,7 +193,7 @@ def do_store_advice(advice: Advice, phase: str, options: list[Option], seconds: 
 
 
 def do_store_review(
-    review: Review, entries: list[dict], judgements: list[judging.Judgement]
+    review: Review, *, entries: list[dict], judgements: list[judging.Judgement]
 ) -> None:
     review.decisions = entries
     review.accuracy = judging.accuracy(judgements)
@@ -221,6 +221,7 @@ def _tell_statistics(review: Review) -> None:
 
 def do_save_computed_advice(
     deal_row: Deal,
+    *,
     step: int,
     seat: str,
     version: int,
@@ -246,7 +247,7 @@ def do_save_computed_advice(
 # --- Exercises --------------------------------------------------------------------------------
 
 
-def do_attempt_exercise(user, deal_row: Deal, step: int, choice: str) -> ExerciseAttempt:
+def do_attempt_exercise(user, *, deal_row: Deal, step: int, choice: str) -> ExerciseAttempt:
     """Answer an exercise again: the choice must be legal in the position as the seat saw it;
     it is judged against the coach's stored options for that position (the same as the review
     used)."""
@@ -274,7 +275,7 @@ def do_attempt_exercise(user, deal_row: Deal, step: int, choice: str) -> Exercis
 # --- The switch -------------------------------------------------------------------------------
 
 
-def do_set_coach(user, enabled: bool, at_table: int | None = None) -> None:
+def do_set_coach(user, *, enabled: bool, at_table: int | None = None) -> None:
     """Switch the coach on or off for `user`: kept on the user, so every table and device agrees.
     Switched at a table the user plays at, the table's socket redraws the seat's panel, and
     switched on, the coach is asked at once for what that table lacks (the socket then brings

@@ -17,7 +17,7 @@ from .models import Advice, Review, Work
 def advise_position(advice_id: int) -> str:
     """Search the position of one Advice row from the seat's observation, seeded by the position
     (``worth.position_seed``): a review or an exercise of it later gets these very figures."""
-    advice = services.do_claim(Advice, advice_id)
+    advice = services.do_claim(Advice, pk=advice_id)
     if advice is None:
         return "done"
     match = advice.deal.match
@@ -32,14 +32,16 @@ def advise_position(advice_id: int) -> str:
         seat_models=selectors.seat_models(match, advice.seat),
         lane=searches.Lane.ANALYSIS,
     )
-    services.do_store_advice(advice, obs.phase, options, time.perf_counter() - started)
+    services.do_store_advice(
+        advice, phase=obs.phase, options=options, seconds=time.perf_counter() - started
+    )
     return options[0].action
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True, soft_time_limit=240, time_limit=300)
 def review_deal(review_id: int) -> str:
     """Judge each decision a person made in a finished deal against the coach's choice."""
-    review = services.do_claim(Review, review_id)
+    review = services.do_claim(Review, pk=review_id)
     if review is None:
         return "done"
     deal_row = review.deal
@@ -70,12 +72,12 @@ def review_deal(review_id: int) -> str:
             )
             services.do_save_computed_advice(
                 deal_row,
-                step,
-                review.seat,
-                version,
-                obs.phase,
-                options,
-                time.perf_counter() - started,
+                step=step,
+                seat=review.seat,
+                version=version,
+                phase=obs.phase,
+                options=options,
+                seconds=time.perf_counter() - started,
             )
         taken = next((o for o in options if o.action == action.token), None)
         if taken is None:
@@ -102,7 +104,7 @@ def review_deal(review_id: int) -> str:
                 "origin": origin,
             }
         )
-    services.do_store_review(review, entries, judgements)
+    services.do_store_review(review, entries=entries, judgements=judgements)
     return f"{len(entries)} decisions"
 
 

@@ -56,7 +56,7 @@ def review(request: HtmxRequest, deal_id: int) -> HttpResponse:
     busy = None
     if request.method == "POST":
         try:
-            services.do_request_review(deal_row, seat.position)
+            services.do_request_review(deal_row, seat=seat.position)
         except budget.Busy as error:  # the person's share is in flight, or the lane is full
             busy = error
         else:
@@ -95,7 +95,7 @@ def exercise(request: HttpRequest, deal_id: int, step: int) -> HttpResponse:
     if request.method == "POST":
         try:
             services.do_attempt_exercise(
-                request.user, deal_row, step, request.POST.get("choice", "")
+                request.user, deal_row=deal_row, step=step, choice=request.POST.get("choice", "")
             )
         except GameError as refused:
             error, status = str(refused), refused.status

@@ -12,8 +12,8 @@ class DailyConfig(AppConfig):
 
         from . import panels, selectors, services
 
-        # The core says a single deal ended, in its transaction: the player's result is kept.
-        hooks.after_single_deal.register(services.record_result)
+        # The core says a deal ended, in its transaction: a daily play's result is kept.
+        hooks.after_deal.register(services.record_result)
         hooks.table_panels.register(panels.daily_panel)
         hooks.player_panels.register(panels.player_panel)
         # History names each daily play ("Daily 2026-12-03 · deal 2").

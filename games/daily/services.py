@@ -115,7 +115,7 @@ def note_leaver(user) -> None:
         DailyLeaver.objects.get_or_create(day=day, name_hash=leaver_hash(user.username))
 
 
-def do_play(user, day: datetime.date, number: int):
+def do_play(user, *, day: datetime.date, number: int):
     """The match in which `user` plays deal `number` of `day`: the one already started, or a new
     one. On the day itself the play counts, once per deal and in order; a past day's deals
     are practice, played as often as one likes (an unfinished practice is resumed)."""
@@ -187,8 +187,10 @@ def _enqueue_par(deal_id: int) -> None:
 
 
 def record_result(deal_row: Deal, result: dict) -> None:
-    """The end of a single deal (`hooks.after_single_deal`, in the move's transaction): if it is
-    a daily play, its result is kept on the play's row for the comparisons."""
+    """The end of a deal (`hooks.after_deal`, in the move's transaction): if it is a daily play,
+    its result is kept on the play's row for the comparisons."""
+    if not deal_row.match.single_deal:
+        return
     play = DailyPlay.objects.filter(match_id=deal_row.match_id).first()
     if play is None:
         return
@@ -208,7 +210,7 @@ def record_result(deal_row: Deal, result: dict) -> None:
     play.save()
 
 
-def do_compute_par(deal_id: int, level: str = PAR_LEVEL) -> int | None:
+def do_compute_par(deal_id: int, *, level: str = PAR_LEVEL) -> int | None:
     """Play deal `deal_id` out with bots of `level` in every seat and keep par (the person's
     side's score, and its net points) and its line. Idempotent: a par already kept is left as it is."""
     deal_row = DailyDeal.objects.select_related("daily_set").filter(pk=deal_id).first()

@@ -52,7 +52,7 @@ def _day_page(request: HttpRequest, on: datetime.date) -> HttpResponse:
 @refused_as_pages
 def play(request: HttpRequest, day: str, number: int) -> HttpResponse:
     """Start (or go back to) the user's play of a deal: a reload or a second tab finds the same."""
-    match = services.do_play(request.user, selectors.parse_day(day), number)
+    match = services.do_play(request.user, day=selectors.parse_day(day), number=number)
     return redirect("table", match_id=match.pk)
 
 

@@ -7,7 +7,7 @@ from django.db.models import Count, F, Q
 from games import engine
 from games import selectors as game_selectors
 from games.models import Match, PersonalBlock, seat_name
-from games.ratings import shown_ratings
+from games.stats.players import shown_ratings
 
 from .models import PairingTicket
 

@@ -24,7 +24,7 @@ from . import realtime, selectors
 from .models import PairingQueue, PairingTicket
 
 
-def do_take_seat(match_id: int, user, side: str = "") -> Match:
+def do_take_seat(match_id: int, *, user, side: str = "") -> Match:
     """Sit at a table listed in the lobby: the first free seat (of `side`, if given)."""
     match = selectors.listed_table(match_id, user)
     if match is None:
@@ -35,7 +35,7 @@ def do_take_seat(match_id: int, user, side: str = "") -> Match:
         if not free_anywhere:
             raise tables.TableFull("This table is full.")
         raise GameError("That side of the table is full; choose another.")
-    return tables.do_sit(match.pk, user, seats[0])
+    return tables.do_sit(match.pk, user=user, position=seats[0])
 
 
 # --- Quick pairing -------------------------------------------------------------------------
@@ -67,7 +67,7 @@ def check_wait(seconds) -> int:
 PEOPLE_TO_START = 2
 
 
-def do_find_players(user, rules_spec, bot_level: str, wait_seconds: int) -> PairingTicket:
+def do_find_players(user, *, rules_spec, bot_level: str, wait_seconds: int) -> PairingTicket:
     """Ask for players for these rules. Seated at once if enough people wait; else the ticket
     waits until others come or its wait is over."""
     try:
@@ -135,7 +135,9 @@ def sweep_overdue() -> int:
 
 
 def _seat(tickets: list[PairingTicket], rules: engine.Rules, bot_level: str) -> Match:
-    match = tables.do_create_paired_table([t.user for t in tickets], rules.to_spec(), bot_level)
+    match = tables.do_create_paired_table(
+        [t.user for t in tickets], rules_spec=rules.to_spec(), bot_level=bot_level
+    )
     PairingTicket.objects.filter(pk__in=[t.pk for t in tickets]).update(
         status=PairingTicket.Status.SEATED, match=match
     )
@@ -161,7 +163,7 @@ def do_start_now(user) -> Match:
     return match
 
 
-def do_pairing_due(ticket_id: int, now: bool = False) -> Match | None:
+def do_pairing_due(ticket_id: int, *, now: bool = False) -> Match | None:
     """A ticket's wait is over (or, `now`, its owner asked to start at once): whoever waits for
     the same rules sits down with its owner and bots of the owner's level fill the other seats.
     Harmless if the ticket was seated, cancelled, or is not due yet (a repeated or early timer)."""

@@ -48,7 +48,9 @@ def lobby(request: HttpRequest) -> HttpResponse:
 def take_seat(request: HtmxRequest, match_id: int) -> HttpResponse:
     """One click from the lobby: the first free seat of the table (of a side, if chosen)."""
     try:
-        match = services.do_take_seat(match_id, request.user, request.POST.get("side", ""))
+        match = services.do_take_seat(
+            match_id, user=request.user, side=request.POST.get("side", "")
+        )
     except GameError as error:
         if request.htmx:
             return render(
@@ -69,9 +71,9 @@ def find_players(request: SignedInRequest) -> HttpResponse:
     try:
         ticket = services.do_find_players(
             request.user,
-            form.cleaned_data["rules"].to_spec(),
-            form.cleaned_data["bot_level"],
-            form.cleaned_data["wait_seconds"],
+            rules_spec=form.cleaned_data["rules"].to_spec(),
+            bot_level=form.cleaned_data["bot_level"],
+            wait_seconds=form.cleaned_data["wait_seconds"],
         )
     except GameError as error:
         return _lobby(request, form=form, error=str(error), status=error.status)

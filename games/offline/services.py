@@ -129,7 +129,7 @@ def read_upload(body: bytes) -> dict:
     return envelope
 
 
-def do_receive(owner, envelope: dict) -> OfflineUpload:
+def do_receive(owner, *, envelope: dict) -> OfflineUpload:
     """Take a checked envelope in for the background check, or find it again: the same deal
     sent twice (the same id, the same content) is the same upload; another deal under an id
     already used is refused. Raises UploadNotYet when an earlier deal of the match must come
@@ -163,7 +163,7 @@ def do_receive(owner, envelope: dict) -> OfflineUpload:
             return _repeat(OfflineUpload.objects.get(owner=owner, client_id=envelope["id"]), digest)
         if known is not None:
             # Checked before (this person's or anyone's same deal): the same outcome, no search.
-            return do_settle(upload.pk, [known] if known else [], 0.0)
+            return do_settle(upload.pk, mismatches=[known] if known else [], seconds=0.0)
         transaction.on_commit(lambda: _enqueue_check(upload.pk), robust=True)
     return upload
 
@@ -279,7 +279,7 @@ def do_claim(upload_id: int) -> OfflineUpload | None:
     return OfflineUpload.objects.get(pk=upload_id) if taken else None
 
 
-def do_settle(upload_id: int, mismatches: list[str], seconds: float) -> OfflineUpload:
+def do_settle(upload_id: int, *, mismatches: list[str], seconds: float) -> OfflineUpload:
     """Store the deal if its bots' moves were all found again, else refuse it with the first
     difference. Its place in the match is checked again, under the match's lock."""
     with transaction.atomic():

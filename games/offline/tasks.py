@@ -18,8 +18,10 @@ def check_offline_deal(upload_id: int) -> str:
         return "done"
     known = services.known_outcome(upload.content_key) if upload.content_key else None
     if known is not None:  # the same deal was checked meanwhile (another upload of it)
-        return services.do_settle(upload_id, [known] if known else [], 0.0).status
+        return services.do_settle(
+            upload_id, mismatches=[known] if known else [], seconds=0.0
+        ).status
     mismatches, seconds = searches.compute(
         redecide_report, upload.envelope, lane=searches.Lane.CHECKS
     )
-    return services.do_settle(upload_id, mismatches, seconds).status
+    return services.do_settle(upload_id, mismatches=mismatches, seconds=seconds).status

@@ -195,7 +195,7 @@ def upload(request: HttpRequest) -> HttpResponse:
     try:
         services.check_outbox_token(request.user, request.headers.get("X-Setback-Outbox", ""))
         envelope = services.read_upload(request.body)
-        received = services.do_receive(request.user, envelope)
+        received = services.do_receive(request.user, envelope=envelope)
     except budget.Busy as error:  # the person's share is in flight, or the lane is full
         return _error(str(error), error.status, **budget.retry_headers(error))
     except GameError as error:

@@ -31,7 +31,7 @@ def _players_match_locked(match_id: int, user) -> Match:
     return game_selectors.players_match(match_id, user, lock=True)[0]
 
 
-def do_share_match(match_id: int, user) -> str:
+def do_share_match(match_id: int, *, user) -> str:
     """Give the match a public link (its finished deals only); the same link if it has one."""
     with transaction.atomic():
         match = _players_match_locked(match_id, user)
@@ -44,7 +44,7 @@ def do_share_match(match_id: int, user) -> str:
         return match.share_token
 
 
-def do_stop_sharing(match_id: int, user) -> None:
+def do_stop_sharing(match_id: int, *, user) -> None:
     """Withdraw the public link: it then leads nowhere."""
     with transaction.atomic():
         match = _players_match_locked(match_id, user)
@@ -83,13 +83,13 @@ def read_record(data: bytes | str) -> tuple[dict, str]:
     return record, kind
 
 
-def do_import_record(owner, data: bytes | str) -> ImportedDeal:
+def do_import_record(owner, *, data: bytes | str) -> ImportedDeal:
     """Store an uploaded deal or match record to watch as a replay; nothing if it is refused."""
     record, kind = read_record(data)
     return ImportedDeal.objects.create(owner=owner, record=record, kind=kind)
 
 
-def do_delete_import(import_id: int, user) -> None:
+def do_delete_import(import_id: int, *, user) -> None:
     imported = ImportedDeal.objects.filter(pk=import_id).first()
     if imported is None:
         raise NotFound("There is no such imported record.")
@@ -120,7 +120,7 @@ class AnalysisBusy(GameError):
     status = 429
 
 
-def do_request_faceup(deal_row, step: int, user) -> FaceUpAnalysis:
+def do_request_faceup(deal_row, *, step: int, user) -> FaceUpAnalysis:
     """Ask for the face-up analysis of one step of a finished deal (the caller checked the deal
     is over and the step is a play decision), and for the next play steps ahead of it. The same
     row if it was asked for before; a position solved before (in this deal or a practice copy
@@ -234,7 +234,7 @@ def do_claim_faceup(row_id: int) -> FaceUpAnalysis | None:
     return FaceUpAnalysis.objects.select_related("deal__match").get(pk=row_id) if taken else None
 
 
-def do_store_faceup(row: FaceUpAnalysis, solved: StepAnalysis) -> None:
+def do_store_faceup(row: FaceUpAnalysis, *, solved: StepAnalysis) -> None:
     """Keep a solved step (every legal card's exact value), or that it is too large to solve
     and from which trick on it is exact. Every other row waiting on the same position (a
     practice copy's) gets the same answer."""

@@ -31,7 +31,7 @@ def analyse_faceup(row_id: int) -> str:
     )
     if solved.deal_exact_from_trick is not None:
         cache.set(exact_key, solved.deal_exact_from_trick, EXACT_FROM_SECONDS)
-    services.do_store_faceup(row, solved)
+    services.do_store_faceup(row, solved=solved)
     if solved.analysis is None:
         return "too large"
     return f"{len(solved.analysis.lines)} choices"

@@ -142,7 +142,7 @@ def _back_to(request: HttpRequest, fallback: str) -> HttpResponse:
 @require_POST
 @refusals_as_pages
 def share(request: HttpRequest, match_id: int) -> HttpResponse:
-    services.do_share_match(match_id, request.user)
+    services.do_share_match(match_id, user=request.user)
     return _back_to(request, reverse("replay:match", args=[match_id]))
 
 
@@ -150,7 +150,7 @@ def share(request: HttpRequest, match_id: int) -> HttpResponse:
 @require_POST
 @refusals_as_pages
 def stop_sharing(request: HttpRequest, match_id: int) -> HttpResponse:
-    services.do_stop_sharing(match_id, request.user)
+    services.do_stop_sharing(match_id, user=request.user)
     return _back_to(request, reverse("replay:match", args=[match_id]))
 
 
@@ -211,7 +211,9 @@ def deal_step(request: HtmxRequest, match_id: int, number: int, step: int) -> Ht
 def practice(request: HttpRequest, match_id: int, number: int, step: int) -> HttpResponse:
     """Play on from this step of your own finished deal: a practice deal against bots."""
     level = request.POST.get("bot_level", ReplayPage.practice_level)
-    practice_match = game_services.do_start_practice(request.user, match_id, number, step, level)
+    practice_match = game_services.do_start_practice(
+        request.user, match_id=match_id, number=number, step=step, bot_level=level
+    )
     return redirect("table", match_id=practice_match.pk)
 
 
@@ -228,7 +230,7 @@ def faceup(request: HttpRequest, match_id: int, number: int, step: int) -> HttpR
         and selectors.faceup_step_state(deal_row, step).phase == engine.PLAY
     ):
         try:
-            services.do_request_faceup(deal_row, step, request.user)
+            services.do_request_faceup(deal_row, step=step, user=request.user)
         except services.AnalysisBusy:
             busy = True  # the panel asks again in a moment
     panel = selectors.faceup_panel(game, deal_row, step, seat.position, busy=busy)
@@ -325,7 +327,9 @@ def imports(request: HttpRequest) -> HttpResponse:
         form = ImportForm(request.POST, request.FILES)
         if form.is_valid():
             try:
-                imported = services.do_import_record(request.user, form.cleaned_data["payload"])
+                imported = services.do_import_record(
+                    request.user, data=form.cleaned_data["payload"]
+                )
             except services.RecordRefused as error:
                 refusal, status = str(error), 400
             else:
@@ -404,5 +408,5 @@ def imported_record(request: HttpRequest, import_id: int) -> HttpResponse:
 @require_POST
 @refusals_as_pages
 def delete_import(request: HttpRequest, import_id: int) -> HttpResponse:
-    services.do_delete_import(import_id, request.user)
+    services.do_delete_import(import_id, user=request.user)
     return redirect("replay:imports")

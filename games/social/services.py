@@ -75,7 +75,7 @@ def notify(
     return note
 
 
-def do_mark_read(user, notification_id: int | None = None) -> int:
+def do_mark_read(user, *, notification_id: int | None = None) -> int:
     """Mark one notification (or, with None, all) read; how many changed."""
     rows = Notification.objects.filter(user=user, read_at__isnull=True)
     if notification_id is not None:
@@ -86,7 +86,7 @@ def do_mark_read(user, notification_id: int | None = None) -> int:
     return changed
 
 
-def do_set_mail_choices(user, kinds) -> set[str]:
+def do_set_mail_choices(user, *, kinds) -> set[str]:
     chosen = {k for k in kinds if k in Kind.values}
     with transaction.atomic():
         MailChoice.objects.filter(user=user).exclude(kind__in=chosen).delete()
@@ -98,7 +98,7 @@ def do_set_mail_choices(user, kinds) -> set[str]:
 # --- Friends ----------------------------------------------------------------------------------
 
 
-def do_ask_friend(user, name: str) -> Friendship:
+def do_ask_friend(user, *, name: str) -> Friendship:
     """Ask `name` to be a friend. Asking someone who already asked you accepts their request;
     asking again, or an existing friend, changes nothing."""
     other = _person(name, user)
@@ -153,7 +153,7 @@ def _accept(row: Friendship, user, other) -> None:
     realtime.tell_friends_after_commit(other.pk, [user.pk], whole_list=True)
 
 
-def do_answer_friend(user, name: str, accept: bool) -> None:
+def do_answer_friend(user, *, name: str, accept: bool) -> None:
     """Accept or decline `name`'s request to `user`."""
     other = _person(name, user)
     low, high = selectors.pair(user.pk, other.pk)
@@ -170,7 +170,7 @@ def do_answer_friend(user, name: str, accept: bool) -> None:
             _settle_request(user, other)
 
 
-def do_remove_friend(user, name: str) -> None:
+def do_remove_friend(user, *, name: str) -> None:
     """End a friendship, or withdraw a request; nothing to end changes nothing."""
     other = _person(name)
     low, high = selectors.pair(user.pk, other.pk)
@@ -249,7 +249,7 @@ def do_expire_presence() -> int:
 # --- Inviting a friend to a table -------------------------------------------------------------
 
 
-def do_invite_to_table(host, match_id: int, name: str) -> Notification:
+def do_invite_to_table(host, *, match_id: int, name: str) -> Notification:
     """Invite a friend to the forming table `host` sits at: a notification with "Join"."""
     friend = _person(name, host)
     if not selectors.are_friends(host.pk, friend.pk):
@@ -305,7 +305,7 @@ def _club_event(club: Club, text: str, except_ids=()) -> None:
         notify(member.user, Kind.CLUB_EVENT, text, url)
 
 
-def do_create_club(owner, name: str, description: str = "", public: bool = True) -> Club:
+def do_create_club(owner, *, name: str, description: str = "", public: bool = True) -> Club:
     name = " ".join((name or "").split())
     if not 3 <= len(name) <= MAX_NAME:
         raise GameError(f"A club's name has 3 to {MAX_NAME} characters.")
@@ -336,7 +336,7 @@ def _join(club: Club, user) -> None:
         _club_event(club, f"{user.username} joined {club.name}.", except_ids=[user.pk])
 
 
-def do_invite_to_club(admin, club_id: int, name: str) -> ClubRequest:
+def do_invite_to_club(admin, *, club_id: int, name: str) -> ClubRequest:
     with transaction.atomic():
         club = _lock_club(club_id)
         _require_admin(club, admin)
@@ -364,7 +364,7 @@ def do_invite_to_club(admin, club_id: int, name: str) -> ClubRequest:
     return request
 
 
-def do_answer_club_invite(user, club_id: int, accept: bool) -> None:
+def do_answer_club_invite(user, *, club_id: int, accept: bool) -> None:
     with transaction.atomic():
         club = _lock_club(club_id)
         invite = ClubRequest.objects.filter(
@@ -378,7 +378,7 @@ def do_answer_club_invite(user, club_id: int, accept: bool) -> None:
             invite.delete()
 
 
-def do_join_by_link(user, token: str) -> Club:
+def do_join_by_link(user, *, token: str) -> Club:
     club = selectors.club_by_token(token)
     if club is None:
         raise NotFound("This invitation link leads nowhere; ask for a new one.")
@@ -388,7 +388,7 @@ def do_join_by_link(user, token: str) -> Club:
     return club
 
 
-def do_ask_to_join(user, club_id: int) -> ClubRequest | None:
+def do_ask_to_join(user, *, club_id: int) -> ClubRequest | None:
     """Ask to join a public club (an invite-only club takes invitations only); an invitation
     already there lets the person in at once (None)."""
     with transaction.atomic():
@@ -421,7 +421,7 @@ def do_ask_to_join(user, club_id: int) -> ClubRequest | None:
     return request
 
 
-def do_answer_join_request(admin, club_id: int, name: str, accept: bool) -> None:
+def do_answer_join_request(admin, *, club_id: int, name: str, accept: bool) -> None:
     with transaction.atomic():
         club = _lock_club(club_id)
         _require_admin(club, admin)
@@ -437,7 +437,7 @@ def do_answer_join_request(admin, club_id: int, name: str, accept: bool) -> None
             asked.delete()
 
 
-def do_leave_club(user, club_id: int) -> None:
+def do_leave_club(user, *, club_id: int) -> None:
     with transaction.atomic():
         club = _lock_club(club_id)
         member = _role(club, user)
@@ -446,7 +446,7 @@ def do_leave_club(user, club_id: int) -> None:
         member.delete()
 
 
-def do_remove_member(admin, club_id: int, name: str, ban: bool = False) -> None:
+def do_remove_member(admin, *, club_id: int, name: str, ban: bool = False) -> None:
     """Remove a member (an admin removes members only; the owner anyone but themself), and
     with `ban` keep them out: no invitation, no asking, no link lets them back."""
     with transaction.atomic():
@@ -465,14 +465,14 @@ def do_remove_member(admin, club_id: int, name: str, ban: bool = False) -> None:
             ClubBan.objects.get_or_create(club=club, user=person)
 
 
-def do_lift_ban(admin, club_id: int, name: str) -> None:
+def do_lift_ban(admin, *, club_id: int, name: str) -> None:
     with transaction.atomic():
         club = _lock_club(club_id)
         _require_admin(club, admin)
         ClubBan.objects.filter(club=club, user=_person(name)).delete()
 
 
-def do_set_role(owner, club_id: int, name: str, role: str) -> None:
+def do_set_role(owner, *, club_id: int, name: str, role: str) -> None:
     """The owner makes a member an admin, or an admin a member again."""
     if role not in (Role.ADMIN, Role.MEMBER):
         raise GameError("A member is an admin or a member.")
@@ -487,7 +487,7 @@ def do_set_role(owner, club_id: int, name: str, role: str) -> None:
         member.save(update_fields=["role"])
 
 
-def do_hand_over(owner, club_id: int, name: str) -> None:
+def do_hand_over(owner, *, club_id: int, name: str) -> None:
     """The owner makes another member the owner and stays as an admin."""
     with transaction.atomic():
         club = _lock_club(club_id)
@@ -504,7 +504,7 @@ def do_hand_over(owner, club_id: int, name: str) -> None:
         _club_event(club, f"{member.user.username} now owns {club.name}.")
 
 
-def do_delete_club(owner, club_id: int) -> None:
+def do_delete_club(owner, *, club_id: int) -> None:
     with transaction.atomic():
         club = _lock_club(club_id)
         if _role(club, owner).role != Role.OWNER:
@@ -514,20 +514,25 @@ def do_delete_club(owner, club_id: int) -> None:
         club.delete()
 
 
-def do_create_club_table(host, club_id: int, rules_spec, turn_timeout_seconds: int = 30) -> Match:
+def do_create_club_table(
+    host, *, club_id: int, rules_spec, turn_timeout_seconds: int = 30
+) -> Match:
     """A table for the club: private (its invite, and the club's members), listed on the club
     page and in the members' lobby, seating members only; the host fills the rest with bots."""
     with transaction.atomic():
         club = _lock_club(club_id)
         _role(club, host)
         match = tables.do_create_table(
-            host, rules_spec, allow_spectators=True, turn_timeout_seconds=turn_timeout_seconds
+            host,
+            rules_spec=rules_spec,
+            allow_spectators=True,
+            turn_timeout_seconds=turn_timeout_seconds,
         )
         ClubTable.objects.create(club=club, match=match)
     return match
 
 
-def do_leave_everything(user, name: str) -> None:
+def do_leave_everything(user, *, name: str) -> None:
     """An account being deleted (inside its transaction): its friendships, notifications,
     presence, club places and requests go; a club it owned passes to its longest-standing admin
     or member, or goes; its name (`name`) is taken out of the notifications others were sent."""

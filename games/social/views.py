@@ -55,7 +55,7 @@ def friends(request: SignedInRequest) -> HttpResponse:
 @limited("friend_request")
 @refusals_as_pages
 def ask_friend(request: HttpRequest) -> HttpResponse:
-    row = services.do_ask_friend(request.user, request.POST.get("name", ""))
+    row = services.do_ask_friend(request.user, name=request.POST.get("name", ""))
     text = "You are now friends." if row.accepted else "Your request is on its way."
     return _done(request, text, "social:friends")
 
@@ -65,7 +65,7 @@ def ask_friend(request: HttpRequest) -> HttpResponse:
 @refusals_as_pages
 def answer_friend(request: HttpRequest) -> HttpResponse:
     accept = _yes(request, "accept")
-    services.do_answer_friend(request.user, request.POST.get("name", ""), accept)
+    services.do_answer_friend(request.user, name=request.POST.get("name", ""), accept=accept)
     return _done(request, "You are now friends." if accept else "", "social:friends")
 
 
@@ -73,7 +73,7 @@ def answer_friend(request: HttpRequest) -> HttpResponse:
 @require_POST
 @refusals_as_pages
 def remove_friend(request: HttpRequest) -> HttpResponse:
-    services.do_remove_friend(request.user, request.POST.get("name", ""))
+    services.do_remove_friend(request.user, name=request.POST.get("name", ""))
     return _done(request, "", "social:friends")
 
 
@@ -97,7 +97,7 @@ def notifications(request: SignedInRequest) -> HttpResponse:
 @require_POST
 def mark_read(request: HttpRequest) -> HttpResponse:
     raw = request.POST.get("id", "")
-    services.do_mark_read(request.user, int(raw) if raw.isdigit() else None)
+    services.do_mark_read(request.user, notification_id=int(raw) if raw.isdigit() else None)
     return redirect("social:notifications")
 
 
@@ -108,14 +108,14 @@ def open_notification(request: SignedInRequest, notification_id: int) -> HttpRes
     note = Notification.objects.filter(pk=notification_id, user=request.user).first()
     if note is None:
         raise Http404("No such notification.")
-    services.do_mark_read(request.user, note.pk)
+    services.do_mark_read(request.user, notification_id=note.pk)
     return redirect(note.url or "social:notifications")
 
 
 @login_required
 @require_POST
 def mail_choices(request: HttpRequest) -> HttpResponse:
-    services.do_set_mail_choices(request.user, request.POST.getlist("kind"))
+    services.do_set_mail_choices(request.user, kinds=request.POST.getlist("kind"))
     return _done(request, "Your e-mail choices are saved.", "social:notifications")
 
 
@@ -128,7 +128,7 @@ def mail_choices(request: HttpRequest) -> HttpResponse:
 @refusals_as_pages
 def invite_to_table(request: HttpRequest, match_id: int) -> HttpResponse:
     name = request.POST.get("name", "")
-    services.do_invite_to_table(request.user, match_id, name)
+    services.do_invite_to_table(request.user, match_id=match_id, name=name)
     return _done(request, f"{name} is invited.", "table", match_id)
 
 
@@ -154,8 +154,8 @@ def clubs(request: HttpRequest) -> HttpResponse:
 def new_club(request: HttpRequest) -> HttpResponse:
     club = services.do_create_club(
         request.user,
-        request.POST.get("name", ""),
-        request.POST.get("description", ""),
+        name=request.POST.get("name", ""),
+        description=request.POST.get("description", ""),
         public=request.POST.get("access", "public") == "public",
     )
     return redirect("social:club", club.pk)
@@ -205,7 +205,7 @@ def join_club(request: HttpRequest, token: str) -> HttpResponse:
     if club is None:
         raise NotFound("This invitation link leads nowhere; ask for a new one.")
     if request.method == "POST":
-        services.do_join_by_link(request.user, token)
+        services.do_join_by_link(request.user, token=token)
         return _done(request, f"Welcome to {club.name}.", "social:club", club.pk)
     return render(request, "social/join.html", {"club": club, "token": token})
 
@@ -232,43 +232,47 @@ def _name(request) -> str:
 
 
 def _invite(user, club_id, request):
-    services.do_invite_to_club(user, club_id, _name(request))
+    services.do_invite_to_club(user, club_id=club_id, name=_name(request))
 
 
 def _ask(user, club_id, request):
-    services.do_ask_to_join(user, club_id)
+    services.do_ask_to_join(user, club_id=club_id)
 
 
 def _answer_invite(user, club_id, request):
-    services.do_answer_club_invite(user, club_id, _yes(request, "accept"))
+    services.do_answer_club_invite(user, club_id=club_id, accept=_yes(request, "accept"))
 
 
 def _answer_request(user, club_id, request):
-    services.do_answer_join_request(user, club_id, _name(request), _yes(request, "accept"))
+    services.do_answer_join_request(
+        user, club_id=club_id, name=_name(request), accept=_yes(request, "accept")
+    )
 
 
 def _leave(user, club_id, request):
-    services.do_leave_club(user, club_id)
+    services.do_leave_club(user, club_id=club_id)
 
 
 def _remove(user, club_id, request):
-    services.do_remove_member(user, club_id, _name(request), ban=_yes(request, "ban"))
+    services.do_remove_member(user, club_id=club_id, name=_name(request), ban=_yes(request, "ban"))
 
 
 def _lift_ban(user, club_id, request):
-    services.do_lift_ban(user, club_id, _name(request))
+    services.do_lift_ban(user, club_id=club_id, name=_name(request))
 
 
 def _role(user, club_id, request):
-    services.do_set_role(user, club_id, _name(request), request.POST.get("role", ""))
+    services.do_set_role(
+        user, club_id=club_id, name=_name(request), role=request.POST.get("role", "")
+    )
 
 
 def _hand_over(user, club_id, request):
-    services.do_hand_over(user, club_id, _name(request))
+    services.do_hand_over(user, club_id=club_id, name=_name(request))
 
 
 def _delete(user, club_id, request):
-    services.do_delete_club(user, club_id)
+    services.do_delete_club(user, club_id=club_id)
 
 
 invite_to_club = limited("invite")(_club_post(_invite, "Invitation sent."))
@@ -291,7 +295,7 @@ def new_club_table(request: HttpRequest, club_id: int) -> HttpResponse:
     preset = request.POST.get("preset", "house")
     if preset not in dict(PRESETS):
         preset = "house"
-    match = services.do_create_club_table(request.user, club_id, preset)
+    match = services.do_create_club_table(request.user, club_id=club_id, rules_spec=preset)
     return redirect("table", match_id=match.pk)
 
 

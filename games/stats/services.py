@@ -32,6 +32,21 @@ def _opponents(seats: list[Seat], side_of, my_side: str) -> tuple[str, str]:
     return kind, ",".join(levels)
 
 
+def on_deal_end(deal_row: Deal, result: dict) -> None:
+    """`hooks.after_deal`: a deal counts unless its match is of one deal (a practice, a daily
+    deal: `Match.one_deal`)."""
+    if not deal_row.match.one_deal:
+        do_record_deal(deal_row, result)
+
+
+def on_match_end(match: Match) -> None:
+    """`hooks.after_match`: a match is rated if it counts, and only if the site dealt its cards:
+    an offline match's were shuffled in the person's browser, and nothing proves the browser did
+    not choose them."""
+    if not match.one_deal and not match.played_offline:
+        do_record_match(match)
+
+
 def do_record_deal(deal_row: Deal, result: dict) -> list[DealSummary]:
     """One summary row per seat of a deal that has just ended, read from its result JSON."""
     match = deal_row.match
@@ -154,7 +169,7 @@ def do_record_match(match: Match) -> list[MatchRecord]:
     return MatchRecord.objects.bulk_create(records)
 
 
-def do_record_coach_accuracy(deal_id: int, seat: str, accuracy: float) -> None:
+def do_record_coach_accuracy(deal_id: int, *, seat: str, accuracy: float) -> None:
     """For the coach: how well a seat's decisions in a finished deal matched its advice (0..1)."""
     if not 0.0 <= accuracy <= 1.0:
         raise ValueError(f"accuracy must be between 0 and 1, not {accuracy}")
@@ -170,4 +185,4 @@ def do_record_review_accuracy(deal_id: int, seat: str, accuracy: float) -> None:
     """`hooks.review_scored`: keep the coach's verdict, unless the deal finished before
     statistics were kept (it has no summary)."""
     with contextlib.suppress(DealSummary.DoesNotExist):
-        do_record_coach_accuracy(deal_id, seat, accuracy)
+        do_record_coach_accuracy(deal_id, seat=seat, accuracy=accuracy)

@@ -116,8 +116,8 @@ def _require_host(match: Match, user) -> None:
 
 def do_create_table(
     host,
-    rules_spec,
     *,
+    rules_spec,
     allow_spectators: bool = False,
     turn_timeout_seconds: int = 30,
     public: bool = False,
@@ -152,7 +152,7 @@ def people_positions(rules: engine.Rules, count: int) -> list[str]:
     return list((rules.seats[first:] + rules.seats[:first])[:count])
 
 
-def do_create_paired_table(users: list, rules_spec, bot_level: str) -> Match:
+def do_create_paired_table(users: list, *, rules_spec, bot_level: str) -> Match:
     """A shared table for people the lobby paired: they sit, bots of `bot_level` fill the other
     seats, and the first deal is dealt. Runs inside the caller's transaction."""
     rules = engine.Rules.from_spec(rules_spec)
@@ -164,7 +164,7 @@ def do_create_paired_table(users: list, rules_spec, bot_level: str) -> Match:
     return begin_match(rules, users[0], seats, invite_code=_new_code())
 
 
-def do_sit(match_id: int, user, position: str) -> Match:
+def do_sit(match_id: int, *, user, position: str) -> Match:
     """Take a free seat at a forming table (or move to another free one)."""
     with transaction.atomic():
         match = _lock_forming(match_id)
@@ -195,7 +195,7 @@ def do_sit(match_id: int, user, position: str) -> Match:
     return match
 
 
-def do_sit_by_invite(code: str, user) -> Match | None:
+def do_sit_by_invite(code: str, *, user) -> Match | None:
     """Someone who came by an invite link and just signed up or logged in: seat them in the
     first free seat of that forming table. None (and nothing changes) when the code names no
     table, the table has started or is full, or they already sit there."""
@@ -208,12 +208,12 @@ def do_sit_by_invite(code: str, user) -> Match | None:
     if free is None:
         return None
     try:
-        return do_sit(match.pk, user, free.position)
+        return do_sit(match.pk, user=user, position=free.position)
     except GameError:
         return None  # taken a moment ago, or the table just started: they see it as it is
 
 
-def do_set_seat_bot(match_id: int, host, position: str, level: str) -> Match:
+def do_set_seat_bot(match_id: int, *, host, position: str, level: str) -> Match:
     """The host puts a bot of `level` in an empty seat, changes its level, or ('') removes it."""
     if level:
         level = known_bot_level(level)
@@ -233,7 +233,7 @@ def do_set_seat_bot(match_id: int, host, position: str, level: str) -> Match:
     return match
 
 
-def do_fill_with_bots(match_id: int, host, level: str) -> Match:
+def do_fill_with_bots(match_id: int, *, host, level: str) -> Match:
     """The host fills every empty seat with bots of `level`."""
     level = known_bot_level(level)
     with transaction.atomic():
@@ -247,7 +247,7 @@ def do_fill_with_bots(match_id: int, host, level: str) -> Match:
 
 
 def do_table_settings(
-    match_id: int, host, *, allow_spectators: bool, turn_timeout_seconds
+    match_id: int, *, host, allow_spectators: bool, turn_timeout_seconds
 ) -> Match:
     timeout = _check_timeout(turn_timeout_seconds)
     with transaction.atomic():
@@ -262,7 +262,7 @@ def do_table_settings(
     return match
 
 
-def do_start_table(match_id: int, host) -> Match:
+def do_start_table(match_id: int, *, host) -> Match:
     """The host starts a full table: the first deal is dealt and play begins."""
     with transaction.atomic():
         match = _lock_forming(match_id)
@@ -282,7 +282,7 @@ def do_start_table(match_id: int, host) -> Match:
     return match
 
 
-def do_remove_from_table(match_id: int, host, position: str) -> Match:
+def do_remove_from_table(match_id: int, *, host, position: str) -> Match:
     """The host removes a person from a table that has not started; the seat becomes free."""
     with transaction.atomic():
         match = _lock_forming(match_id)
@@ -306,7 +306,7 @@ def do_remove_from_table(match_id: int, host, position: str) -> Match:
 # --- Leaving ---------------------------------------------------------------------------------
 
 
-def do_leave(match_id: int, user, hand_over: bool = False) -> Match | None:
+def do_leave(match_id: int, *, user, hand_over: bool = False) -> Match | None:
     """Leave a table. Before the start the seat is freed; during play a bot takes it for good
     and the match goes on.
 
@@ -352,7 +352,7 @@ def do_leave(match_id: int, user, hand_over: bool = False) -> Match | None:
 # --- Presence and stand-in bots ---------------------------------------------------------------
 
 
-def do_presence(match_id: int, user, delta: int) -> bool:
+def do_presence(match_id: int, *, user, delta: int) -> bool:
     """A websocket of `user` at this table opened (+1) or closed (-1). Returns whether the user
     sits here. No lock on the match and no new version: presence is not a move."""
     now = timezone.now()
@@ -457,7 +457,7 @@ def stand_in_due(match_id: int, version: int, reason: str) -> bool:
 # --- Rematch ---------------------------------------------------------------------------------
 
 
-def do_table_rematch(match_id: int, user) -> Match:
+def do_table_rematch(match_id: int, *, user) -> Match:
     """The same rules and the same seats again: people keep their seats, bots keep their levels.
     Asked twice (two people click), it gives the one rematch."""
     with transaction.atomic():
@@ -481,7 +481,7 @@ def do_table_rematch(match_id: int, user) -> Match:
 # --- Manners ---------------------------------------------------------------------------------
 
 
-def do_set_personal_block(owner, other_name: str, kind: str, on: bool) -> bool:
+def do_set_personal_block(owner, *, other_name: str, kind: str, on: bool) -> bool:
     """Mute another person's chat for oneself, or block them from one's own tables (`on`), or
     undo it. Returns whether it is now on. Blocking keeps them from sitting at the owner's
     forming tables and hides those tables from them in the lobby; it does not unseat anyone."""
@@ -525,7 +525,7 @@ def clean_chat_text(text: str) -> str:
     return "".join(kept).strip()
 
 
-def do_chat(match_id: int, user, text: str) -> ChatMessage:
+def do_chat(match_id: int, *, user, text: str) -> ChatMessage:
     text = clean_chat_text(text)
     count, seconds = CHAT_RATE
     with transaction.atomic():

@@ -29,7 +29,7 @@ def new_table(request: SignedInRequest) -> HttpResponse:
         )
     match = tables.do_create_table(
         request.user,
-        form.cleaned_data["rules"].to_spec(),
+        rules_spec=form.cleaned_data["rules"].to_spec(),
         allow_spectators=form.cleaned_data["allow_spectators"],
         turn_timeout_seconds=form.cleaned_data["turn_timeout_seconds"],
         public=form.cleaned_data["public"],
@@ -77,7 +77,7 @@ def _invitation(request: HttpRequest, code: str) -> HttpResponse:
 
 @table_post(refused=table_refused)
 def sit(request: HtmxRequest, match: Match, seat) -> HttpResponse:
-    tables.do_sit(match.pk, request.user, request.POST.get("position", ""))
+    tables.do_sit(match.pk, user=request.user, position=request.POST.get("position", ""))
     response = table_answer(request, match.pk)
     if request.htmx:
         response["HX-Refresh"] = "true"  # the page around the table changes too (chat, leave)
@@ -89,23 +89,27 @@ def seat_bot(request: SignedInRequest, match: Match, seat) -> HttpResponse:
     """The host's seat controls: a bot of a level in one seat, or in every empty seat."""
     level = request.POST.get("level", "")
     if request.POST.get("position") == "all":
-        tables.do_fill_with_bots(match.pk, request.user, level)
+        tables.do_fill_with_bots(match.pk, host=request.user, level=level)
     else:
-        tables.do_set_seat_bot(match.pk, request.user, request.POST.get("position", ""), level)
+        tables.do_set_seat_bot(
+            match.pk, host=request.user, position=request.POST.get("position", ""), level=level
+        )
     request.user.remember_choices(bot_level=level)  # checked by the service, or "" (none)
     return table_answer(request, match.pk)
 
 
 @table_post(refused=table_refused)
 def start_table(request: HtmxRequest, match: Match, seat) -> HttpResponse:
-    tables.do_start_table(match.pk, request.user)
+    tables.do_start_table(match.pk, host=request.user)
     return table_answer(request, match.pk)
 
 
 @table_post(refused=table_refused)
 def remove_from_table(request: HtmxRequest, match: Match, seat) -> HttpResponse:
     """The host removes a person from a table that has not started."""
-    tables.do_remove_from_table(match.pk, request.user, request.POST.get("position", ""))
+    tables.do_remove_from_table(
+        match.pk, host=request.user, position=request.POST.get("position", "")
+    )
     return table_answer(request, match.pk)
 
 
@@ -116,14 +120,14 @@ def table_settings(request: HtmxRequest, match: Match, seat) -> HttpResponse:
         raise services.GameError(
             " ".join(str(e) for errors in form.errors.values() for e in errors)
         )
-    tables.do_table_settings(match.pk, request.user, **form.cleaned_data)
+    tables.do_table_settings(match.pk, host=request.user, **form.cleaned_data)
     messages.success(request, "Table settings saved.")
     return redirect("table", match_id=match.pk)
 
 
 @table_post(refused=table_refused)
 def leave(request: HtmxRequest, match: Match, seat) -> HttpResponse:
-    left = tables.do_leave(match.pk, request.user)
+    left = tables.do_leave(match.pk, user=request.user)
     assert left is not None  # only a host handing the table over (an account deleted) closes it
     if left.status == Match.Status.PLAYING:
         messages.success(request, "You left the table; a bot plays your seat from now on.")
@@ -138,7 +142,7 @@ def chat(request: HtmxRequest, match: Match, seat) -> HttpResponse:
     (cleared, or with the error) for htmx, which swaps it in place."""
     error = ""
     try:
-        tables.do_chat(match.pk, request.user, request.POST.get("text", ""))
+        tables.do_chat(match.pk, user=request.user, text=request.POST.get("text", ""))
     except services.GameError as refusal:
         if isinstance(refusal, services.NotFound):
             raise  # a 404, like every table post
@@ -168,7 +172,7 @@ def manners(request: HttpRequest, name: str) -> HttpResponse:
     kind = request.POST.get("kind", "")
     on = request.POST.get("on") == "1"
     try:
-        tables.do_set_personal_block(request.user, name, kind, on)
+        tables.do_set_personal_block(request.user, other_name=name, kind=kind, on=on)
     except services.NotFound:
         raise Http404 from None
     except services.GameError as error:

@@ -41,14 +41,14 @@ def play_until(
         if turn.kind == WaitingFor.BOT:
             tasks.play_bot_turn(match.pk, turn.version)
         elif turn.kind == WaitingFor.NEXT_DEAL:
-            services.do_next_deal(match.pk, turn.version)
+            services.do_next_deal(match.pk, version=turn.version)
         else:
             seat = match.seats.get(position=turn.seat)
             services.do_act(
                 match.pk,
-                turn.seat,
-                person(match, turn.seat),
-                turn.version,
-                actor(seat, step),
+                seat=turn.seat,
+                token=person(match, turn.seat),
+                version=turn.version,
+                actor=actor(seat, step),
             )
     raise AssertionError("the match did not end")

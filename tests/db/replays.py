@@ -29,14 +29,14 @@ def played_deals(match: Match) -> list[Deal]:
 
 def play_deals(user, rules, played: int = 1, seed: int = 1, level: str = "easy") -> Match:
     """A match under `rules` with at least `played` deals played out (or over, if sooner)."""
-    match = services.do_start_match(user, rules, level)
+    match = services.do_start_match(user, rules_spec=rules, bot_level=level)
     return play_until(
         match, stop=lambda m: len(played_deals(m)) >= played, person=random_person(seed)
     )
 
 
 def finish_match(user, rules, seed: int = 1, level: str = "easy") -> Match:
-    match = services.do_start_match(user, rules, level)
+    match = services.do_start_match(user, rules_spec=rules, bot_level=level)
     return play_until(match, person=random_person(seed))
 
 

@@ -132,12 +132,12 @@ def test_the_download_needs_a_login(client):
 def test_the_download_holds_every_deal_the_person_played(logged_in_client, user, make_user):
     finished = finish_match(user, "house", seed=3)
     two_deals = play_deals(user, "classic", played=2, seed=4)
-    in_play = services.do_start_match(user, "auction", "easy")
+    in_play = services.do_start_match(user, rules_spec="auction", bot_level="easy")
     deal_in_play = into_a_new_deal(in_play, actions=3, seed=5)
     logged_in_client.post(reverse("change_email"), {"email": "alice@example.com"})
     first_deal = finished.deals.get(number=1)
     imported = replay_services.do_import_record(
-        user, json.dumps(replay_selectors.deal_record(finished, first_deal))
+        user, data=json.dumps(replay_selectors.deal_record(finished, first_deal))
     )
 
     archive = download(logged_in_client)
@@ -191,10 +191,10 @@ def test_the_download_holds_nothing_of_another_person(logged_in_client, user, ma
 
 def test_a_shared_match_in_play_is_downloaded_from_the_seat_s_view_only(user, make_user):
     bob = make_user("bob")
-    match = tables.do_create_table(user, "house")
-    tables.do_sit(match.pk, bob, "N")
-    tables.do_fill_with_bots(match.pk, user, "easy")
-    tables.do_start_table(match.pk, user)
+    match = tables.do_create_table(user, rules_spec="house")
+    tables.do_sit(match.pk, user=bob, position="N")
+    tables.do_fill_with_bots(match.pk, host=user, level="easy")
+    tables.do_start_table(match.pk, host=user)
     deal_row = selectors.current_deal(Match.objects.get(pk=match.pk))
     for person, seat in ((user, "S"), (bob, "N")):
         client = Client()

@@ -55,10 +55,13 @@ def finished_deals() -> int:
 
 def matches_being_played() -> list[Match]:
     people = [User.objects.create_user(f"player{n}", password=PASSWORD) for n in range(PLAYERS)]
-    matches = [services.do_start_match(person, "house", "easy") for person in people[:3]]
-    shared = tables.do_create_table(people[3], {"preset": "auction", "players": 2})
-    tables.do_sit(shared.pk, people[0], "P2")
-    matches.append(tables.do_start_table(shared.pk, people[3]))
+    matches = [
+        services.do_start_match(person, rules_spec="house", bot_level="easy")
+        for person in people[:3]
+    ]
+    shared = tables.do_create_table(people[3], rules_spec={"preset": "auction", "players": 2})
+    tables.do_sit(shared.pk, user=people[0], position="P2")
+    matches.append(tables.do_start_table(shared.pk, host=people[3]))
     for match in matches:  # every match has a finished deal before the backup
         play_until(match, stop=lambda m: m.deals.filter(phase="over").exists(), person=as_easy_bot)
     return matches

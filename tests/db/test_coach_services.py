@@ -68,7 +68,7 @@ def test_the_coachs_tasks_go_to_the_coach_queue_and_the_bots_to_theirs():
 def test_no_advice_is_asked_for_when_the_coach_is_off(
     user, enqueued, django_capture_on_commit_callbacks
 ):
-    match = at_a_choice(services.do_start_match(user, "house", "easy"))
+    match = at_a_choice(services.do_start_match(user, rules_spec="house", bot_level="easy"))
     with django_capture_on_commit_callbacks(execute=True):
         assert coach_services.do_request_advice(match) is None
         services.announce_change(match.pk, match.version)
@@ -76,7 +76,7 @@ def test_no_advice_is_asked_for_when_the_coach_is_off(
 
 
 def test_a_persons_turn_asks_for_advice_once(coached, enqueued, django_capture_on_commit_callbacks):
-    match = at_a_choice(services.do_start_match(coached, "house", "easy"))
+    match = at_a_choice(services.do_start_match(coached, rules_spec="house", bot_level="easy"))
     with django_capture_on_commit_callbacks(execute=True):
         services.announce_change(match.pk, match.version)  # what every move ends with
         services.announce_change(match.pk, match.version)  # the same position again
@@ -90,7 +90,7 @@ def test_a_persons_turn_asks_for_advice_once(coached, enqueued, django_capture_o
 def test_advice_is_the_coachs_search_of_the_position_and_is_never_computed_twice(
     searches_in_this_process, coached, monkeypatch
 ):
-    match = at_a_choice(services.do_start_match(coached, "house", "easy"))
+    match = at_a_choice(services.do_start_match(coached, rules_spec="house", bot_level="easy"))
     advice = coach_services.do_request_advice(match)
     first = coach_tasks.advise_position(advice.pk)
 
@@ -115,10 +115,14 @@ def test_advice_is_the_coachs_search_of_the_position_and_is_never_computed_twice
 
 
 def test_advice_for_a_position_the_table_has_left_is_dropped(coached):
-    match = at_a_choice(services.do_start_match(coached, "house", "easy"))
+    match = at_a_choice(services.do_start_match(coached, rules_spec="house", bot_level="easy"))
     advice = coach_services.do_request_advice(match)
     services.do_act(
-        match.pk, "S", person_move(match, "S"), match.version, services.Actor(user=coached)
+        match.pk,
+        seat="S",
+        token=person_move(match, "S"),
+        version=match.version,
+        actor=services.Actor(user=coached),
     )
     assert coach_tasks.advise_position(advice.pk) == "stale"
     advice.refresh_from_db()
@@ -133,14 +137,14 @@ def test_advice_for_a_position_the_table_has_left_is_dropped(coached):
 
 
 def test_a_lost_claim_can_be_taken_again_but_a_live_one_cannot(coached):
-    match = at_a_choice(services.do_start_match(coached, "house", "easy"))
+    match = at_a_choice(services.do_start_match(coached, rules_spec="house", bot_level="easy"))
     advice = coach_services.do_request_advice(match)
-    assert coach_services.do_claim(Advice, advice.pk) is not None
-    assert coach_services.do_claim(Advice, advice.pk) is None  # another worker has it
+    assert coach_services.do_claim(Advice, pk=advice.pk) is not None
+    assert coach_services.do_claim(Advice, pk=advice.pk) is None  # another worker has it
     Advice.objects.filter(pk=advice.pk).update(
         started_at=advice.requested_at.replace(year=advice.requested_at.year - 1)
     )
-    assert coach_services.do_claim(Advice, advice.pk) is not None  # its worker died
+    assert coach_services.do_claim(Advice, pk=advice.pk) is not None  # its worker died
 
 
 def test_the_match_version_of_every_decision_can_be_found_again(user):
@@ -151,7 +155,7 @@ def test_the_match_version_of_every_decision_can_be_found_again(user):
         seen.append((deal_row.pk, deal_row.actions.count(), match.version))
         return person_move(match, seat)
 
-    match = services.do_start_match(user, "house", "easy")
+    match = services.do_start_match(user, rules_spec="house", bot_level="easy")
     play_until(match, stop=lambda m: m.deals.count() == 3, person=person)
     assert len({deal for deal, _, _ in seen}) >= 2
     for deal_id, step, version in seen:
@@ -179,7 +183,7 @@ def test_a_review_marks_an_overbid_as_a_blunder_and_links_to_the_moment(
 ):
     # W deals; N passes, E bids 3. S holds J-9-3-2 of hearts with the ace, king and queen out:
     # a bid of 4 (all four points) is a blunder.
-    match = services.do_start_match(coached, "house", "easy")
+    match = services.do_start_match(coached, rules_spec="house", bot_level="easy")
     deal_row = rig_first_deal(
         match,
         "W",
@@ -190,9 +194,9 @@ def test_a_review_marks_an_overbid_as_a_blunder_and_links_to_the_moment(
             "W": "KS QS TS 6H 5H AC",
         },
     )
-    services.do_act(match.pk, "N", "pass", 0, services.Actor.bot("easy"))
-    services.do_act(match.pk, "E", "3", 1, services.Actor.bot("easy"))
-    services.do_act(match.pk, "S", "4", 2, services.Actor(user=coached))
+    services.do_act(match.pk, seat="N", token="pass", version=0, actor=services.Actor.bot("easy"))
+    services.do_act(match.pk, seat="E", token="3", version=1, actor=services.Actor.bot("easy"))
+    services.do_act(match.pk, seat="S", token="4", version=2, actor=services.Actor(user=coached))
     with django_capture_on_commit_callbacks(execute=True):
         play_until(match, stop=lambda m: selectors.current_deal(m).is_over)
     review = Review.objects.get(deal=deal_row, seat="S")
@@ -230,7 +234,7 @@ def test_a_review_marks_an_overbid_as_a_blunder_and_links_to_the_moment(
 
 
 def test_a_review_reuses_the_advice_the_player_saw(coached, monkeypatch, searches_in_this_process):
-    match = services.do_start_match(coached, "house", "easy")
+    match = services.do_start_match(coached, rules_spec="house", bot_level="easy")
     advised = []
 
     def person(m, seat):  # the coach is asked at every decision, as at a real table
@@ -242,7 +246,7 @@ def test_a_review_reuses_the_advice_the_player_saw(coached, monkeypatch, searche
 
     match = play_until(match, stop=lambda m: selectors.current_deal(m).is_over, person=person)
     deal_row = selectors.current_deal(match)
-    review = coach_services.do_request_review(deal_row, "S")
+    review = coach_services.do_request_review(deal_row, seat="S")
     searched = []
     real_advise = coach_tasks.advise
 
@@ -256,11 +260,13 @@ def test_a_review_reuses_the_advice_the_player_saw(coached, monkeypatch, searche
     assert not searched
     assert [d["step"] for d in review.decisions] == advised
     assert {d["origin"] for d in review.decisions} == {"shown"}
-    assert coach_services.do_request_review(deal_row, "S").pk == review.pk  # asked again: the same
+    assert (
+        coach_services.do_request_review(deal_row, seat="S").pk == review.pk
+    )  # asked again: the same
 
 
 def test_decisions_a_bot_made_for_the_person_are_not_theirs(coached):
-    match = at_a_choice(services.do_start_match(coached, "house", "easy"))
+    match = at_a_choice(services.do_start_match(coached, rules_spec="house", bot_level="easy"))
     # The person is away; a bot stands in for the rest of the deal.
     match = play_until(
         match,
@@ -271,7 +277,7 @@ def test_decisions_a_bot_made_for_the_person_are_not_theirs(coached):
     )
     Action.objects.filter(seat="S").update(user=None, bot_level="easy")
     deal_row = selectors.current_deal(match)
-    review = coach_services.do_request_review(deal_row, "S")
+    review = coach_services.do_request_review(deal_row, seat="S")
     coach_tasks.review_deal(review.pk)
     review.refresh_from_db()
     assert review.decisions == [] and review.accuracy is None
@@ -280,11 +286,11 @@ def test_decisions_a_bot_made_for_the_person_are_not_theirs(coached):
 def test_advice_whose_worker_died_is_asked_for_again(
     coached, enqueued, django_capture_on_commit_callbacks
 ):
-    match = at_a_choice(services.do_start_match(coached, "house", "easy"))
+    match = at_a_choice(services.do_start_match(coached, rules_spec="house", bot_level="easy"))
     with django_capture_on_commit_callbacks(execute=True):
         advice = coach_services.do_request_advice(match)
     assert len(enqueued) == 1
-    coach_services.do_claim(Advice, advice.pk)  # a worker took it ... and died
+    coach_services.do_claim(Advice, pk=advice.pk)  # a worker took it ... and died
     with django_capture_on_commit_callbacks(execute=True):
         assert coach_services.do_request_advice(match).pk == advice.pk
     assert len(enqueued) == 1  # too soon to tell

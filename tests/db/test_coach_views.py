@@ -45,7 +45,7 @@ def panel_url(match):
 
 
 def test_the_table_page_has_the_switch_and_the_panel_as_it_stands(logged_in_client, user):
-    match = services.do_start_match(user, "house", "easy")
+    match = services.do_start_match(user, rules_spec="house", bot_level="easy")
     page = logged_in_client.get(reverse("table", args=[match.pk])).content.decode()
     assert 'id="coach-toggle"' in page
     assert 'id="coach-panel" class="coach-panel coach-off' in page and "Switch the coach on" in page
@@ -67,7 +67,7 @@ def test_switching_the_coach_answers_the_switch_only(logged_in_client, user):
 def test_switching_the_coach_on_asks_it_only_at_ones_own_table(client, make_user, user):
     user.coach_enabled = True
     user.save()
-    match = at_a_choice(services.do_start_match(user, "house", "easy"))
+    match = at_a_choice(services.do_start_match(user, rules_spec="house", bot_level="easy"))
     client.force_login(make_user("mallory"))
     client.post(reverse("toggle_coach"), {"enabled": "on", "match": match.pk})
     assert not Advice.objects.exists()  # no work for the coach at a table mallory does not play at
@@ -77,7 +77,7 @@ def test_switching_the_coach_on_asks_it_only_at_ones_own_table(client, make_user
 
 
 def test_the_panel_is_only_for_the_tables_players(client, make_user, user):
-    match = services.do_start_match(user, "house", "easy")
+    match = services.do_start_match(user, rules_spec="house", bot_level="easy")
     assert client.get(panel_url(match)).status_code == 302  # to the log-in page
     client.force_login(make_user("mallory"))
     assert client.get(panel_url(match)).status_code == 404  # as for a match that does not exist
@@ -85,7 +85,7 @@ def test_the_panel_is_only_for_the_tables_players(client, make_user, user):
 
 
 def test_with_the_coach_off_the_panel_invites_and_asks_nothing(logged_in_client, user):
-    match = at_a_choice(services.do_start_match(user, "house", "easy"))
+    match = at_a_choice(services.do_start_match(user, rules_spec="house", bot_level="easy"))
     html = logged_in_client.get(panel_url(match)).content.decode()
     assert "Switch the coach on" in html and "coach-off" in html
     assert not Advice.objects.exists()
@@ -95,7 +95,7 @@ def test_at_the_players_turn_the_panel_thinks_then_ranks_the_options_with_figure
     logged_in_client, user
 ):
     # The player opens the auction: the panel's first choice is a call.
-    match = services.do_start_match(user, "house", "easy", rng=opened_by("S"))
+    match = services.do_start_match(user, rules_spec="house", bot_level="easy", rng=opened_by("S"))
     assert at_a_choice(match).version == 0
     logged_in_client.post(
         reverse("toggle_coach"), {"enabled": "on", "match": match.pk}, HTTP_HX_REQUEST="true"
@@ -122,11 +122,15 @@ def test_at_the_players_turn_the_panel_thinks_then_ranks_the_options_with_figure
 
 
 def test_advice_for_an_old_position_is_not_shown(coached_client, user):
-    match = at_a_choice(services.do_start_match(user, "house", "easy"))
+    match = at_a_choice(services.do_start_match(user, rules_spec="house", bot_level="easy"))
     advice = coach_services.do_request_advice(match)
     coach_tasks.advise_position(advice.pk)
     services.do_act(
-        match.pk, "S", person_move(match, "S"), match.version, services.Actor(user=user)
+        match.pk,
+        seat="S",
+        token=person_move(match, "S"),
+        version=match.version,
+        actor=services.Actor(user=user),
     )
     match.refresh_from_db()
     html = panel_html(match, "S")
@@ -135,7 +139,7 @@ def test_advice_for_an_old_position_is_not_shown(coached_client, user):
 
 
 def test_a_whole_deal_of_panels_never_shows_a_hidden_card(coached_client, user):
-    match = services.do_start_match(user, "house", "easy")
+    match = services.do_start_match(user, rules_spec="house", bot_level="easy")
     panels = []
 
     def person(m, seat):
@@ -160,7 +164,7 @@ def test_a_whole_deal_of_panels_never_shows_a_hidden_card(coached_client, user):
 
 @pytest.fixture
 def finished_deal(user):
-    match = services.do_start_match(user, "house", "easy")
+    match = services.do_start_match(user, rules_spec="house", bot_level="easy")
     match = play_until(
         match,
         stop=lambda m: (
@@ -182,7 +186,7 @@ def test_the_review_page_is_only_for_the_deals_players(client, make_user, finish
 
 
 def test_a_deal_in_progress_has_no_review(logged_in_client, user):
-    match = at_a_choice(services.do_start_match(user, "house", "easy"))
+    match = at_a_choice(services.do_start_match(user, rules_spec="house", bot_level="easy"))
     url = reverse("coach:review", args=[selectors.current_deal(match).pk])
     assert logged_in_client.get(url).status_code == 404
     assert logged_in_client.post(url).status_code == 404

@@ -228,9 +228,11 @@ def test_the_day_s_set_is_made_once():
 def test_a_deal_is_played_once_in_order(user, quick_hard_bots):
     day = services.today()
     with pytest.raises(services.GameError, match="in order"):
-        services.do_play(user, day, 2)
-    match = services.do_play(user, day, 1)
-    assert services.do_play(user, day, 1) == match  # a reload, a second tab: the same play
+        services.do_play(user, day=day, number=2)
+    match = services.do_play(user, day=day, number=1)
+    assert (
+        services.do_play(user, day=day, number=1) == match
+    )  # a reload, a second tab: the same play
     assert match.single_deal and match.bot_seed == DailyDeal.objects.get(number=1).bot_seed
     assert {s.position: s.bot_level for s in match.seats.all()} == {
         "N": "hard",
@@ -246,16 +248,18 @@ def test_a_deal_is_played_once_in_order(user, quick_hard_bots):
     final = match.deals.get().result["score"]
     assert play.net == final["NS"] - final["EW"]
     # No second try: asking again gives the finished play, and no new match is made.
-    assert services.do_play(user, day, 1) == match
+    assert services.do_play(user, day=day, number=1) == match
     assert DailyPlay.objects.filter(user=user).count() == 1
-    assert services.do_play(user, day, 2) != match  # the next one opens once this one is done
+    assert (
+        services.do_play(user, day=day, number=2) != match
+    )  # the next one opens once this one is done
 
 
 def test_the_same_play_meets_the_same_replies(make_user, quick_hard_bots):
     day = services.today()
     alice, bob = make_user("alice"), make_user("bob")
-    first = finish(services.do_play(alice, day, 1))
-    second = finish(services.do_play(bob, day, 1))
+    first = finish(services.do_play(alice, day=day, number=1))
+    second = finish(services.do_play(bob, day=day, number=1))
     assert first.pk != second.pk
     assert tokens_of(first) == tokens_of(second)
 
@@ -263,13 +267,13 @@ def test_the_same_play_meets_the_same_replies(make_user, quick_hard_bots):
 def test_a_past_day_is_practice_never_counted(user, quick_hard_bots):
     yesterday = services.today() - datetime.timedelta(days=1)
     with pytest.raises(services.NotFound):
-        services.do_play(user, yesterday, 3)  # a day nobody dealt: nothing to practise
+        services.do_play(user, day=yesterday, number=3)  # a day nobody dealt: nothing to practise
     assert not DailySet.objects.exists()
     services.ensure_day(yesterday)
-    match = finish(services.do_play(user, yesterday, 3))  # any deal, any order
+    match = finish(services.do_play(user, day=yesterday, number=3))  # any deal, any order
     play = DailyPlay.objects.get(match=match)
     assert not play.counted
-    again = services.do_play(user, yesterday, 3)
+    again = services.do_play(user, day=yesterday, number=3)
     assert again != match  # practice can be played again
     page = selectors.day_page(yesterday, user)
     assert page.table == [] and page.people == 0
@@ -291,8 +295,8 @@ def test_the_field_is_hidden_until_one_has_finished_the_deal(
 ):
     day = services.today()
     alice, bob = make_user("alice"), make_user("bob")
-    finish(services.do_play(alice, day, 1))
-    bob_match = services.do_play(bob, day, 1)  # started, not finished
+    finish(services.do_play(alice, day=day, number=1))
+    bob_match = services.do_play(bob, day=day, number=1)  # started, not finished
     alice_play = DailyPlay.objects.get(user=alice)
     client.login(username="bob", password=password)
     deal_url = reverse("daily:deal", args=[day.isoformat(), 1])
@@ -315,8 +319,8 @@ def test_a_private_history_is_not_replayed_to_others(client, make_user, password
     alice, bob = make_user("alice"), make_user("bob")
     alice.history_public = False
     alice.save()
-    finish(services.do_play(alice, day, 1))
-    finish(services.do_play(bob, day, 1))
+    finish(services.do_play(alice, day=day, number=1))
+    finish(services.do_play(bob, day=day, number=1))
     client.login(username="bob", password=password)
     response = client.get(reverse("daily:deal", args=[day.isoformat(), 1]))
     assert "play_replay" not in response.content.decode()
@@ -372,7 +376,7 @@ def test_a_daily_table_leads_back_to_the_day_not_to_a_rematch(
     logged_in_client, user, quick_hard_bots
 ):
     day = services.today()
-    match = services.do_play(user, day, 1)
+    match = services.do_play(user, day=day, number=1)
     page = logged_in_client.get(reverse("table", args=[match.pk])).content.decode()
     assert "Daily deal 1 of" in page and "data-next-deal" not in page
     finish(match)
@@ -390,7 +394,7 @@ def test_the_coach_keeps_quiet_during_a_daily_deal_and_reviews_it_after(
     """Everyone holding these cards is compared: advice during the deal would not be fair."""
     user.coach_enabled = True
     user.save(update_fields=["coach_enabled"])
-    match = services.do_play(user, services.today(), 1)
+    match = services.do_play(user, day=services.today(), number=1)
     assert coach_selectors.coached_turn(match) is None
     assert coach_selectors.coached_seats(match) == []
     assert not turns.waiting_on(match.pk).coached  # no advice task is ever asked for
@@ -410,7 +414,7 @@ def test_the_par_line_is_replayed_once_the_deal_is_finished(
     services.do_compute_par(deal_row.pk, level="easy")
     url = reverse("daily:par_replay", args=[day.isoformat(), 1, 0])
     assert logged_in_client.get(url).status_code == 404  # not before one's own play
-    finish(services.do_play(user, day, 1))
+    finish(services.do_play(user, day=day, number=1))
     response = logged_in_client.get(url)
     assert response.status_code == 200 and b"Par of daily deal 1" in response.content
     comparison = selectors.deal_comparison(day, 1, user)
@@ -432,12 +436,12 @@ def test_par_is_asked_for_when_a_deal_is_first_played(
     services.ensure_day(day)
     assert asked == []  # a day's set alone costs no search
     with django_capture_on_commit_callbacks(execute=True):
-        services.do_play(user, day, 1)
+        services.do_play(user, day=day, number=1)
     deal_id = DailyDeal.objects.get(number=1).pk
     assert (deal_id,) in asked
     asked.clear()
     with django_capture_on_commit_callbacks(execute=True):
-        services.do_play(bob, day, 1)
+        services.do_play(bob, day=day, number=1)
     assert (deal_id,) not in asked  # asked once, by the first play
 
 
@@ -445,8 +449,8 @@ def test_a_daily_table_and_the_day_s_page_show_no_hidden_card(
     logged_in_client, user, bob, quick_hard_bots
 ):
     day = services.today()
-    finish(services.do_play(bob, day, 1))  # someone has played the deal out
-    match = services.do_play(user, day, 1)
+    finish(services.do_play(bob, day=day, number=1))  # someone has played the deal out
+    match = services.do_play(user, day=day, number=1)
     play_until(match, stop=lambda m: m.version >= 6)  # the auction is over, cards are falling
     page = logged_in_client.get(reverse("table", args=[match.pk])).content.decode()
     assert not leaks(page, match, "S")

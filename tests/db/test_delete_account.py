@@ -51,13 +51,13 @@ def can_log_in(username, password) -> bool:
 
 
 def shared_match(host, other, rules=TWO_PLAYERS, chat=()) -> Match:
-    match = tables.do_create_table(host, rules)
+    match = tables.do_create_table(host, rules_spec=rules)
     free = next(s.position for s in match.seats.all() if s.is_empty)
-    tables.do_sit(match.pk, other, free)
-    tables.do_fill_with_bots(match.pk, host, "easy")
-    match = tables.do_start_table(match.pk, host)
+    tables.do_sit(match.pk, user=other, position=free)
+    tables.do_fill_with_bots(match.pk, host=host, level="easy")
+    match = tables.do_start_table(match.pk, host=host)
     for user, text in chat:
-        tables.do_chat(match.pk, user, text)
+        tables.do_chat(match.pk, user=user, text=text)
     return match
 
 
@@ -119,12 +119,12 @@ def a_full_history(zelda, bob, password):
         zelda, bob, chat=[(zelda, "good luck!"), (bob, "gg Zelda_Quill, well played")]
     )
     play_until(match, person=as_easy_bot)
-    solo = services.do_start_match(zelda, "house", "easy")
-    tables.do_set_personal_block(zelda, "bob", "mute", True)
-    tables.do_set_personal_block(bob, NAME, "block", True)
+    solo = services.do_start_match(zelda, rules_spec="house", bot_level="easy")
+    tables.do_set_personal_block(zelda, other_name="bob", kind="mute", on=True)
+    tables.do_set_personal_block(bob, other_name=NAME, kind="block", on=True)
     record = json.dumps(replay_selectors.match_record(Match.objects.get(pk=match.pk)))
-    replay_services.do_import_record(zelda, record)
-    replay_services.do_import_record(bob, record)  # bob's own copy names her in its players
+    replay_services.do_import_record(zelda, data=record)
+    replay_services.do_import_record(bob, data=record)  # bob's own copy names her in its players
     Client().post(reverse("login"), {"username": NAME, "password": "not-it"})  # axes keeps it
     return Match.objects.get(pk=match.pk), solo
 
@@ -200,7 +200,7 @@ def test_a_deleted_account_s_name_is_free_for_a_newcomer(zelda, password, client
 
 
 def services_delete(user, password):
-    do_delete_account(user, password)
+    do_delete_account(user, password=password)
 
 
 def test_a_shared_match_in_play_goes_on_with_a_stand_in(zelda, bob, password):
@@ -228,11 +228,11 @@ def test_a_shared_match_in_play_goes_on_with_a_stand_in(zelda, bob, password):
 def test_a_table_not_yet_started_passes_to_the_next_person_or_closes(
     zelda, bob, make_user, password
 ):
-    with_bob = tables.do_create_table(zelda, "house")
-    tables.do_sit(with_bob.pk, bob, "W")
-    alone = tables.do_create_table(zelda, "house")
-    bobs = tables.do_create_table(bob, "house")
-    tables.do_sit(bobs.pk, zelda, "E")
+    with_bob = tables.do_create_table(zelda, rules_spec="house")
+    tables.do_sit(with_bob.pk, user=bob, position="W")
+    alone = tables.do_create_table(zelda, rules_spec="house")
+    bobs = tables.do_create_table(bob, rules_spec="house")
+    tables.do_sit(bobs.pk, user=zelda, position="E")
 
     services_delete(zelda, password)
     with_bob.refresh_from_db()

@@ -33,7 +33,7 @@ def reviewed(user):
         match = play_deals(user, "house", played=1, seed=seed)
         deal_row = played_deals(match)[0]
         seat = match.seats.get(user=user).position
-        review = coach_services.do_request_review(deal_row, seat)
+        review = coach_services.do_request_review(deal_row, seat=seat)
         coach_tasks.review_deal(review.pk)
         review.refresh_from_db()
         if review.mistakes or review.blunders:

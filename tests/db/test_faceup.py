@@ -193,11 +193,15 @@ def test_a_practice_copy_of_a_deal_gets_the_solved_steps_it_shares_without_solvi
     for row in FaceUpAnalysis.objects.all():
         tasks.analyse_faceup(row.pk)
     # Play on from a later step, to the end of the deal, as it was really played.
-    copy = game_services.do_start_practice(user, match.pk, deal_row.number, steps[-1], "easy")
+    copy = game_services.do_start_practice(
+        user, match_id=match.pk, number=deal_row.number, step=steps[-1], bot_level="easy"
+    )
     copy_deal = selectors.current_deal(copy)
     final = selectors.deal_state(deal_row)
     seat, token = final.history[steps[-1]]
-    game_services.do_act(copy.pk, seat, token, copy.version, game_services.Actor.bot("easy"))
+    game_services.do_act(
+        copy.pk, seat=seat, token=token, version=copy.version, actor=game_services.Actor.bot("easy")
+    )
     copy.refresh_from_db()
     assert copy.status == copy.Status.FINISHED
     enqueued.clear()

@@ -14,7 +14,7 @@ pytestmark = pytest.mark.django_db
 
 
 def test_a_signed_out_invitee_sees_who_invited_them_the_rules_and_the_seats(user):
-    match = tables.do_create_table(user, "classic")
+    match = tables.do_create_table(user, rules_spec="classic")
     response = Client().get(f"/t/{match.invite_code}/")
     assert response.status_code == 200
     page = response.content.decode()
@@ -29,7 +29,7 @@ def test_a_signed_out_invitee_sees_who_invited_them_the_rules_and_the_seats(user
 
 
 def test_signing_up_from_the_invitation_comes_back_seated(user):
-    match = tables.do_create_table(user, "house")
+    match = tables.do_create_table(user, rules_spec="house")
     client = Client()
     client.get(f"/t/{match.invite_code}/")
     response = client.post(
@@ -48,7 +48,7 @@ def test_signing_up_from_the_invitation_comes_back_seated(user):
 
 
 def test_signing_in_from_the_invitation_comes_back_seated(user, bob, password):
-    match = tables.do_create_table(user, "house")
+    match = tables.do_create_table(user, rules_spec="house")
     client = Client()
     response = client.post(
         reverse("login"),
@@ -67,7 +67,7 @@ def test_a_wrong_code_signed_out_still_asks_to_log_in_first():
 
 
 def test_the_forming_table_has_a_copy_link_button(user):
-    match = tables.do_create_table(user, "house")
+    match = tables.do_create_table(user, rules_spec="house")
     client = Client()
     client.force_login(user)
     page = client.get(reverse("table", args=[match.pk])).content.decode()

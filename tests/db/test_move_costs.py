@@ -64,7 +64,7 @@ def at_turn(match, kind):
 def test_a_persons_move_costs_a_bounded_number_of_queries(
     logged_in_client, user, wakes, django_capture_on_commit_callbacks
 ):
-    match = at_turn(services.do_start_match(user, "house", "easy"), "person")
+    match = at_turn(services.do_start_match(user, rules_spec="house", bot_level="easy"), "person")
     turn = turns.waiting_on(match.pk)
     # A bid, never a pass: a pass could throw the hand in, and a deal's last move does more
     # (its result, the statistics rows, perhaps the match's end).
@@ -89,7 +89,7 @@ def test_a_persons_move_costs_a_bounded_number_of_queries(
 def test_a_persons_move_over_the_tables_socket_costs_fewer_queries_than_its_post(
     logged_in_client, user, wakes, django_capture_on_commit_callbacks
 ):
-    match = at_turn(services.do_start_match(user, "house", "easy"), "person")
+    match = at_turn(services.do_start_match(user, rules_spec="house", bot_level="easy"), "person")
     turn = turns.waiting_on(match.pk)
     token = selectors.deal_state(selectors.current_deal(match)).observation("S").legal_actions()[-1]
     selectors.forget_states()  # the dearer case, as above
@@ -112,7 +112,7 @@ def test_a_persons_move_over_the_tables_socket_costs_fewer_queries_than_its_post
 def test_a_bots_move_costs_a_bounded_number_of_queries(
     user, wakes, django_capture_on_commit_callbacks
 ):
-    match = at_turn(services.do_start_match(user, "house", "easy"), "bot")
+    match = at_turn(services.do_start_match(user, rules_spec="house", bot_level="easy"), "bot")
     turn = turns.waiting_on(match.pk)
     selectors.forget_states()  # the dearer case, counted every time
     with (
@@ -130,7 +130,7 @@ def test_a_bots_move_costs_a_bounded_number_of_queries(
 def test_a_move_does_not_replay_the_deal_once_its_state_is_kept(
     user, wakes, monkeypatch, django_capture_on_commit_callbacks
 ):
-    match = services.do_start_match(user, "house", "easy")
+    match = services.do_start_match(user, rules_spec="house", bot_level="easy")
     with django_capture_on_commit_callbacks(execute=True):
         match = at_turn(match, "bot")
     selectors.current_state(selectors.current_deal(match))  # this process now holds the state
@@ -152,7 +152,7 @@ def test_a_process_that_kept_an_earlier_step_reads_only_the_moves_made_since(
     """Another process (the worker, the other Daphne) made the last moves: this one catches up
     from the step it kept with one query for the new action rows, to the state a rebuild gives."""
     # The player opens the auction with a bid: the deal is not thrown in under these moves.
-    match = services.do_start_match(user, "house", "easy", rng=opened_by("S"))
+    match = services.do_start_match(user, rules_spec="house", bot_level="easy", rng=opened_by("S"))
     match = play_until(match, stop=lambda m: selectors.current_deal(m).steps >= 3, person=bidder)
     then = selectors.current_deal(match)
     kept = selectors.current_state(then)
@@ -178,7 +178,7 @@ def test_the_kept_state_and_the_standing_agree_with_a_rebuild_from_the_rows(user
     """A whole match to its end: at every step the state a process keeps (or rebuilds when it
     has none) is the one replayed from the action rows, and the standing worked out deal by
     deal from the stored totals is the one replayed from every deal."""
-    match = services.do_start_match(user, "house", "easy")
+    match = services.do_start_match(user, rules_spec="house", bot_level="easy")
     steps = 0
 
     def compare(m):
@@ -223,7 +223,7 @@ TABLE_PAGE_QUERIES = 7
 
 
 def test_the_table_page_costs_a_bounded_number_of_queries(logged_in_client, user):
-    match = at_turn(services.do_start_match(user, "house", "easy"), "person")
+    match = at_turn(services.do_start_match(user, rules_spec="house", bot_level="easy"), "person")
     selectors.current_state(selectors.current_deal(match))  # as a running process keeps it
     with CaptureQueriesContext(connection) as queries:
         page = logged_in_client.get(reverse("table", args=[match.pk]))
@@ -237,7 +237,7 @@ def test_the_table_page_costs_a_bounded_number_of_queries(logged_in_client, user
 def test_one_screens_render_costs_a_bounded_number_of_queries(
     logged_in_client, user, login_checked
 ):
-    match = at_turn(services.do_start_match(user, "house", "easy"), "person")
+    match = at_turn(services.do_start_match(user, rules_spec="house", bot_level="easy"), "person")
     selectors.current_state(
         selectors.current_deal(match)
     )  # the state, as the mover's process keeps it
@@ -263,7 +263,7 @@ def test_a_screens_render_and_a_move_over_its_socket_leave_no_reference_cycles(
     process to find it: under load, every screen it serves waits
     (docs/journal/2026-12-03-server-cpu-per-move.md). A render and a move, the work done at every
     version, make none."""
-    match = at_turn(services.do_start_match(user, "house", "easy"), "person")
+    match = at_turn(services.do_start_match(user, rules_spec="house", bot_level="easy"), "person")
     screen = TableConsumer()
     screen.match_id, screen.user = match.pk, user
     screen.session_key = logged_in_client.session.session_key

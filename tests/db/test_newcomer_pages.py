@@ -39,7 +39,7 @@ def test_a_mistyped_join_code_stays_in_the_box(logged_in_client):
 def test_every_form_and_seat_control_offers_the_same_bot_level_first(user):
     assert NewMatchForm().fields["bot_level"].initial == DEFAULT_BOT_LEVEL
     assert PairingForm().fields["bot_level"].initial == DEFAULT_BOT_LEVEL
-    table = tables.do_create_table(user, "house")
+    table = tables.do_create_table(user, rules_spec="house")
     client = Client()
     client.force_login(user)
     page = client.get(reverse("table", args=[table.pk])).content.decode()

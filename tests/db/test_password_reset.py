@@ -225,7 +225,7 @@ def test_by_default_the_reset_mail_is_printed_on_the_console(
 
 
 def test_a_deleted_account_gets_no_reset_mail(client, alice, password, send_and_collect):
-    do_delete_account(alice, password)
+    do_delete_account(alice, password=password)
     _, mails = ask_for_link(send_and_collect, client, "alice@example.com")
     assert mails == []
     assert not User.objects.filter(email="alice@example.com").exists()

@@ -15,7 +15,7 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def match(user):
     """A match whose first auction the player opens: their call comes before any bot's."""
-    match = services.do_start_match(user, "house", "easy", rng=opened_by("S"))
+    match = services.do_start_match(user, rules_spec="house", bot_level="easy", rng=opened_by("S"))
     assert turns.waiting_on(match.pk).seat == "S"
     return match
 
@@ -39,7 +39,9 @@ def test_a_legal_move_is_stored_as_a_row_and_bumps_the_version(match, user):
     version = match.version
     state = state_of(match)
     token = state.legal_actions()[0]
-    outcome = services.do_act(match.pk, "S", token, version, services.Actor(user=user))
+    outcome = services.do_act(
+        match.pk, seat="S", token=token, version=version, actor=services.Actor(user=user)
+    )
     assert outcome.applied
     last = Action.objects.filter(deal__match=match).order_by("-id").first()
     assert (last.seat, last.token, last.user) == ("S", token, user)
@@ -60,7 +62,13 @@ def test_an_illegal_move_is_refused_with_a_reason_and_changes_nothing(match, use
     before = snapshot(match)
     illegal = next(t for t in ["1", "smudge", "pitch:AS", "XX"] if t not in state.legal_actions())
     with pytest.raises(services.IllegalMove) as refused:
-        services.do_act(match.pk, "S", illegal, match.version, services.Actor(user=user))
+        services.do_act(
+            match.pk,
+            seat="S",
+            token=illegal,
+            version=match.version,
+            actor=services.Actor(user=user),
+        )
     assert str(refused.value)
     assert snapshot(match) == before
 
@@ -70,7 +78,13 @@ def test_a_move_out_of_turn_is_refused(match, user):
     other = next(s for s in "NEW" if s != state.to_act)
     before = snapshot(match)
     with pytest.raises(services.NotYourTurn, match="turn"):
-        services.do_act(match.pk, other, "pass", match.version, services.Actor(user=user))
+        services.do_act(
+            match.pk,
+            seat=other,
+            token="pass",
+            version=match.version,
+            actor=services.Actor(user=user),
+        )
     assert snapshot(match) == before
 
 
@@ -78,21 +92,33 @@ def test_a_stale_move_is_refused_and_a_repeated_one_is_recognised(match, user):
     state = state_of(match)
     token = state.legal_actions()[0]
     version = match.version
-    services.do_act(match.pk, "S", token, version, services.Actor(user=user))
+    services.do_act(
+        match.pk, seat="S", token=token, version=version, actor=services.Actor(user=user)
+    )
     before = snapshot(match)
-    repeat = services.do_act(match.pk, "S", token, version, services.Actor(user=user))
+    repeat = services.do_act(
+        match.pk, seat="S", token=token, version=version, actor=services.Actor(user=user)
+    )
     assert not repeat.applied
     assert snapshot(match) == before
     with pytest.raises(services.StaleMove):
-        services.do_act(match.pk, "S", "some-other-move", version, services.Actor(user=user))
+        services.do_act(
+            match.pk,
+            seat="S",
+            token="some-other-move",
+            version=version,
+            actor=services.Actor(user=user),
+        )
     with pytest.raises(services.StaleMove):
-        services.do_act(match.pk, "S", token, version - 3, services.Actor(user=user))
+        services.do_act(
+            match.pk, seat="S", token=token, version=version - 3, actor=services.Actor(user=user)
+        )
     assert snapshot(match) == before
 
 
 def test_unknown_match_is_not_found(user):
     with pytest.raises(services.NotFound):
-        services.do_act(999_999, "S", "pass", 0, services.Actor(user=user))
+        services.do_act(999_999, seat="S", token="pass", version=0, actor=services.Actor(user=user))
 
 
 def rebuilt_record(deal_row):
@@ -114,7 +140,7 @@ def rebuilt_record(deal_row):
     ],
 )
 def test_whole_matches_run_to_their_end_and_every_deal_rebuilds_from_its_rows(user, rules):
-    match = services.do_start_match(user, rules, "easy")
+    match = services.do_start_match(user, rules_spec=rules, bot_level="easy")
     play_until(match)
     match.refresh_from_db()
     assert match.status == Match.Status.FINISHED
@@ -136,15 +162,15 @@ def test_play_again_against_bots_keeps_the_rules_seats_and_levels_once_the_match
     user, make_user
 ):
     bob = make_user("bob")
-    match = services.do_start_match(user, "classic", "medium")
+    match = services.do_start_match(user, rules_spec="classic", bot_level="medium")
     with pytest.raises(services.GameError, match="not over yet"):
-        services.do_rematch(match.pk, user)
+        services.do_rematch(match.pk, host=user)
     with pytest.raises(services.NotFound):  # as for a match that does not exist
-        services.do_rematch(match.pk, bob)
+        services.do_rematch(match.pk, host=bob)
     Match.objects.filter(pk=match.pk).update(status=Match.Status.FINISHED)
 
-    again = services.do_rematch(match.pk, user)
-    assert services.do_rematch(match.pk, user) == again  # a second tab finds the same one
+    again = services.do_rematch(match.pk, host=user)
+    assert services.do_rematch(match.pk, host=user) == again  # a second tab finds the same one
     assert again.rematch_of_id == match.pk and again.status == Match.Status.PLAYING
     assert again.rules == match.rules and again.host == user
     seats = {s.position: (s.user_id, s.bot_level) for s in again.seats.all()}
@@ -182,9 +208,15 @@ def test_a_move_wakes_the_next_bot_by_its_seat_and_level(
                 tasks.play_bot_turn(match.pk, turn.version, turn.seat, turn.bot_level)
             elif turn.kind == WaitingFor.PERSON:
                 token = state_of(match).legal_actions()[0]
-                services.do_act(match.pk, turn.seat, token, turn.version, services.Actor(user=user))
+                services.do_act(
+                    match.pk,
+                    seat=turn.seat,
+                    token=token,
+                    version=turn.version,
+                    actor=services.Actor(user=user),
+                )
             else:
-                services.do_next_deal(match.pk, turn.version)
+                services.do_next_deal(match.pk, version=turn.version)
         after = turns.waiting_on(match.pk)
         if after is not None and after.kind == WaitingFor.BOT:
             assert asked == [(match.pk, after.version, after.seat, after.bot_level)]
@@ -204,5 +236,5 @@ def test_a_page_read_while_a_bot_moves_names_the_version_of_the_position_it_show
     if view.my_turn:
         token = state_of(match).legal_actions()[0]
         assert services.do_act(
-            match.pk, "S", token, view.version, services.Actor(user=user)
+            match.pk, seat="S", token=token, version=view.version, actor=services.Actor(user=user)
         ).applied

@@ -33,7 +33,9 @@ def _steps_worth_checking(deal_row):
 def test_a_branch_reproduces_the_exact_position(user, finished):
     match, deal_row = finished
     for step in _steps_worth_checking(deal_row):
-        practice = services.do_start_practice(user, match.pk, deal_row.number, step, "medium")
+        practice = services.do_start_practice(
+            user, match_id=match.pk, number=deal_row.number, step=step, bot_level="medium"
+        )
         assert practice.is_practice and practice.practice_of == deal_row
         then = selectors.deal_state(deal_row, upto=step)
         now = selectors.deal_state(selectors.current_deal(practice))
@@ -68,7 +70,9 @@ def test_a_practice_deal_plays_to_its_end_beside_what_really_happened_and_is_nev
         list(Rating.objects.values_list("mu", "sigma", "matches")),
     )
     step = _steps_worth_checking(deal_row)[2]
-    practice = services.do_start_practice(user, match.pk, deal_row.number, step, "easy")
+    practice = services.do_start_practice(
+        user, match_id=match.pk, number=deal_row.number, step=step, bot_level="easy"
+    )
     practice = play_until(practice, person=random_person(3))
     assert practice.status == Match.Status.FINISHED and practice.winner == ""
     assert practice.deals.count() == 1 and practice.deals.get().is_over
@@ -88,7 +92,9 @@ def test_a_practice_deal_plays_to_its_end_beside_what_really_happened_and_is_nev
 
 def test_the_real_result_stays_hidden_until_the_practice_deal_ends(user, finished):
     match, deal_row = finished
-    practice = services.do_start_practice(user, match.pk, deal_row.number, 0, "easy")
+    practice = services.do_start_practice(
+        user, match_id=match.pk, number=deal_row.number, step=0, bot_level="easy"
+    )
     view = presenters.table_view(practice, practice.seats.get(user=user).position)
     assert view.practice is not None and view.practice.really is None
 
@@ -171,7 +177,9 @@ def test_the_table_of_a_practice_deal_played_to_its_end_shows_both_results(
 ):
     match, deal_row = finished
     step = _steps_worth_checking(deal_row)[2]
-    practice = services.do_start_practice(user, match.pk, deal_row.number, step, "easy")
+    practice = services.do_start_practice(
+        user, match_id=match.pk, number=deal_row.number, step=step, bot_level="easy"
+    )
     practice = play_until(practice, person=random_person(3))
     page = logged_in_client.get(reverse("table", args=[practice.pk]))
     assert page.status_code == 200

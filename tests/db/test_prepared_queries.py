@@ -38,7 +38,7 @@ def rows(instance) -> dict:
 
 
 def test_the_prepared_reads_agree_with_djangos_through_a_whole_match(bob):
-    match = services.do_start_match(bob, "house", "easy")
+    match = services.do_start_match(bob, rules_spec="house", bot_level="easy")
     for _ in range(400):
         ours = selectors.current_deal_with_match(match.pk)
         theirs, seats, waiting = as_django_reads_it(match.pk)
@@ -63,17 +63,23 @@ def test_the_prepared_reads_agree_with_djangos_through_a_whole_match(bob):
             break
         turn = turns.waiting_on(match.pk)
         if turn.kind == turns.WaitingFor.NEXT_DEAL:
-            services.do_next_deal(match.pk, turn.version)
+            services.do_next_deal(match.pk, version=turn.version)
             continue
         state = selectors.current_state(ours)
         token = choose(state.observation(turn.seat), "easy")
-        services.do_act(match.pk, turn.seat, token, turn.version, services.Actor.bot("easy"))
+        services.do_act(
+            match.pk,
+            seat=turn.seat,
+            token=token,
+            version=turn.version,
+            actor=services.Actor.bot("easy"),
+        )
     assert ours.match.status == Match.Status.FINISHED
 
 
 @pytest.mark.django_db(transaction=True)  # a test's own transaction would hide the refusal
 def test_the_locking_read_needs_a_transaction_and_finds_nothing_for_an_unknown_match(bob):
-    match = services.do_start_match(bob, "house", "easy")
+    match = services.do_start_match(bob, rules_spec="house", bot_level="easy")
     with pytest.raises(TransactionManagementError):
         services._LOCKED_MATCH_WITH_DEAL(match.pk)
     with transaction.atomic():
@@ -90,7 +96,7 @@ def test_a_query_whose_argument_is_not_one_parameter_is_refused_when_first_run()
 
 
 def test_no_match_and_no_seat_are_none(bob, carol):
-    match = services.do_start_match(bob, "house", "easy")
+    match = services.do_start_match(bob, rules_spec="house", bot_level="easy")
     assert selectors.match_or_none(match.pk + 1000) is None
     assert selectors.viewer_seat(match, carol) is None
 
@@ -110,7 +116,7 @@ def stored(model, pk) -> dict:
 
 
 def test_a_prepared_update_leaves_the_row_that_djangos_save_leaves(bob):
-    match = services.do_start_match(bob, "house", "easy")
+    match = services.do_start_match(bob, rules_spec="house", bot_level="easy")
     ours, theirs = Match.objects.get(pk=match.pk), Match.objects.get(pk=match.pk)
     for instance in (ours, theirs):
         instance.version += 7
@@ -128,7 +134,7 @@ def test_a_prepared_update_leaves_the_row_that_djangos_save_leaves(bob):
 
 
 def test_a_prepared_insert_makes_the_row_that_create_makes_and_keeps_the_unique_step(bob):
-    match = services.do_start_match(bob, "house", "easy")
+    match = services.do_start_match(bob, rules_spec="house", bot_level="easy")
     deal = selectors.current_deal(match)
     made = dict(deal=deal, sequence=30, seat="N", kind="card", token="AS", user=bob)
     ours = prepared.insert(Action(**made))

@@ -34,7 +34,9 @@ def test_a_card_held_by_another_player_is_refused_without_naming_them():
 
 
 def test_a_discard_with_nothing_chosen_is_refused_in_the_sites_words(logged_in_client, user):
-    match = services.do_start_match(user, {"preset": "house", "six_players": True}, "easy")
+    match = services.do_start_match(
+        user, rules_spec={"preset": "house", "six_players": True}, bot_level="easy"
+    )
     match = play_until(
         match,
         stop=lambda m: (
@@ -59,7 +61,7 @@ def test_a_discard_with_nothing_chosen_is_refused_in_the_sites_words(logged_in_c
 def test_a_refused_move_without_htmx_returns_to_the_whole_table_with_the_reason(
     logged_in_client, user
 ):
-    match = services.do_start_match(user, "house", "easy")
+    match = services.do_start_match(user, rules_spec="house", bot_level="easy")
     match = play_until(match, stop=lambda m: turns.waiting_on(m.pk).kind != WaitingFor.BOT)
     response = post_move(logged_in_client, match, "pass", version=match.version + 5, htmx=False)
     assert response.status_code == 302 and response["Location"] == reverse("table", args=[match.pk])

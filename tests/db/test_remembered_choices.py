@@ -52,7 +52,7 @@ def test_the_lobby_and_the_forming_table_open_on_the_last_choices(user):
     lobby = client.get(reverse("lobby:lobby")).content.decode()
     assert selected(lobby, "id_pairing_preset") == "family"
     assert selected(lobby, "id_pairing_bot_level") == "easy"
-    match = tables.do_create_table(user, "house")
+    match = tables.do_create_table(user, rules_spec="house")
     page = client.get(reverse("table", args=[match.pk])).content.decode()
     assert selected(page, "fill-level") == "easy"
     client.post(reverse("seat_bot", args=[match.pk]), {"position": "N", "level": "hard"})

@@ -172,7 +172,7 @@ def test_a_foreign_next_address_is_not_followed(logged_in_client, match):
 
 
 def test_withdrawing_the_link_closes_it(other_client, logged_in_client, user, match):
-    token = replay_services.do_share_match(match.pk, user)
+    token = replay_services.do_share_match(match.pk, user=user)
     number = finished(match).number
     assert (
         other_client.get(reverse("replay:shared_step", args=[token, number, 0])).status_code == 200

@@ -62,7 +62,7 @@ def test_the_viewers_own_decisions_show_their_marks(logged_in_client, user, coac
 
 def test_a_guest_never_asks_the_coach(user, coach):
     match = play_deals(user, "house", played=1, seed=9)
-    token = replay_services.do_share_match(match.pk, user)
+    token = replay_services.do_share_match(match.pk, user=user)
     deal_row = played_deals(match)[0]
     page = Client().get(reverse("replay:shared_step", args=[token, deal_row.number, 3]))
     assert page.status_code == 200 and 'class="coach-mark' not in page.content.decode()

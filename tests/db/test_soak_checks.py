@@ -231,15 +231,15 @@ def waiting(match_id: int, kind: str, seat: str = ""):
 def shared(user, make_user):
     """A started table: the user (the host, South) and bob (West), bots in the other seats."""
     bob = make_user("bob")
-    match = tables.do_create_table(user, "house")
-    tables.do_sit(match.pk, bob, "W")
-    tables.do_fill_with_bots(match.pk, user, "easy")
-    return tables.do_start_table(match.pk, user), bob
+    match = tables.do_create_table(user, rules_spec="house")
+    tables.do_sit(match.pk, user=bob, position="W")
+    tables.do_fill_with_bots(match.pk, host=user, level="easy")
+    return tables.do_start_table(match.pk, host=user), bob
 
 
 @pytest.mark.django_db
 def test_a_bots_turn_and_ones_own_as_the_screen_says(user):
-    match = services.do_start_match(user, "house", "easy")
+    match = services.do_start_match(user, rules_spec="house", bot_level="easy")
     play_until(match, stop=waiting(match.pk, "bot"))
     assert waits_on(page_of(user, f"/matches/{match.pk}/")) == BOT
     play_until(match, stop=waiting(match.pk, "person"))
@@ -253,7 +253,7 @@ def test_another_persons_turn_is_a_stand_ins_while_they_are_away(shared, user):
     play_until(match, stop=waiting(match.pk, "person", "W"))
     page = page_of(user, f"/matches/{match.pk}/")
     assert waits_on(page) == STAND_IN and turn_holder(page) == "bob"
-    tables.do_presence(match.pk, bob, +1)  # bob's tab opens
+    tables.do_presence(match.pk, user=bob, delta=+1)  # bob's tab opens
     page = page_of(user, f"/matches/{match.pk}/")
     assert waits_on(page) == PERSON and turn_holder(page) == "bob"
     assert turn_holder(page_of(bob, f"/matches/{match.pk}/")) == ""  # his own turn
@@ -268,10 +268,10 @@ def test_a_deal_played_out_waits_on_a_click_and_a_thrown_in_one_deals_on_by_itse
     assert waits_on(page) == (PERSON if over else NEXT_DEAL)
     # Four people who all pass: the hand is thrown in (house rules: the dealer need not bid).
     people = [user, *(make_user(name) for name in ("bob", "carol", "dave"))]
-    table = tables.do_create_table(user, "house")
+    table = tables.do_create_table(user, rules_spec="house")
     for person, seat in zip(people[1:], ("W", "N", "E"), strict=True):
-        tables.do_sit(table.pk, person, seat)
-    table = tables.do_start_table(table.pk, user)
+        tables.do_sit(table.pk, user=person, position=seat)
+    table = tables.do_start_table(table.pk, host=user)
     play_until(table, stop=lambda m: m.deals.last().is_over, person=lambda m, seat: "pass")
     assert waits_on(page_of(user, f"/matches/{table.pk}/")) == NEXT_DEAL
 
@@ -281,11 +281,13 @@ def test_a_finished_match_a_finished_practice_deal_and_a_forming_table_wait_on_n
     finished = finish_match(user, "family", seed=2)
     assert waits_on(page_of(user, f"/matches/{finished.pk}/")) == ""
     deal_row = played_deals(finished)[0]
-    practice = services.do_start_practice(user, finished.pk, deal_row.number, 8, "easy")
+    practice = services.do_start_practice(
+        user, match_id=finished.pk, number=deal_row.number, step=8, bot_level="easy"
+    )
     play_until(practice)
     page = page_of(user, f"/matches/{practice.pk}/")
     assert Screen.parse(page).phase == "over" and waits_on(page) == ""
-    forming = page_of(user, f"/matches/{tables.do_create_table(user, 'house').pk}/")
+    forming = page_of(user, f"/matches/{tables.do_create_table(user, rules_spec='house').pk}/")
     assert waits_on(forming) == "" and FORMING_RE.search(forming)
 
 
@@ -323,24 +325,24 @@ def test_the_people_find_their_way_on_the_real_pages(user, make_user):
     played = page_of(user, f"/replay/matches/{match.pk}/{number}/{last - 1}/")
     assert faceup_next(played) == ("POST", 0.0) and "data-practice-start" in played
     assert str(match.pk) in RESUME_LINK.findall(page_of(user, "/"))
-    table = tables.do_create_table(user, "house", public=True)
+    table = tables.do_create_table(user, rules_spec="house", public=True)
     host_page = page_of(user, f"/matches/{table.pk}/")
     assert INVITE_CODE.search(host_page).group(1) == table.invite_code
     guest = make_user("bob")
     assert FIRST_FREE.search(page_of(guest, f"/t/{table.invite_code}/"))
-    tables.do_presence(table.pk, user, +1)  # the host has the table open: it is listed
+    tables.do_presence(table.pk, user=user, delta=+1)  # the host has the table open: it is listed
     assert str(table.pk) in [found for found, _ in LOBBY_SIDE.findall(page_of(guest, "/lobby/"))]
 
 
 @pytest.mark.django_db
 def test_the_end_of_a_shared_match_offers_its_rematch_and_then_leads_to_it(user, make_user):
     bob = make_user("bob")
-    table = tables.do_create_table(user, "family")
-    tables.do_sit(table.pk, bob, engine.Rules.from_spec("family").seats[1])
-    tables.do_fill_with_bots(table.pk, user, "easy")
-    match = play_until(tables.do_start_table(table.pk, user))
+    table = tables.do_create_table(user, rules_spec="family")
+    tables.do_sit(table.pk, user=bob, position=engine.Rules.from_spec("family").seats[1])
+    tables.do_fill_with_bots(table.pk, host=user, level="easy")
+    match = play_until(tables.do_start_table(table.pk, host=user))
     assert PLAY_AGAIN_RE.search(page_of(bob, f"/matches/{match.pk}/"))
-    rematch = tables.do_table_rematch(match.pk, user)
+    rematch = tables.do_table_rematch(match.pk, user=user)
     assert REMATCH_LINK.search(page_of(bob, f"/matches/{match.pk}/")).group(1) == str(rematch.pk)
 
 

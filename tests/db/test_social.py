@@ -33,78 +33,78 @@ pytestmark = pytest.mark.django_db
 
 
 def befriend(a, b):
-    services.do_ask_friend(a, b.username)
-    services.do_answer_friend(b, a.username, accept=True)
+    services.do_ask_friend(a, name=b.username)
+    services.do_answer_friend(b, name=a.username, accept=True)
 
 
 # --- Friends ----------------------------------------------------------------------------------
 
 
 def test_a_request_accepted_makes_friends_both_ways_and_tells_each(user, bob):
-    services.do_ask_friend(user, "BOB")  # names are read without case
+    services.do_ask_friend(user, name="BOB")  # names are read without case
     assert not selectors.are_friends(user.pk, bob.pk)
     [note] = Notification.objects.filter(user=bob)
     assert note.kind == "friend_request" and "alice" in note.text
-    services.do_answer_friend(bob, "alice", accept=True)
+    services.do_answer_friend(bob, name="alice", accept=True)
     assert selectors.are_friends(user.pk, bob.pk) and selectors.are_friends(bob.pk, user.pk)
     assert Notification.objects.filter(user=user, kind="friend_accepted").count() == 1
 
 
 def test_asking_someone_who_asked_you_accepts_their_request(user, bob):
-    services.do_ask_friend(user, "bob")
-    row = services.do_ask_friend(bob, "alice")
+    services.do_ask_friend(user, name="bob")
+    row = services.do_ask_friend(bob, name="alice")
     assert row.accepted and Friendship.objects.count() == 1
 
 
 def test_a_declined_request_leaves_nothing_and_remove_ends_a_friendship(user, bob, carol):
-    services.do_ask_friend(user, "bob")
-    services.do_answer_friend(bob, "alice", accept=False)
+    services.do_ask_friend(user, name="bob")
+    services.do_answer_friend(bob, name="alice", accept=False)
     assert not Friendship.objects.exists()
     befriend(user, carol)
-    services.do_remove_friend(carol, "alice")
+    services.do_remove_friend(carol, name="alice")
     assert not selectors.are_friends(user.pk, carol.pk)
 
 
 def test_an_answered_request_leaves_the_bell_and_every_page_shows_the_true_count(
     client, user, bob, carol
 ):
-    services.do_ask_friend(user, "bob")
-    services.do_ask_friend(carol, "bob")
+    services.do_ask_friend(user, name="bob")
+    services.do_ask_friend(carol, name="bob")
     client.force_login(bob)
     assert 'data-unread="2">2</span>' in client.get(reverse("home")).content.decode()
-    services.do_answer_friend(bob, "alice", accept=True)
-    services.do_answer_friend(bob, "carol", accept=False)
+    services.do_answer_friend(bob, name="alice", accept=True)
+    services.do_answer_friend(bob, name="carol", accept=False)
     assert selectors.unread_count(bob.pk) == 0
     assert 'data-unread="0"></span>' in client.get(reverse("home")).content.decode()
 
 
 def test_one_cannot_answer_ones_own_request_nor_befriend_oneself(user, bob):
-    services.do_ask_friend(user, "bob")
+    services.do_ask_friend(user, name="bob")
     with pytest.raises(NotFound):
-        services.do_answer_friend(user, "bob", accept=True)
+        services.do_answer_friend(user, name="bob", accept=True)
     with pytest.raises(GameError):
-        services.do_ask_friend(user, "alice")
+        services.do_ask_friend(user, name="alice")
     with pytest.raises(NotFound):
-        services.do_ask_friend(user, "nobody-here")
+        services.do_ask_friend(user, name="nobody-here")
 
 
 def test_a_block_overrides_friendship_and_hides_each_from_the_other(user, bob):
     befriend(user, bob)
-    tables.do_set_personal_block(bob, "alice", "block", True)
+    tables.do_set_personal_block(bob, other_name="alice", kind="block", on=True)
     assert not selectors.are_friends(user.pk, bob.pk)
     assert selectors.friend_rows(user.pk) == [] and selectors.friend_rows(bob.pk) == []
     # What each sent the other is hidden too: the request, the acceptance.
     assert selectors.notifications(bob.pk) == [] and selectors.unread_count(user.pk) == 0
     # Neither can reach the other: the same answer as for a name nobody has.
     with pytest.raises(NotFound, match="no player called"):
-        services.do_ask_friend(user, "bob")
+        services.do_ask_friend(user, name="bob")
     with pytest.raises(NotFound, match="no player called"):
-        services.do_ask_friend(bob, "alice")
+        services.do_ask_friend(bob, name="alice")
 
 
 def test_a_pending_request_from_someone_you_blocked_is_not_shown(user, bob):
-    services.do_ask_friend(bob, "alice")
-    tables.do_set_personal_block(user, "bob", "block", True)
+    services.do_ask_friend(bob, name="alice")
+    tables.do_set_personal_block(user, other_name="bob", kind="block", on=True)
     assert selectors.pending_requests(user.pk) == ([], [])
 
 
@@ -180,9 +180,9 @@ def test_a_stale_count_counts_from_zero_without_the_sweeper(user, bob):
 def test_a_friend_at_a_table_shows_a_watch_link_only_where_anyone_may_watch(user, bob, carol):
     befriend(user, bob)
     services.do_come_online(bob.pk)
-    match = tables.do_create_table(bob, "house", allow_spectators=True, public=True)
-    tables.do_fill_with_bots(match.pk, bob, "easy")
-    tables.do_start_table(match.pk, bob)
+    match = tables.do_create_table(bob, rules_spec="house", allow_spectators=True, public=True)
+    tables.do_fill_with_bots(match.pk, host=bob, level="easy")
+    tables.do_start_table(match.pk, host=bob)
     [row] = selectors.friend_rows(user.pk)
     assert row.table_id == match.pk and row.watch_url == f"/matches/{match.pk}/"
     Match.objects.filter(pk=match.pk).update(allow_spectators=False)
@@ -195,18 +195,18 @@ def test_a_friend_at_a_table_shows_a_watch_link_only_where_anyone_may_watch(user
 
 def test_inviting_a_friend_to_a_forming_table_notifies_them_with_join(user, bob, carol):
     befriend(user, bob)
-    match = tables.do_create_table(user, "house")
-    note = services.do_invite_to_table(user, match.pk, "bob")
+    match = tables.do_create_table(user, rules_spec="house")
+    note = services.do_invite_to_table(user, match_id=match.pk, name="bob")
     assert note.user == bob and note.action_label == "Join"
     assert note.url == reverse("invite", args=[match.invite_code])
     with pytest.raises(Forbidden):  # not a friend
-        services.do_invite_to_table(user, match.pk, "carol")
+        services.do_invite_to_table(user, match_id=match.pk, name="carol")
     befriend(carol, bob)
     with pytest.raises(NotFound):  # carol does not sit at alice's table
-        services.do_invite_to_table(carol, match.pk, "bob")
-    tables.do_sit(match.pk, bob, "W")
+        services.do_invite_to_table(carol, match_id=match.pk, name="bob")
+    tables.do_sit(match.pk, user=bob, position="W")
     with pytest.raises(GameError, match="already sits"):  # bob is here: no invitation
-        services.do_invite_to_table(user, match.pk, "bob")
+        services.do_invite_to_table(user, match_id=match.pk, name="bob")
 
 
 def test_a_chosen_kind_comes_by_mail_too_and_the_others_do_not(
@@ -214,14 +214,14 @@ def test_a_chosen_kind_comes_by_mail_too_and_the_others_do_not(
 ):
     bob.email = "bob@example.com"
     bob.save()
-    services.do_set_mail_choices(bob, ["table_invite", "no-such-kind"])
+    services.do_set_mail_choices(bob, kinds=["table_invite", "no-such-kind"])
     assert set(MailChoice.objects.filter(user=bob).values_list("kind", flat=True)) == {
         "table_invite"
     }
     with django_capture_on_commit_callbacks(execute=True):
         befriend(user, bob)  # a friend request: not chosen, no mail
-        match = tables.do_create_table(user, "house")
-        services.do_invite_to_table(user, match.pk, "bob")
+        match = tables.do_create_table(user, rules_spec="house")
+        services.do_invite_to_table(user, match_id=match.pk, name="bob")
     assert dispatch.wait_for_in_process_tasks()
     [sent] = django_mail.outbox
     assert sent.to == ["bob@example.com"]
@@ -229,12 +229,12 @@ def test_a_chosen_kind_comes_by_mail_too_and_the_others_do_not(
 
 
 def test_mark_read_one_and_all(user, bob):
-    services.do_ask_friend(user, "bob")
-    services.do_ask_friend(user.__class__.objects.create_user("dave"), "bob")
+    services.do_ask_friend(user, name="bob")
+    services.do_ask_friend(user.__class__.objects.create_user("dave"), name="bob")
     first = Notification.objects.filter(user=bob).first()
     assert selectors.unread_count(bob.pk) == 2
-    assert services.do_mark_read(user, first.pk) == 0  # not alice's
-    assert services.do_mark_read(bob, first.pk) == 1
+    assert services.do_mark_read(user, notification_id=first.pk) == 0  # not alice's
+    assert services.do_mark_read(bob, notification_id=first.pk) == 1
     assert services.do_mark_read(bob) == 1 and selectors.unread_count(bob.pk) == 0
 
 
@@ -242,72 +242,74 @@ def test_mark_read_one_and_all(user, bob):
 
 
 def test_a_club_from_creation_to_deletion(user, bob, carol):
-    club = services.do_create_club(user, "  Tuesday   Pitch ", "Lunch table", public=False)
+    club = services.do_create_club(
+        user, name="  Tuesday   Pitch ", description="Lunch table", public=False
+    )
     assert club.name == "Tuesday Pitch"
     with pytest.raises(GameError, match="already a club"):
-        services.do_create_club(bob, "tuesday pitch")
+        services.do_create_club(bob, name="tuesday pitch")
     # Invite-only: bob cannot ask; an invitation lets him in.
     with pytest.raises(NotFound):
-        services.do_ask_to_join(bob, club.pk)
-    services.do_invite_to_club(user, club.pk, "bob")
+        services.do_ask_to_join(bob, club_id=club.pk)
+    services.do_invite_to_club(user, club_id=club.pk, name="bob")
     assert Notification.objects.filter(user=bob, kind="club_invite").exists()
-    services.do_answer_club_invite(bob, club.pk, accept=True)
+    services.do_answer_club_invite(bob, club_id=club.pk, accept=True)
     assert selectors.membership(club.pk, bob).role == "member"
     with pytest.raises(Forbidden):  # a member cannot invite
-        services.do_invite_to_club(bob, club.pk, "carol")
-    services.do_set_role(user, club.pk, "bob", "admin")
-    services.do_invite_to_club(bob, club.pk, "carol")
-    services.do_join_by_link(carol, club.invite_token)  # the link works as well
+        services.do_invite_to_club(bob, club_id=club.pk, name="carol")
+    services.do_set_role(user, club_id=club.pk, name="bob", role="admin")
+    services.do_invite_to_club(bob, club_id=club.pk, name="carol")
+    services.do_join_by_link(carol, token=club.invite_token)  # the link works as well
     assert selectors.member_ids(club.pk) == {user.pk, bob.pk, carol.pk}
     with pytest.raises(Forbidden):  # an admin cannot remove the owner
-        services.do_remove_member(bob, club.pk, "alice")
-    services.do_remove_member(bob, club.pk, "carol", ban=True)
+        services.do_remove_member(bob, club_id=club.pk, name="alice")
+    services.do_remove_member(bob, club_id=club.pk, name="carol", ban=True)
     with pytest.raises(Forbidden):
-        services.do_join_by_link(carol, club.invite_token)
+        services.do_join_by_link(carol, token=club.invite_token)
     assert selectors.visible_club(club.pk, carol) is None
     with pytest.raises(GameError):
-        services.do_leave_club(user, club.pk)  # the owner hands over first
-    services.do_hand_over(user, club.pk, "bob")
+        services.do_leave_club(user, club_id=club.pk)  # the owner hands over first
+    services.do_hand_over(user, club_id=club.pk, name="bob")
     assert selectors.membership(club.pk, bob).role == "owner"
     assert selectors.membership(club.pk, user).role == "admin"
-    services.do_leave_club(user, club.pk)
+    services.do_leave_club(user, club_id=club.pk)
     with pytest.raises(NotFound):  # no longer a member of an invite-only club: none for her
-        services.do_delete_club(user, club.pk)
-    services.do_delete_club(bob, club.pk)
+        services.do_delete_club(user, club_id=club.pk)
+    services.do_delete_club(bob, club_id=club.pk)
     assert not Club.objects.exists() and not Membership.objects.exists()
 
 
 def test_asking_to_join_a_public_club_waits_for_an_admin(user, bob):
-    club = services.do_create_club(user, "Open Pitch")
-    services.do_ask_to_join(bob, club.pk)
+    club = services.do_create_club(user, name="Open Pitch")
+    services.do_ask_to_join(bob, club_id=club.pk)
     assert Notification.objects.filter(user=user, kind="club_event").exists()
     assert selectors.membership(club.pk, bob) is None
-    services.do_answer_join_request(user, club.pk, "bob", accept=True)
+    services.do_answer_join_request(user, club_id=club.pk, name="bob", accept=True)
     assert selectors.membership(club.pk, bob) is not None
     assert not ClubRequest.objects.exists()
 
 
 def test_a_club_table_is_known_to_members_seats_members_only(user, bob, carol):
-    club = services.do_create_club(user, "Table Club")
-    services.do_join_by_link(bob, club.invite_token)
-    match = services.do_create_club_table(user, club.pk, "house")
+    club = services.do_create_club(user, name="Table Club")
+    services.do_join_by_link(bob, token=club.invite_token)
+    match = services.do_create_club_table(user, club_id=club.pk, rules_spec="house")
     assert not match.public
     assert game_selectors.came_through_invite(match, bob)
     assert not game_selectors.came_through_invite(match, carol)
-    tables.do_sit(match.pk, bob, "W")
+    tables.do_sit(match.pk, user=bob, position="W")
     with pytest.raises(Forbidden, match="members of Table Club"):
-        tables.do_sit(match.pk, carol, "E")
+        tables.do_sit(match.pk, user=carol, position="E")
     [listed] = selectors.open_club_tables([club.pk])
     assert listed.match_id == match.pk
 
 
 def test_a_club_game_in_play_replays_its_finished_deals_to_members_only(client, user, bob, carol):
-    club = services.do_create_club(user, "Open Book Club")
-    services.do_join_by_link(bob, club.invite_token)
-    match = services.do_create_club_table(user, club.pk, "house")
-    tables.do_sit(match.pk, bob, "W")
-    tables.do_fill_with_bots(match.pk, user, "easy")
-    tables.do_start_table(match.pk, user)
+    club = services.do_create_club(user, name="Open Book Club")
+    services.do_join_by_link(bob, token=club.invite_token)
+    match = services.do_create_club_table(user, club_id=club.pk, rules_spec="house")
+    tables.do_sit(match.pk, user=bob, position="W")
+    tables.do_fill_with_bots(match.pk, host=user, level="easy")
+    tables.do_start_table(match.pk, host=user)
     match = play_until(match, stop=lambda m: m.deals.filter(number=2).exists())
     assert match.status == Match.Status.PLAYING  # the game goes on; its first deal is over
     client.force_login(bob)
@@ -324,12 +326,12 @@ def test_a_club_game_in_play_replays_its_finished_deals_to_members_only(client, 
 
 
 def test_the_club_leaderboard_rates_club_games_between_members(user, bob, carol):
-    club = services.do_create_club(user, "Rated Club")
-    services.do_join_by_link(bob, club.invite_token)
-    match = services.do_create_club_table(user, club.pk, "house")
-    tables.do_sit(match.pk, bob, "W")
-    tables.do_fill_with_bots(match.pk, user, "easy")
-    tables.do_start_table(match.pk, user)
+    club = services.do_create_club(user, name="Rated Club")
+    services.do_join_by_link(bob, token=club.invite_token)
+    match = services.do_create_club_table(user, club_id=club.pk, rules_spec="house")
+    tables.do_sit(match.pk, user=bob, position="W")
+    tables.do_fill_with_bots(match.pk, host=user, level="easy")
+    tables.do_start_table(match.pk, host=user)
     assert play_until(match).status == Match.Status.FINISHED
     board = selectors.leaderboard(club)
     assert {row.name for row in board} == {"alice", "bob"}
@@ -348,8 +350,8 @@ def test_the_club_leaderboard_rates_club_games_between_members(user, bob, carol)
 
 def test_download_holds_friends_notifications_and_clubs(user, bob):
     befriend(user, bob)
-    club = services.do_create_club(user, "Data Club")
-    services.do_invite_to_club(user, club.pk, "bob")
+    club = services.do_create_club(user, name="Data Club")
+    services.do_invite_to_club(user, club_id=club.pk, name="bob")
     archive = zipfile.ZipFile(io.BytesIO(data_zip(bob)))
     social = json.loads(archive.read("social.json"))
     assert social["friends"] == [{"player": "alice", "online": False}]
@@ -363,11 +365,11 @@ def test_download_holds_friends_notifications_and_clubs(user, bob):
 
 def test_deleting_an_account_takes_its_social_rows_and_name(user, bob, carol, password):
     befriend(user, bob)
-    club = services.do_create_club(user, "Heirs Club")
-    services.do_join_by_link(bob, club.invite_token)
-    solo = services.do_create_club(user, "Solo Club")
+    club = services.do_create_club(user, name="Heirs Club")
+    services.do_join_by_link(bob, token=club.invite_token)
+    solo = services.do_create_club(user, name="Solo Club")
     services.do_come_online(user.pk)
-    do_delete_account(user, password)
+    do_delete_account(user, password=password)
     assert not Friendship.objects.exists() and not Presence.objects.filter(user=user).exists()
     assert not Notification.objects.filter(user=user).exists()
     assert selectors.membership(club.pk, bob).role == "owner"  # handed to the one left
@@ -384,9 +386,9 @@ def test_home_shows_friends_online_and_only_public_results(client, user, bob, ca
     befriend(user, carol)
     services.do_come_online(bob.pk)
     for person in (bob, carol):
-        match = tables.do_create_table(person, "house")
-        tables.do_fill_with_bots(match.pk, person, "easy")
-        tables.do_start_table(match.pk, person)
+        match = tables.do_create_table(person, rules_spec="house")
+        tables.do_fill_with_bots(match.pk, host=person, level="easy")
+        tables.do_start_table(match.pk, host=person)
         play_until(match)
     carol.history_public = False
     carol.save()
@@ -401,14 +403,14 @@ def test_the_player_page_offers_add_friend_and_the_lobby_lists_club_tables(clien
     client.force_login(user)
     html = client.get(reverse("player", args=["bob"])).content.decode()
     assert "data-add-friend" in html
-    club = services.do_create_club(bob, "Lobby Club")
-    match = services.do_create_club_table(bob, club.pk, "house")
+    club = services.do_create_club(bob, name="Lobby Club")
+    match = services.do_create_club_table(bob, club_id=club.pk, rules_spec="house")
     assert (
         f'data-club-table="{match.pk}"' not in client.get(reverse("lobby:lobby")).content.decode()
     )
-    services.do_join_by_link(user, club.invite_token)
+    services.do_join_by_link(user, token=club.invite_token)
     assert f'data-club-table="{match.pk}"' in client.get(reverse("lobby:lobby")).content.decode()
-    tables.do_set_personal_block(bob, "alice", "block", True)
+    tables.do_set_personal_block(bob, other_name="alice", kind="block", on=True)
     html = client.get(reverse("player", args=["bob"])).content.decode()
     assert "data-add-friend" not in html
 

@@ -40,11 +40,11 @@ def test_the_rule_connected_keeps_the_clock_a_short_absence_is_not_away_a_long_o
 
 def shared_table_at_persons_turn(user, bob, timeout=30):
     """A shared table at its first turn: `user`'s (South's) opening call, bob sitting West."""
-    match = tables.do_create_table(user, "house", turn_timeout_seconds=timeout)
-    tables.do_sit(match.pk, bob, "W")
-    tables.do_fill_with_bots(match.pk, user, "easy")
+    match = tables.do_create_table(user, rules_spec="house", turn_timeout_seconds=timeout)
+    tables.do_sit(match.pk, user=bob, position="W")
+    tables.do_fill_with_bots(match.pk, host=user, level="easy")
     Match.objects.filter(pk=match.pk).update(first_dealer="E")  # South, on East's left, opens
-    match = tables.do_start_table(match.pk, user)
+    match = tables.do_start_table(match.pk, host=user)
     turn = turns.waiting_on(match.pk)
     assert (turn.kind, turn.seat) == (WaitingFor.PERSON, "S")
     return match, turn, user
@@ -61,12 +61,12 @@ def as_if(match, person, turn_began_ago: float, socket_closed_ago: float | None)
 
 def test_a_reload_late_in_the_turn_is_not_leaving(user, bob):
     match, turn, person = shared_table_at_persons_turn(user, bob)
-    tables.do_presence(match.pk, person, +1)
-    tables.do_presence(match.pk, person, -1)  # the reload's close
+    tables.do_presence(match.pk, user=person, delta=+1)
+    tables.do_presence(match.pk, user=person, delta=-1)  # the reload's close
     as_if(match, person, turn_began_ago=15, socket_closed_ago=0.5)
     assert tasks.stand_in_turn(match.pk, turn.version, "away") == "stale"
     assert not services.resume_stalled_turn(match.pk)  # the sweeper, or the socket's return
-    tables.do_presence(match.pk, person, +1)  # the page is back
+    tables.do_presence(match.pk, user=person, delta=+1)  # the page is back
     as_if(match, person, turn_began_ago=25, socket_closed_ago=None)
     assert not services.resume_stalled_turn(match.pk)
     assert tasks.stand_in_turn(match.pk, turn.version, "away") == "stale"
@@ -104,7 +104,7 @@ def test_a_former_players_seat_plays_as_a_bot_at_a_bots_pace(user, bob, password
                 (t := turns.waiting_on(m.pk)).kind == WaitingFor.PERSON and t.seat == "W"
             ),
         )
-    do_delete_account(bob, password)
+    do_delete_account(bob, password=password)
     turn = turns.waiting_on(match.pk)
     assert turn.kind == WaitingFor.BOT and turn.seat == "W"
     assert turn.bot_level == turns.STAND_IN_LEVEL
@@ -138,18 +138,20 @@ def test_a_person_is_told_what_their_stand_in_did_and_never_reads_it_as_their_ow
         turn = turns.waiting_on(match.pk)
         services.do_act(
             match.pk,
-            seat,
-            play_move(match, seat),
-            turn.version,
-            services.Actor(user=person),
+            seat=seat,
+            token=play_move(match, seat),
+            version=turn.version,
+            actor=services.Actor(user=person),
         )
         assert presenters.table_view(Match.objects.get(pk=match.pk), seat).away_notice == ""
 
 
 def test_one_deal_tables_show_only_what_applies_to_one_deal(user):
-    match = services.do_start_match(user, "house", "easy")
+    match = services.do_start_match(user, rules_spec="house", bot_level="easy")
     deal = play_until(match, stop=lambda m: m.deals.filter(phase="over").exists())
-    practice = services.do_start_practice(user, deal.pk, 1, 0, "easy")
+    practice = services.do_start_practice(
+        user, match_id=deal.pk, number=1, step=0, bot_level="easy"
+    )
     view = presenters.table_view(practice, "S")
     html = render_to_string("games/_table.html", {"view": view}, using=pages.TABLE_ENGINE)
     assert view.one_deal

@@ -42,7 +42,9 @@ def quietly_to_a_turn(user, monkeypatch, kind: str) -> Match:
     opener = "S" if kind == WaitingFor.PERSON else "W"
     with monkeypatch.context() as quiet:
         quiet.setattr(services, "announce_after_commit", lambda match, deal_row=None: None)
-        match = services.do_start_match(user, "house", "easy", rng=opened_by(opener))
+        match = services.do_start_match(
+            user, rules_spec="house", bot_level="easy", rng=opened_by(opener)
+        )
     assert turns.waiting_on(match.pk).kind == kind
     return match
 
@@ -181,16 +183,18 @@ def test_a_long_turn_timer_is_a_stored_due_time_that_the_sweeper_acts_on(
     user, make_user, monkeypatch
 ):
     bob = make_user("bob")
-    match = tables.do_create_table(user, "house", turn_timeout_seconds=120)
-    tables.do_sit(match.pk, bob, "W")
-    tables.do_fill_with_bots(match.pk, user, "easy")
+    match = tables.do_create_table(user, rules_spec="house", turn_timeout_seconds=120)
+    tables.do_sit(match.pk, user=bob, position="W")
+    tables.do_fill_with_bots(match.pk, host=user, level="easy")
     match = play_until(
-        tables.do_start_table(match.pk, user),
+        tables.do_start_table(match.pk, host=user),
         stop=lambda m: turns.waiting_on(m.pk).kind == WaitingFor.PERSON,
     )
     turn = turns.waiting_on(match.pk)
     person = user if turn.seat == "S" else bob
-    tables.do_presence(match.pk, person, +1)  # at the table, just slow: only the idle timer
+    tables.do_presence(
+        match.pk, user=person, delta=+1
+    )  # at the table, just slow: only the idle timer
     turn = turns.waiting_on(match.pk)
     sent = []
     monkeypatch.setattr(

@@ -83,7 +83,7 @@ def test_a_bad_timeout_on_the_form_is_shown_and_the_next_home_page_is_blank_agai
 
 
 def test_the_invite_link_and_the_code_lead_to_the_table_and_a_wrong_code_says_so(user, bob):
-    match = tables.do_create_table(user, "house")
+    match = tables.do_create_table(user, rules_spec="house")
     client = client_for(bob)
     assert client.get(f"/t/{match.invite_code}/")["Location"] == reverse("table", args=[match.pk])
     response = client.get(reverse("join_by_code"), {"code": f" {match.invite_code.lower()} "})
@@ -95,7 +95,7 @@ def test_the_invite_link_and_the_code_lead_to_the_table_and_a_wrong_code_says_so
 
 
 def test_sitting_down_over_htmx_and_a_taken_seat_refused(user, bob):
-    match = tables.do_create_table(user, "house")
+    match = tables.do_create_table(user, rules_spec="house")
     client = invited(client_for(bob), match)
     response = client.post(
         reverse("sit", args=[match.pk]), {"position": "N"}, HTTP_HX_REQUEST="true"
@@ -107,8 +107,8 @@ def test_sitting_down_over_htmx_and_a_taken_seat_refused(user, bob):
 
 
 def test_the_host_fills_and_starts_and_a_guest_cannot(user, bob):
-    match = tables.do_create_table(user, "house")
-    tables.do_sit(match.pk, bob, "N")
+    match = tables.do_create_table(user, rules_spec="house")
+    tables.do_sit(match.pk, user=bob, position="N")
     guest = client_for(bob)
     refused = guest.post(reverse("start_table", args=[match.pk]), HTTP_HX_REQUEST="true")
     assert refused.status_code == 403 and "Only the host" in refused.content.decode()
@@ -123,10 +123,10 @@ def test_the_host_fills_and_starts_and_a_guest_cannot(user, bob):
 
 
 def started(user, bob, **options):
-    match = tables.do_create_table(user, "house", **options)
-    tables.do_sit(match.pk, bob, "W")
-    tables.do_fill_with_bots(match.pk, user, "easy")
-    return tables.do_start_table(match.pk, user)
+    match = tables.do_create_table(user, rules_spec="house", **options)
+    tables.do_sit(match.pk, user=bob, position="W")
+    tables.do_fill_with_bots(match.pk, host=user, level="easy")
+    return tables.do_start_table(match.pk, host=user)
 
 
 def test_spectators_only_when_the_host_allows_and_they_see_no_hand(user, bob, make_user):

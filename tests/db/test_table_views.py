@@ -19,7 +19,7 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def match(user):
     """A match whose first auction the player opens: their call before any bot's."""
-    match = services.do_start_match(user, "house", "easy", rng=opened_by("S"))
+    match = services.do_start_match(user, rules_spec="house", bot_level="easy", rng=opened_by("S"))
     turn = turns.waiting_on(match.pk)
     assert (turn.kind, turn.seat) == (WaitingFor.PERSON, "S")
     return match
@@ -108,7 +108,7 @@ def test_bad_moves_are_refused_with_a_clear_message_and_change_nothing(
 
 
 def test_a_move_for_a_bot_seat_is_refused(logged_in_client, user):
-    match = services.do_start_match(user, "house", "easy", rng=opened_by("W"))
+    match = services.do_start_match(user, rules_spec="house", bot_level="easy", rng=opened_by("W"))
     assert selectors.deal_state(selectors.current_deal(match)).to_act == "W"
     before = counts(match)
     response = post_move(logged_in_client, match, "pass")
@@ -150,7 +150,7 @@ def test_an_unknown_match_is_404(logged_in_client):
 
 def test_a_move_for_another_match_is_refused(logged_in_client, user, make_user, match):
     other_owner = make_user("bob")
-    other = services.do_start_match(other_owner, "house", "easy")
+    other = services.do_start_match(other_owner, rules_spec="house", bot_level="easy")
     before = counts(other)
     response = post_move(logged_in_client, other, "pass")
     assert response.status_code == 404
@@ -166,7 +166,7 @@ def test_unfinished_matches_are_listed_on_the_home_page_and_resume(logged_in_cli
 def test_play_again_works_from_the_end_screen_that_the_socket_sends(user, password):
     """The end screen mostly arrives over the websocket, rendered without a request and so with
     no CSRF field; its button must still start a new match when a browser posts it."""
-    finished = play_until(services.do_start_match(user, "classic", "easy"))
+    finished = play_until(services.do_start_match(user, rules_spec="classic", bot_level="easy"))
     assert finished.status == Match.Status.FINISHED
     pushed = render_to_string("games/_table.html", {"view": presenters.table_view(finished, "S")})
     form = re.search(r'<form[^>]*action="([^"]+)"[^>]*>(?:(?!</form>).)*Play again', pushed, re.S)
@@ -189,7 +189,9 @@ def test_with_pitching_allowed_each_card_in_the_auction_sends_its_pitch(logged_i
     """The table's card buttons send `pitch:<card>` in the auction (the engine's spelling)."""
     rules = {"preset": "classic", "pitch_to_bid": True}
     # The player opens the auction: no bot's pitch can end it first.
-    match = services.do_start_match(user, rules, "easy", rng=opened_by("S", rules))
+    match = services.do_start_match(
+        user, rules_spec=rules, bot_level="easy", rng=opened_by("S", rules)
+    )
     state = selectors.deal_state(selectors.current_deal(match))
     assert (state.to_act, state.phase) == ("S", "auction")
     page = logged_in_client.get(reverse("table", args=[match.pk])).content.decode()

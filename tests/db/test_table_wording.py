@@ -13,7 +13,9 @@ pytestmark = pytest.mark.django_db
 def test_the_home_page_names_the_sides_of_an_unfinished_match_and_writes_minus_signs(
     logged_in_client, user
 ):
-    match = services.do_start_match(user, {"preset": "house", "six_players": True}, "easy")
+    match = services.do_start_match(
+        user, rules_spec={"preset": "house", "six_players": True}, bot_level="easy"
+    )
     Match.objects.filter(pk=match.pk).update(totals={"P1P4": 1, "P2P5": 1, "P3P6": -3})
     page = logged_in_client.get(reverse("home")).content.decode()
     assert "P1P4" not in page and "P3P6" not in page
@@ -22,7 +24,7 @@ def test_the_home_page_names_the_sides_of_an_unfinished_match_and_writes_minus_s
 
 
 def test_a_side_past_the_target_is_told_it_must_bid_to_go_out(user):
-    match = services.do_start_match(user, "house", "easy")
+    match = services.do_start_match(user, rules_spec="house", bot_level="easy")
     assert presenters.table_view(match, "S").going_out_note == ""
     Match.objects.filter(pk=match.pk).update(totals={"NS": 12, "EW": 3})
     match.refresh_from_db()
@@ -32,7 +34,7 @@ def test_a_side_past_the_target_is_told_it_must_bid_to_go_out(user):
 
 
 def test_the_table_shows_each_bots_level_and_the_viewer_is_here(user):
-    match = services.do_start_match(user, "house", "hard")
+    match = services.do_start_match(user, rules_spec="house", bot_level="hard")
     view = presenters.table_view(match, "S")
     assert {seat.bot_level for seat in view.seats if not seat.is_me} == {"hard"}
     assert view.me_seat.connected

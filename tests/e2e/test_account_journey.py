@@ -101,9 +101,9 @@ def as_easy_bot(match: Match, seat: str) -> str:
 
 
 def finished_match_between(host, other) -> Match:
-    match = tables.do_create_table(host, {"preset": "auction", "players": 2})
-    tables.do_sit(match.pk, other, "P2")
-    match = tables.do_start_table(match.pk, host)
+    match = tables.do_create_table(host, rules_spec={"preset": "auction", "players": 2})
+    tables.do_sit(match.pk, user=other, position="P2")
+    match = tables.do_start_table(match.pk, host=host)
     return play_until(match, person=as_easy_bot)
 
 

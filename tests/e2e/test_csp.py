@@ -62,7 +62,7 @@ def test_no_page_reports_a_policy_violation(site, browser, user, password):
     log_in(page, site, "alice", password)
     seen.extend(("home", text) for text in violations(page))
     visit("/lobby/", "#open-tables")
-    match = off_the_event_loop(services.do_start_match, user, "house", "easy")
+    match = off_the_event_loop(services.do_start_match, user, rules_spec="house", bot_level="easy")
     visit(f"/matches/{match.pk}/", "#table[data-version]")
     expect(page.locator("#coach-panel")).to_be_attached()
     seen.extend(("table", text) for text in violations(page))

@@ -150,7 +150,7 @@ def test_play_again_from_the_end_screen_that_arrives_while_watching(
     def a_match_that_a_bot_will_end():
         for _ in range(12):  # alice plays the last card of one match in four
             attempt = transaction.savepoint()
-            match = services.do_start_match(alice, "house", "easy")
+            match = services.do_start_match(alice, rules_spec="house", bot_level="easy")
             if play_until(match, stop=a_bot_plays_the_last_card).status == Match.Status.PLAYING:
                 return match
             transaction.savepoint_rollback(attempt)

@@ -20,7 +20,9 @@ def play_a_few_matches(user):
         pool.submit(_play, user).result()
     # The coach does not exist yet: pretend it judged some deals, to see its chart.
     for n, row in enumerate(DealSummary.objects.filter(user=user).order_by("finished_at")[:12]):
-        stats_services.do_record_coach_accuracy(row.deal_id, row.seat, 0.5 + (n % 5) / 10)
+        stats_services.do_record_coach_accuracy(
+            row.deal_id, seat=row.seat, accuracy=0.5 + (n % 5) / 10
+        )
 
 
 def _play(user):
@@ -32,7 +34,7 @@ def _play(user):
 
 def _play_matches(user):
     for rules in ("house", {"preset": "auction", "players": 3}, "house"):
-        _play_to_the_end(services.do_start_match(user, rules, "easy"), user)
+        _play_to_the_end(services.do_start_match(user, rules_spec=rules, bot_level="easy"), user)
 
 
 def eager_move(match, seat: str) -> str:
@@ -54,13 +56,13 @@ def _play_to_the_end(match, user, seconds=120):
                 match.refresh_from_db()
                 services.do_act(
                     match.pk,
-                    turn.seat,
-                    eager_move(match, turn.seat),
-                    turn.version,
-                    services.Actor(user=user),
+                    seat=turn.seat,
+                    token=eager_move(match, turn.seat),
+                    version=turn.version,
+                    actor=services.Actor(user=user),
                 )
             elif turn.kind == WaitingFor.NEXT_DEAL and not turn.automatic:
-                services.do_next_deal(match.pk, turn.version)
+                services.do_next_deal(match.pk, version=turn.version)
             else:
                 time.sleep(0.02)
         except (services.StaleMove, services.NotYourTurn, services.NotPlaying):
@@ -68,7 +70,9 @@ def _play_to_the_end(match, user, seconds=120):
     raise AssertionError("the match did not end in time")
     # The coach does not exist yet: pretend it judged some deals, to see its chart.
     for n, row in enumerate(DealSummary.objects.filter(user=user).order_by("finished_at")[:12]):
-        stats_services.do_record_coach_accuracy(row.deal_id, row.seat, 0.5 + (n % 5) / 10)
+        stats_services.do_record_coach_accuracy(
+            row.deal_id, seat=row.seat, accuracy=0.5 + (n % 5) / 10
+        )
 
 
 def log_in(page: Page, site: str, username: str, password: str):

@@ -59,14 +59,14 @@ def session_cookie(user: User) -> str:
 
 def start_bot_table(host: User) -> int:
     """A match that bots play from start to end (the host's seat is handed to a bot)."""
-    match = services.do_start_match(host, RULES, "easy")
+    match = services.do_start_match(host, rules_spec=RULES, bot_level="easy")
     Seat.objects.filter(match=match, user=host).update(user=None, bot_level="easy")
     services.announce_change(match.pk, match.version)  # wake whoever is first to act
     return match.pk
 
 
 def start_person_table(person: User) -> int:
-    return services.do_start_match(person, RULES, "easy").pk
+    return services.do_start_match(person, rules_spec=RULES, bot_level="easy").pk
 
 
 @dataclass

@@ -28,7 +28,7 @@ def test_two_tabs_starting_a_deal_at_once_get_one_play(make_user, round_):
     alice = make_user(f"alice{round_}")
     day = services.today()
     services.ensure_day(day)
-    results = in_parallel(*[lambda: services.do_play(alice, day, 1)] * 4)
+    results = in_parallel(*[lambda: services.do_play(alice, day=day, number=1)] * 4)
     assert all(isinstance(r, Match) for r in results), results
     assert len({r.pk for r in results}) == 1
     assert DailyPlay.objects.filter(user=alice).count() == 1

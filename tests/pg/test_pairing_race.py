@@ -24,8 +24,12 @@ def test_two_people_asking_at_once_sit_at_one_table(make_user, round_, queue_exi
     if queue_exists:  # people asked for these rules before: only the row lock keeps them apart
         PairingQueue.objects.create(rules_key=lobby.rules_key(engine.Rules.from_spec(TWO_HANDED)))
     results = in_parallel(
-        lambda: lobby.do_find_players(alice, TWO_HANDED, "easy", 30),
-        lambda: lobby.do_find_players(bob, TWO_HANDED, "easy", 30),
+        lambda: lobby.do_find_players(
+            alice, rules_spec=TWO_HANDED, bot_level="easy", wait_seconds=30
+        ),
+        lambda: lobby.do_find_players(
+            bob, rules_spec=TWO_HANDED, bot_level="easy", wait_seconds=30
+        ),
     )
     assert all(isinstance(r, PairingTicket) for r in results), results
     assert Match.objects.count() == 1
@@ -36,8 +40,8 @@ def test_two_people_asking_at_once_sit_at_one_table(make_user, round_, queue_exi
 
 def test_two_waiting_people_sit_together_when_both_waits_end_in_parallel(make_user):
     alice, bob = make_user("alice"), make_user("bob")
-    first = lobby.do_find_players(alice, "house", "easy", 30)
-    second = lobby.do_find_players(bob, "house", "medium", 30)
+    first = lobby.do_find_players(alice, rules_spec="house", bot_level="easy", wait_seconds=30)
+    second = lobby.do_find_players(bob, rules_spec="house", bot_level="medium", wait_seconds=30)
     PairingTicket.objects.update(due_at=timezone.now())
     results = in_parallel(
         lambda: lobby.do_pairing_due(first.pk), lambda: lobby.do_pairing_due(second.pk)
@@ -52,8 +56,10 @@ def test_two_waiting_people_sit_together_when_both_waits_end_in_parallel(make_us
 def test_asking_twice_at_once_leaves_one_request(make_user):
     alice = make_user("alice")
     results = in_parallel(
-        lambda: lobby.do_find_players(alice, "house", "easy", 30),
-        lambda: lobby.do_find_players(alice, "classic", "easy", 30),
+        lambda: lobby.do_find_players(alice, rules_spec="house", bot_level="easy", wait_seconds=30),
+        lambda: lobby.do_find_players(
+            alice, rules_spec="classic", bot_level="easy", wait_seconds=30
+        ),
     )
     assert PairingTicket.objects.filter(status="waiting").count() == 1
     (refused,) = [r for r in results if isinstance(r, Exception)]

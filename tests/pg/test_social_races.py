@@ -21,9 +21,9 @@ pytestmark = [pytest.mark.pg, pytest.mark.real_services, pytest.mark.django_db(t
 @pytest.mark.parametrize("round_", range(3))
 def test_two_accepts_at_once_make_one_friendship_and_one_notice(make_user, round_):
     alice, bob = make_user(f"alice{round_}"), make_user(f"bob{round_}")
-    services.do_ask_friend(alice, bob.username)
+    services.do_ask_friend(alice, name=bob.username)
     results = in_parallel(
-        *[lambda: services.do_answer_friend(bob, alice.username, accept=True)] * 2
+        *[lambda: services.do_answer_friend(bob, name=alice.username, accept=True)] * 2
     )
     assert results == [None, None]
     assert Friendship.objects.get().accepted
@@ -34,8 +34,8 @@ def test_two_accepts_at_once_make_one_friendship_and_one_notice(make_user, round
 def test_two_people_asking_each_other_at_once_become_friends(make_user, round_):
     alice, bob = make_user(f"alice{round_}"), make_user(f"bob{round_}")
     results = in_parallel(
-        lambda: services.do_ask_friend(alice, bob.username),
-        lambda: services.do_ask_friend(bob, alice.username),
+        lambda: services.do_ask_friend(alice, name=bob.username),
+        lambda: services.do_ask_friend(bob, name=alice.username),
     )
     assert all(isinstance(r, Friendship) for r in results), results
     assert Friendship.objects.count() == 1
@@ -46,8 +46,8 @@ def test_two_people_asking_each_other_at_once_become_friends(make_user, round_):
 def test_a_request_as_its_target_blocks_the_asker_never_reaches_them(make_user, round_):
     alice, bob = make_user(f"alice{round_}"), make_user(f"bob{round_}")
     results = in_parallel(
-        lambda: services.do_ask_friend(alice, bob.username),
-        lambda: tables.do_set_personal_block(bob, alice.username, "block", True),
+        lambda: services.do_ask_friend(alice, name=bob.username),
+        lambda: tables.do_set_personal_block(bob, other_name=alice.username, kind="block", on=True),
     )
     # The request was refused, or made and hidden: bob never sees alice ask, nor her him.
     assert isinstance(results[0], Friendship | NotFound), results
@@ -59,9 +59,9 @@ def test_a_request_as_its_target_blocks_the_asker_never_reaches_them(make_user, 
 
 def test_a_request_to_someone_who_has_just_blocked_you_is_refused_and_leaves_nothing(make_user):
     alice, bob = make_user("alice"), make_user("bob")
-    tables.do_set_personal_block(bob, alice.username, "block", True)
+    tables.do_set_personal_block(bob, other_name=alice.username, kind="block", on=True)
     with pytest.raises(NotFound):
-        services.do_ask_friend(alice, bob.username)
+        services.do_ask_friend(alice, name=bob.username)
     assert not Friendship.objects.exists()
     assert selectors.notifications(bob.pk) == [] and selectors.unread_count(bob.pk) == 0
 
@@ -71,9 +71,11 @@ def test_a_club_invitation_accepted_twice_at_once_makes_one_member_and_one_notic
     make_user, round_
 ):
     alice, bob = make_user(f"alice{round_}"), make_user(f"bob{round_}")
-    club = services.do_create_club(alice, f"Race Club {round_}", public=False)
-    services.do_invite_to_club(alice, club.pk, bob.username)
-    results = in_parallel(*[lambda: services.do_answer_club_invite(bob, club.pk, accept=True)] * 2)
+    club = services.do_create_club(alice, name=f"Race Club {round_}", public=False)
+    services.do_invite_to_club(alice, club_id=club.pk, name=bob.username)
+    results = in_parallel(
+        *[lambda: services.do_answer_club_invite(bob, club_id=club.pk, accept=True)] * 2
+    )
     # The second tab finds the invitation answered: refused as gone, or nothing to do.
     assert all(r is None or isinstance(r, NotFound) for r in results), results
     assert None in results
@@ -84,8 +86,8 @@ def test_a_club_invitation_accepted_twice_at_once_makes_one_member_and_one_notic
 @pytest.mark.parametrize("stale", [False, True])
 def test_two_pages_opening_at_once_count_two_and_tell_the_friends_once(make_user, stale):
     alice, bob = make_user("alice"), make_user("bob")
-    services.do_ask_friend(alice, bob.username)
-    services.do_answer_friend(bob, alice.username, accept=True)
+    services.do_ask_friend(alice, name=bob.username)
+    services.do_answer_friend(bob, name=alice.username, accept=True)
     if stale:  # a count left by a web process that died, untouched since
         Presence.objects.create(
             user=bob,

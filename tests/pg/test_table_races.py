@@ -34,13 +34,13 @@ def wait_until_quiet(match, quiet=1.5, limit=30):
 @pytest.fixture
 def bobs_turn(user, bob):
     """A shared table where bob (West) opens the bidding: a person's turn, nobody else to move."""
-    match = tables.do_create_table(user, "house", turn_timeout_seconds=600)
-    tables.do_sit(match.pk, bob, "W")
-    tables.do_fill_with_bots(match.pk, user, "easy")
+    match = tables.do_create_table(user, rules_spec="house", turn_timeout_seconds=600)
+    tables.do_sit(match.pk, user=bob, position="W")
+    tables.do_fill_with_bots(match.pk, host=user, level="easy")
     Match.objects.filter(pk=match.pk).update(
         first_dealer="S"
     )  # West, on the dealer's left, bids first
-    match = tables.do_start_table(match.pk, user)
+    match = tables.do_start_table(match.pk, host=user)
     turn = turns.waiting_on(match.pk)
     assert (turn.kind, turn.seat) == (WaitingFor.PERSON, "W")
     yield match, turn
@@ -117,10 +117,11 @@ def test_a_person_racing_the_stand_in_bot_makes_one_move(bobs_turn, bob):
 
 
 def test_two_people_racing_for_one_seat_one_sits(user, make_user):
-    match = tables.do_create_table(user, "house")
+    match = tables.do_create_table(user, rules_spec="house")
     carol, dave = make_user("carol"), make_user("dave")
     results = in_parallel(
-        lambda: tables.do_sit(match.pk, carol, "N"), lambda: tables.do_sit(match.pk, dave, "N")
+        lambda: tables.do_sit(match.pk, user=carol, position="N"),
+        lambda: tables.do_sit(match.pk, user=dave, position="N"),
     )
     assert sum(isinstance(r, Exception) for r in results) == 1
     assert match.seats.get(position="N").user in (carol, dave)

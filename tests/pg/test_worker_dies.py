@@ -68,7 +68,9 @@ def test_a_bot_turn_survives_its_worker_being_killed(user, monkeypatch):
     prefix = f"dying{os.getpid()}-"
     with monkeypatch.context() as quiet:  # no task from creating the match: we send our own
         quiet.setattr(services, "announce_after_commit", lambda match, deal_row=None: None)
-        match = services.do_start_match(user, "house", "easy", rng=opened_by("W"))
+        match = services.do_start_match(
+            user, rules_spec="house", bot_level="easy", rng=opened_by("W")
+        )
     assert turns.waiting_on(match.pk).kind == WaitingFor.BOT  # West, a bot, opens
     doomed_name = f"doomed{os.getpid()}@localhost"
     doomed = start_worker(prefix, doomed_name)

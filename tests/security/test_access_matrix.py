@@ -116,10 +116,10 @@ def test_a_player_is_never_refused_for_who_they_are(match, logged_in_client):
 
 
 def test_a_spectator_watches_the_table_and_nothing_more(user, bob, carol):
-    table = tables.do_create_table(user, "house", allow_spectators=True)
-    tables.do_sit(table.pk, bob, "W")
-    tables.do_fill_with_bots(table.pk, user, "easy")
-    tables.do_start_table(table.pk, user)
+    table = tables.do_create_table(user, rules_spec="house", allow_spectators=True)
+    tables.do_sit(table.pk, user=bob, position="W")
+    tables.do_fill_with_bots(table.pk, host=user, level="easy")
+    tables.do_start_table(table.pk, host=user)
     spectator = Client()
     spectator.force_login(carol)
     assert spectator.get(f"/t/{table.invite_code}/").status_code == 302  # came by the invite

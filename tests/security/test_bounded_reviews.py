@@ -70,7 +70,9 @@ def test_reviews_in_flight_count_in_the_same_budget_as_face_up_steps(
 ):
     deals, seat = deals_of(user, 2)
     with django_capture_on_commit_callbacks(execute=True):
-        replay_services.do_request_faceup(deals[0], 8, user)  # and the next two play steps
+        replay_services.do_request_faceup(
+            deals[0], step=8, user=user
+        )  # and the next two play steps
     assert ask(logged_in_client, deals[0], django_capture_on_commit_callbacks).status_code == 302
     lanes = [work.lane for work in budget.in_flight(user.pk)]
     assert lanes == [budget.ANALYSIS] * budget.PER_PERSON_ITEMS
@@ -136,6 +138,6 @@ def test_a_finished_deal_s_own_review_waits_for_room_and_never_stops_the_table(
     # With room again, asking (the review page's button, the table's socket) asks for it.
     monkeypatch.setattr(budget, "PER_PERSON_ITEMS", 4)
     with django_capture_on_commit_callbacks(execute=True):
-        coach_services.do_request_review(deals[0], seat)
+        coach_services.do_request_review(deals[0], seat=seat)
     assert Review.objects.filter(deal=deals[0], seat=seat).exists()
     assert enqueued == [("games.coach.tasks.review_deal", (Review.objects.get().pk,))]

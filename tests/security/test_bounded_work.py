@@ -147,7 +147,9 @@ def test_face_up_steps_in_flight_count_in_the_same_budget(
     match = play_deals(user, "house", played=1, seed=5)
     deal_row = played_deals(match)[0]
     with django_capture_on_commit_callbacks(execute=True):
-        replay_services.do_request_faceup(deal_row, 8, user)  # and the next two play steps
+        replay_services.do_request_faceup(
+            deal_row, step=8, user=user
+        )  # and the next two play steps
     assert [work.lane for work in budget.in_flight(user.pk)] == [budget.ANALYSIS] * 3
     answers = [
         send(logged_in_client, envelope, django_capture_on_commit_callbacks).status_code
@@ -206,13 +208,13 @@ def test_a_face_up_step_waits_while_the_person_s_budget_or_the_lane_is_full(
             send(logged_in_client, envelope, django_capture_on_commit_callbacks).status_code == 202
         )
     with pytest.raises(replay_services.AnalysisBusy):
-        replay_services.do_request_faceup(deal_row, 8, user)
+        replay_services.do_request_faceup(deal_row, step=8, user=user)
     assert not FaceUpAnalysis.objects.exists()
     assert run_checks(enqueued) == ["accepted"] * budget.PER_PERSON_ITEMS
     monkeypatch.setitem(budget.LANE_ITEMS, budget.ANALYSIS, 0)
     with pytest.raises(replay_services.AnalysisBusy):
-        replay_services.do_request_faceup(deal_row, 8, user)
+        replay_services.do_request_faceup(deal_row, step=8, user=user)
     monkeypatch.setitem(budget.LANE_ITEMS, budget.ANALYSIS, 200)
     with django_capture_on_commit_callbacks(execute=True):
-        replay_services.do_request_faceup(deal_row, 8, user)
+        replay_services.do_request_faceup(deal_row, step=8, user=user)
     assert FaceUpAnalysis.objects.filter(deal=deal_row).count() == 3  # the step and two ahead

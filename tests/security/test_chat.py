@@ -15,14 +15,14 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def shared():
     alice, bob = person("alice"), person("bob")
-    match = tables.do_create_table(alice, "house")
-    tables.do_sit(match.pk, bob, "E")
+    match = tables.do_create_table(alice, rules_spec="house")
+    tables.do_sit(match.pk, user=bob, position="E")
     return alice, bob, match
 
 
 def test_no_chat_at_a_match_against_bots():
     alice = person("alice")
-    match = services.do_start_match(alice, "house", "easy")
+    match = services.do_start_match(alice, rules_spec="house", bot_level="easy")
     response = browser_for(alice).post(
         reverse("chat", args=[match.pk]), {"text": "hello"}, HTTP_HX_REQUEST="true"
     )
@@ -48,8 +48,8 @@ def test_chat_at_a_forming_and_a_playing_table(shared):
         ).status_code
         == 200
     )
-    tables.do_fill_with_bots(match.pk, alice, "easy")
-    tables.do_start_table(match.pk, alice)
+    tables.do_fill_with_bots(match.pk, host=alice, level="easy")
+    tables.do_start_table(match.pk, host=alice)
     assert (
         client.post(
             reverse("chat", args=[match.pk]), {"text": "go"}, HTTP_HX_REQUEST="true"

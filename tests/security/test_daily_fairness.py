@@ -57,16 +57,16 @@ def test_an_unfinished_counted_play_closes_at_midnight_and_ranks_last(
 ):
     day = services.today()
     alice, bob = make_user("alice"), make_user("bob")
-    play_until(services.do_play(bob, day, 1))  # bob plays honestly
-    match = at_persons_turn(services.do_play(alice, day, 1))
+    play_until(services.do_play(bob, day=day, number=1))  # bob plays honestly
+    match = at_persons_turn(services.do_play(alice, day=day, number=1))
     assert match.closes_at == services.end_of_day(day)
     turn = turns.waiting_on(match.pk)
     clock(just_after_midnight(day))
     # Par and everyone's plays are open now: no move of the counted play may follow.
     with pytest.raises(GameError, match="closed at the end of its day"):
         game_services.do_act(
-            match.pk, turn.seat, person_move(match, turn.seat), turn.version,
-            seat_user(match.seats.get(position=turn.seat), 0),
+            match.pk, seat=turn.seat, token=person_move(match, turn.seat), version=turn.version,
+            actor=seat_user(match.seats.get(position=turn.seat), 0),
         )  # fmt: skip
     assert services.close_overdue_plays() == 1
     play = DailyPlay.objects.get(user=alice)
@@ -100,7 +100,7 @@ def test_par_replays_and_practice_stay_shut_while_the_counted_play_is_open(
         selectors.deal_comparison(yesterday, 1, alice)
     assert 1 in selectors.visible_numbers(yesterday, bob)
     # Asking for a practice copy closes the counted play first: it is never played on beside it.
-    practice = services.do_play(alice, yesterday, 1)
+    practice = services.do_play(alice, day=yesterday, number=1)
     assert practice.pk != open_play.match_id
     assert DailyPlay.objects.get(pk=open_play.pk).closed
     assert 1 in selectors.visible_numbers(yesterday, alice)
@@ -109,15 +109,15 @@ def test_par_replays_and_practice_stay_shut_while_the_counted_play_is_open(
 def test_a_daily_match_is_shared_only_after_its_day(make_user, clock, client, quick_hard_bots):
     day = services.today()
     alice = make_user("alice")
-    match = play_until(services.do_play(alice, day, 1))
+    match = play_until(services.do_play(alice, day=day, number=1))
     with pytest.raises(GameError, match="once its day is over"):
-        replay_services.do_share_match(match.pk, alice)
+        replay_services.do_share_match(match.pk, user=alice)
     # A link made anyway (a token set before this change) leads nowhere on the day itself.
     Match.objects.filter(pk=match.pk).update(share_token="early-token")
     with pytest.raises(NotFound):
         replay_selectors.shared_match("early-token")
     clock(just_after_midnight(day))
-    token = replay_services.do_share_match(match.pk, alice)
+    token = replay_services.do_share_match(match.pk, user=alice)
     assert replay_selectors.shared_match(token).pk == match.pk
 
 
@@ -126,9 +126,9 @@ def test_a_former_player_has_no_number_and_the_name_does_not_play_the_day_again(
 ):
     day = services.today()
     alice, bob = make_user("alice"), make_user("bob")
-    play_until(services.do_play(alice, day, 1))
-    play_until(services.do_play(bob, day, 1))
-    do_delete_account(alice, password)
+    play_until(services.do_play(alice, day=day, number=1))
+    play_until(services.do_play(bob, day=day, number=1))
+    do_delete_account(alice, password=password)
     page = selectors.day_page(day, bob)
     names = [row.name for row in page.table]
     assert "a former player" in names and not any("former player " in n for n in names)
@@ -137,12 +137,12 @@ def test_a_former_player_has_no_number_and_the_name_does_not_play_the_day_again(
     assert "former player 1" not in html and f"former player {alice.pk}" not in html
     again = make_user("ALICE")  # the same name, as the sign-up would take it
     with pytest.raises(GameError, match="deleted"):
-        services.do_play(again, day, 1)
+        services.do_play(again, day=day, number=1)
     assert not DailyPlay.objects.filter(user=again).exists()
     # From the next day on, the name plays like anyone, and the hash is gone.
     clock(just_after_midnight(day))
     services.make_todays_set()
     assert not services.DailyLeaver.objects.exists()
     assert DailyPlay.objects.get(
-        match=services.do_play(again, day + datetime.timedelta(1), 1)
+        match=services.do_play(again, day=day + datetime.timedelta(1), number=1)
     ).counted

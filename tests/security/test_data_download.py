@@ -101,7 +101,9 @@ def test_a_download_counts_in_the_person_s_budget(
     logged_in_client, user, enqueued, django_capture_on_commit_callbacks, monkeypatch
 ):
     monkeypatch.setattr(budget, "PER_PERSON_ITEMS", 1)
-    do_receive(user, played_envelope("house", seed=71, key="match-0071", upload_id="deal-0071"))
+    do_receive(
+        user, envelope=played_envelope("house", seed=71, key="match-0071", upload_id="deal-0071")
+    )
     answer = ask(logged_in_client, django_capture_on_commit_callbacks)
     assert answer.status_code == 302
     assert not DataDownload.objects.exists() and enqueued == []
@@ -112,7 +114,9 @@ def test_a_download_counts_in_the_person_s_budget(
 def test_the_offline_uploads_are_in_the_download_and_gone_with_the_account(
     logged_in_client, user, password, enqueued, django_capture_on_commit_callbacks
 ):
-    do_receive(user, played_envelope("house", seed=73, key="match-0073", upload_id="deal-0073"))
+    do_receive(
+        user, envelope=played_envelope("house", seed=73, key="match-0073", upload_id="deal-0073")
+    )
     ask(logged_in_client, django_capture_on_commit_callbacks)
     download_id = next(args[0] for name, args in enqueued if name.startswith("accounts."))
     downloads.do_build(download_id)
@@ -122,7 +126,7 @@ def test_the_offline_uploads_are_in_the_download_and_gone_with_the_account(
     assert upload["id"] == "deal-0073" and upload["status"] == "checking"
     path = downloads.file_path(DataDownload.objects.get())
 
-    services.do_delete_account(user, password)
+    services.do_delete_account(user, password=password)
     assert not OfflineUpload.objects.filter(owner=user).exists()
     assert not OfflineMatch.objects.filter(owner=user).exists()
     assert not DataDownload.objects.exists() and not path.exists()

@@ -19,7 +19,7 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def forming():
     alice = person("alice")
-    return alice, tables.do_create_table(alice, "house")
+    return alice, tables.do_create_table(alice, rules_spec="house")
 
 
 def by_number(match_id):
@@ -79,9 +79,9 @@ def test_an_invite_in_one_browser_does_not_open_the_table_in_another(forming):
 
 def test_a_started_table_with_spectators_is_watched_only_through_the_invite(forming):
     alice, match = forming
-    tables.do_table_settings(match.pk, alice, allow_spectators=True, turn_timeout_seconds=30)
-    tables.do_fill_with_bots(match.pk, alice, "easy")
-    tables.do_start_table(match.pk, alice)
+    tables.do_table_settings(match.pk, host=alice, allow_spectators=True, turn_timeout_seconds=30)
+    tables.do_fill_with_bots(match.pk, host=alice, level="easy")
+    tables.do_start_table(match.pk, host=alice)
     carol = browser_for(person("carol"))
     assert carol.get(reverse("table", args=[match.pk])).status_code == 404
     follow_invite(carol, match)

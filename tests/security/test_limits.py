@@ -117,7 +117,7 @@ def test_new_matches_and_tables_per_user_per_minute(url_name, data, kind):
 
 def test_a_rematch_is_refused_while_the_match_is_played():
     alice = person("alice")
-    match = services.do_start_match(alice, "house", "easy")
+    match = services.do_start_match(alice, rules_spec="house", bot_level="easy")
     # A post without htmx (no script yet) is answered as every refused post at a table: the
     # table page again, with the reason on it.
     response = browser_for(alice).post(reverse("rematch", args=[match.pk]), follow=True)
@@ -150,7 +150,7 @@ def test_rematches_per_user_per_minute():
 
 def test_coach_requests_per_user_per_minute():
     alice = person("alice")
-    match = services.do_start_match(alice, "house", "easy")
+    match = services.do_start_match(alice, rules_spec="house", bot_level="easy")
     browser = browser_for(alice)
     for _ in range(LIMITS["coach"]):
         assert browser.get(reverse("coach:panel", args=[match.pk])).status_code == 200

@@ -98,12 +98,12 @@ def world(make_user, no_background_work):
     """A player with a forming table, a match in play and an import; and a stranger's match."""
     player = make_user("mallory")
     other = make_user("olivia")
-    forming = tables.do_create_table(player, "house")
-    playing = services.do_start_match(player, "classic")
-    theirs = services.do_start_match(other, "family")
+    forming = tables.do_create_table(player, rules_spec="house")
+    playing = services.do_start_match(player, rules_spec="classic")
+    theirs = services.do_start_match(other, rules_spec="family")
     deal = engine.Deal.new("house", "N", random.Random(7))
     deal.apply(deal.legal_actions()[0])
-    imported = replay_services.do_import_record(player, json.dumps(deal_to_record(deal)))
+    imported = replay_services.do_import_record(player, data=json.dumps(deal_to_record(deal)))
     assert forming.status == Match.Status.FORMING
     ints = [
         str(forming.pk),

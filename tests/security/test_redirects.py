@@ -34,7 +34,7 @@ def test_the_coach_switch_never_redirects_off_the_site(target):
 
 def test_the_coach_switch_goes_back_to_a_page_of_the_site():
     alice = person("alice")
-    match = services.do_start_match(alice, "house", "easy")
+    match = services.do_start_match(alice, rules_spec="house", bot_level="easy")
     back = reverse("table", args=[match.pk])
     response = browser_for(alice).post(reverse("toggle_coach"), {"enabled": "on", "next": back})
     assert response["Location"] == back

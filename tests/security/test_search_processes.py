@@ -130,10 +130,10 @@ def _every_kind_of_search(user, bob) -> None:
     through the task that really runs it."""
     user.coach_enabled = True
     user.save()
-    match = tables.do_create_table(user, "house")
-    tables.do_sit(match.pk, bob, "W")
-    tables.do_fill_with_bots(match.pk, user, "easy")
-    match = tables.do_start_table(match.pk, user)
+    match = tables.do_create_table(user, rules_spec="house")
+    tables.do_sit(match.pk, user=bob, position="W")
+    tables.do_fill_with_bots(match.pk, host=user, level="easy")
+    match = tables.do_start_table(match.pk, host=user)
     match = play_until(
         match,
         stop=lambda m: (t := turns.waiting_on(m.pk)).kind == WaitingFor.PERSON and t.seat == "W",
@@ -147,10 +147,10 @@ def _every_kind_of_search(user, bob) -> None:
     coach_tasks.advise_position(advice.pk)
     match = play_until(match, stop=_a_deal_played_out)
     deal_row = selectors.current_deal(match)
-    review = coach_services.do_request_review(deal_row, "S")
+    review = coach_services.do_request_review(deal_row, seat="S")
     coach_tasks.review_deal(review.pk)
     step = deal_row.actions.filter(kind="play").order_by("sequence").first().sequence
-    row = replay_services.do_request_faceup(deal_row, step, user)
+    row = replay_services.do_request_faceup(deal_row, step=step, user=user)
     replay_tasks.analyse_faceup(row.pk)
 
 
@@ -228,7 +228,9 @@ def test_after_a_search_process_is_killed_the_table_moves_on(search_processes, u
     searches.compute(os.getpid)
     for pid in searches.search_process_ids(searches.Lane.PLAY):
         os.kill(pid, signal.SIGKILL)
-    match = services.do_start_match(user, "house", "easy")  # its bots' tasks run by themselves
+    match = services.do_start_match(
+        user, rules_spec="house", bot_level="easy"
+    )  # its bots' tasks run by themselves
     started = time.monotonic()
     while not Action.objects.filter(deal__match=match, user__isnull=True).exists():
         # A broken pool stayed broken for good; a new one is a fresh interpreter importing the
@@ -239,7 +241,11 @@ def test_after_a_search_process_is_killed_the_table_moves_on(search_processes, u
         if turn is not None and turn.kind == WaitingFor.PERSON:
             person = services.Actor(user=user)
             services.do_act(
-                match.pk, turn.seat, person_move(match, turn.seat), turn.version, person
+                match.pk,
+                seat=turn.seat,
+                token=person_move(match, turn.seat),
+                version=turn.version,
+                actor=person,
             )
         time.sleep(0.05)
 
@@ -257,7 +263,7 @@ def test_a_search_asked_for_while_the_process_stops_is_left_for_the_sweeper(
 
     monkeypatch.setattr(searches, "_pool", lambda lane: ShutDown())
     # West, a bot, opens the auction: its task runs by itself.
-    match = services.do_start_match(user, "house", "easy", rng=opened_by("W"))
+    match = services.do_start_match(user, rules_spec="house", bot_level="easy", rng=opened_by("W"))
     assert dispatch.wait_for_in_process_tasks(timeout=30)
     assert dispatch.take_failures() == []
     assert "the process is stopping" in caplog.text

@@ -63,11 +63,11 @@ def club_world(db):
     people = {n: make(n, password="a-long-password-1") for n in ("alice", "bob", "carol", "dave")}
     make("erin")
     frank = make("frank")
-    club = services.do_create_club(people["alice"], "Closed Club", public=False)
+    club = services.do_create_club(people["alice"], name="Closed Club", public=False)
     for name in ("bob", "carol"):
-        services.do_invite_to_club(people["alice"], club.pk, name)
-        services.do_answer_club_invite(people[name], club.pk, accept=True)
-    services.do_set_role(people["alice"], club.pk, "bob", "admin")
+        services.do_invite_to_club(people["alice"], club_id=club.pk, name=name)
+        services.do_answer_club_invite(people[name], club_id=club.pk, accept=True)
+    services.do_set_role(people["alice"], club_id=club.pk, name="bob", role="admin")
     ClubRequest.objects.create(club=club, user=frank, kind=ClubRequest.Kind.ASK)
     roles = {"owner": "alice", "admin": "bob", "member": "carol", "stranger": "dave"}
     return club, {role: people[name] for role, name in roles.items()}
@@ -104,10 +104,10 @@ def test_club_urls(club_world, role, name, method, data, expected):
 @pytest.fixture
 def club_game(club_world):
     club, people = club_world
-    match = services.do_create_club_table(people["owner"], club.pk, "house")
-    tables.do_sit(match.pk, people["member"], "W")
-    tables.do_fill_with_bots(match.pk, people["owner"], "easy")
-    tables.do_start_table(match.pk, people["owner"])
+    match = services.do_create_club_table(people["owner"], club_id=club.pk, rules_spec="house")
+    tables.do_sit(match.pk, user=people["member"], position="W")
+    tables.do_fill_with_bots(match.pk, host=people["owner"], level="easy")
+    tables.do_start_table(match.pk, host=people["owner"])
     play_until(match)
     return club, people, Match.objects.get(pk=match.pk)
 
@@ -180,13 +180,13 @@ def test_join_link_and_notifications_are_the_persons_own(club_world):
 
 def test_inviting_to_a_table_is_for_the_tables_people_and_their_friends(club_world):
     _, people = club_world
-    match = tables.do_create_table(people["owner"], "house")
+    match = tables.do_create_table(people["owner"], rules_spec="house")
     url = reverse("social:invite_to_table", args=[match.pk])
     # Not a friend: refused; a stranger to the table: no such table.
     assert client_for(people["owner"]).post(url, {"name": "carol"}).status_code == 403
-    services.do_ask_friend(people["stranger"], "carol")
-    services.do_answer_friend(people["member"], "dave", accept=True)
+    services.do_ask_friend(people["stranger"], name="carol")
+    services.do_answer_friend(people["member"], name="dave", accept=True)
     assert client_for(people["stranger"]).post(url, {"name": "carol"}).status_code == 404
-    services.do_ask_friend(people["owner"], "carol")
-    services.do_answer_friend(people["member"], "alice", accept=True)
+    services.do_ask_friend(people["owner"], name="carol")
+    services.do_answer_friend(people["member"], name="alice", accept=True)
     assert client_for(people["owner"]).post(url, {"name": "carol"}).status_code == 302

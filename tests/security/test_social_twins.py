@@ -53,10 +53,10 @@ def pages(club, people, finished) -> dict[str, str]:
 
 def a_finished_club_game(club, host, guest):
     """A club game played to its end, so the club page has a leaderboard and a replays list."""
-    match = services.do_create_club_table(host, club.pk, "house")
-    tables.do_sit(match.pk, guest, "W")
-    tables.do_fill_with_bots(match.pk, host, "easy")
-    tables.do_start_table(match.pk, host)
+    match = services.do_create_club_table(host, club_id=club.pk, rules_spec="house")
+    tables.do_sit(match.pk, user=guest, position="W")
+    tables.do_fill_with_bots(match.pk, host=host, level="easy")
+    tables.do_start_table(match.pk, host=host)
     assert play_until(match).status == Match.Status.FINISHED
     return match
 
@@ -64,10 +64,10 @@ def a_finished_club_game(club, host, guest):
 def test_club_pages_are_the_same_for_twin_deals(make_user):
     rng = random.Random(48)
     alice, bob = make_user("alice"), make_user("bob")
-    club = services.do_create_club(alice, "Twin Club")
-    services.do_join_by_link(bob, club.invite_token)
-    services.do_ask_friend(alice, "bob")
-    services.do_answer_friend(bob, "alice", accept=True)
+    club = services.do_create_club(alice, name="Twin Club")
+    services.do_join_by_link(bob, token=club.invite_token)
+    services.do_ask_friend(alice, name="bob")
+    services.do_answer_friend(bob, name="alice", accept=True)
     for user in (alice, bob):
         services.do_come_online(user.pk)
     finished = a_finished_club_game(club, alice, bob)

@@ -20,8 +20,8 @@ def _player_with_tables():
     user = User.objects.create_user("mallory", password="a-long-password-1")
     user.coach_enabled = True
     user.save(update_fields=["coach_enabled"])
-    forming = tables.do_create_table(user, "house")
-    playing = services.do_start_match(user, "house", "easy")
+    forming = tables.do_create_table(user, rules_spec="house")
+    playing = services.do_start_match(user, rules_spec="house", bot_level="easy")
     client = Client()
     client.force_login(user)
     return forming, playing, (b"cookie", f"sessionid={client.cookies['sessionid'].value}".encode())

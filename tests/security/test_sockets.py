@@ -111,7 +111,7 @@ async def test_a_forming_table_s_socket_needs_the_invite():
     alice = await logged_in("alice")
     mallory = await logged_in("mallory")
     host = await database_sync_to_async(lambda: person_named("alice"))()
-    match = await database_sync_to_async(tables.do_create_table)(host, "house")
+    match = await database_sync_to_async(tables.do_create_table)(host, rules_spec="house")
     refused = await open_socket(match.pk, mallory)
     nowhere = await open_socket(999999, mallory)
     assert refused == nowhere and isinstance(refused, int)  # the same refusal as no table at all
@@ -130,7 +130,9 @@ def person_named(username):
 
 async def started_solo(client, username):
     user = await database_sync_to_async(person_named)(username)
-    match = await database_sync_to_async(services.do_start_match)(user, "house", "easy")
+    match = await database_sync_to_async(services.do_start_match)(
+        user, rules_spec="house", bot_level="easy"
+    )
     return user, match
 
 

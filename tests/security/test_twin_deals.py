@@ -80,11 +80,13 @@ def service_answer(match: Match, seat: str, user, token: str, legal: set[str]):
     actor = services.Actor(user=user)
     if token in legal:
         with transaction.atomic():
-            outcome = services.do_act(match.pk, seat, token, match.version, actor)
+            outcome = services.do_act(
+                match.pk, seat=seat, token=token, version=match.version, actor=actor
+            )
             transaction.set_rollback(True)
         return ("applied", outcome.applied)
     try:
-        services.do_act(match.pk, seat, token, match.version, actor)
+        services.do_act(match.pk, seat=seat, token=token, version=match.version, actor=actor)
     except services.GameError as error:
         return (type(error).__name__, error.status, str(error))
     raise AssertionError(f"{token!r} was applied but is not legal for {seat}")

@@ -23,8 +23,8 @@ pytestmark = [
 
 @database_sync_to_async
 def open_table(host):
-    match = tables.do_create_table(host, "house", public=True)
-    tables.do_presence(match.pk, host, +1)  # the host has the table's page open
+    match = tables.do_create_table(host, rules_spec="house", public=True)
+    tables.do_presence(match.pk, user=host, delta=+1)  # the host has the table's page open
     return match
 
 
@@ -42,13 +42,13 @@ async def test_the_list_follows_tables_opening_filling_and_starting():
     assert "No open tables" in await until(watcher, r'id="open-tables"')
     match = await open_table(alice)
     await until(watcher, rf'data-table="{match.pk}".*?3 free|data-table="{match.pk}"')
-    await database_sync_to_async(lobby.do_take_seat)(match.pk, bob, "EW")
+    await database_sync_to_async(lobby.do_take_seat)(match.pk, user=bob, side="EW")
     html = await until(watcher, r"East &amp; West</strong>:\s*<a[^>]*>bob</a>")
     assert f'data-table="{match.pk}"' in html
-    await database_sync_to_async(tables.do_fill_with_bots)(match.pk, alice, "easy")
-    await database_sync_to_async(tables.do_start_table)(match.pk, alice)
+    await database_sync_to_async(tables.do_fill_with_bots)(match.pk, host=alice, level="easy")
+    await database_sync_to_async(tables.do_start_table)(match.pk, host=alice)
     assert f'data-table="{match.pk}"' not in await until(watcher, r"No open tables")
-    private = await database_sync_to_async(tables.do_create_table)(alice, "house")
+    private = await database_sync_to_async(tables.do_create_table)(alice, rules_spec="house")
     assert not any(f'data-table="{private.pk}"' in html for html in await drain(watcher))
     await watcher.disconnect()
 
@@ -57,7 +57,9 @@ async def test_a_blocked_persons_screen_never_lists_the_hosts_tables():
     alice, _, _ = await person("alice")
     bob, _, bob_cookie = await person("bob")
     carol, _, carol_cookie = await person("carol")
-    await database_sync_to_async(tables.do_set_personal_block)(alice, "bob", "block", True)
+    await database_sync_to_async(tables.do_set_personal_block)(
+        alice, other_name="bob", kind="block", on=True
+    )
     blocked = await connect("/ws/lobby/", bob_cookie)
     other = await connect("/ws/lobby/", carol_cookie)
     await drain(blocked)
@@ -74,10 +76,14 @@ async def test_a_waiting_persons_screen_learns_of_their_table():
     alice, _, alice_cookie = await person("alice")
     bob, _, _ = await person("bob")
     spec = {"preset": "family", "cutthroat": True, "players": 2}
-    await database_sync_to_async(lobby.do_find_players)(alice, spec, "easy", 30)
+    await database_sync_to_async(lobby.do_find_players)(
+        alice, rules_spec=spec, bot_level="easy", wait_seconds=30
+    )
     waiting = await connect("/ws/pairing/", alice_cookie)
     assert 'data-status="waiting"' in await until(waiting, r'id="pairing-status"')
-    ticket = await database_sync_to_async(lobby.do_find_players)(bob, spec, "easy", 30)
+    ticket = await database_sync_to_async(lobby.do_find_players)(
+        bob, rules_spec=spec, bot_level="easy", wait_seconds=30
+    )
     html = await until(waiting, r'data-status="seated"')
     assert f"/matches/{ticket.match_id}/" in html
     await waiting.disconnect()

@@ -36,8 +36,8 @@ async def connect(cookie):
 
 @database_sync_to_async
 def befriend(a, b):
-    services.do_ask_friend(a, b.username)
-    services.do_answer_friend(b, a.username, accept=True)
+    services.do_ask_friend(a, name=b.username)
+    services.do_answer_friend(b, name=a.username, accept=True)
 
 
 async def test_a_friend_coming_online_and_going_reaches_the_friend_list_live():
@@ -80,7 +80,9 @@ async def test_a_block_stops_presence_at_once():
     alice, _, alice_cookie = await person("alice")
     bob, _, bob_cookie = await person("bob")
     await befriend(alice, bob)
-    await database_sync_to_async(tables.do_set_personal_block)(bob, "alice", "block", True)
+    await database_sync_to_async(tables.do_set_personal_block)(
+        bob, other_name="alice", kind="block", on=True
+    )
     watching = await connect(alice_cookie)
     await drain(watching)
     bob_page = await connect(bob_cookie)
@@ -95,7 +97,7 @@ async def test_the_bell_counts_up_as_notifications_come_and_down_as_they_are_rea
     bob, _, bob_cookie = await person("bob")
     bell = await connect(bob_cookie)
     assert 'data-unread="0"' in await until(bell, r'id="bell-count"')
-    await database_sync_to_async(services.do_ask_friend)(alice, "bob")
+    await database_sync_to_async(services.do_ask_friend)(alice, name="bob")
     assert ">1<" in await until(bell, r'data-unread="1"')
     await database_sync_to_async(services.do_mark_read)(bob)
     await until(bell, r'data-unread="0"')

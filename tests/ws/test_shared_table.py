@@ -43,14 +43,14 @@ def person(username):
 
 @database_sync_to_async
 def forming_table(host, **options):
-    return tables.do_create_table(host, "house", **options)
+    return tables.do_create_table(host, rules_spec="house", **options)
 
 
 @database_sync_to_async
 def start_with(match, host, guest, position="W"):
-    tables.do_sit(match.pk, guest, position)
-    tables.do_fill_with_bots(match.pk, host, "easy")
-    return tables.do_start_table(match.pk, host)
+    tables.do_sit(match.pk, user=guest, position=position)
+    tables.do_fill_with_bots(match.pk, host=host, level="easy")
+    return tables.do_start_table(match.pk, host=host)
 
 
 @database_sync_to_async
@@ -110,8 +110,8 @@ async def test_the_forming_table_updates_live_when_someone_sits_down():
         seat = await database_sync_to_async(lambda: match.seats.get(position="E"))()
     assert seat.connections == 1
     # The host starts: every screen gets the game.
-    await database_sync_to_async(tables.do_fill_with_bots)(match.pk, alice, "easy")
-    await database_sync_to_async(tables.do_start_table)(match.pk, alice)
+    await database_sync_to_async(tables.do_fill_with_bots)(match.pk, host=alice, level="easy")
+    await database_sync_to_async(tables.do_start_table)(match.pk, host=alice)
     await until(b, r'id="table"[^>]*data-deal="1"')
     await a.disconnect()
     await b.disconnect()
@@ -286,7 +286,9 @@ async def test_a_change_sent_as_the_person_closes_the_tab_still_leaves_their_sea
     assert connected
     await until(socket, r'id="table"')
     page.closed = True
-    await database_sync_to_async(tables.do_chat)(match.pk, alice, "hello")  # a change for bob
+    await database_sync_to_async(tables.do_chat)(
+        match.pk, user=alice, text="hello"
+    )  # a change for bob
     for _ in range(100):
         if page.refused:
             break

@@ -23,7 +23,7 @@ def seated_user_and_match():
     User = get_user_model()
     alice = User.objects.create_user("alice", password="x-long-password-1")
     mallory = User.objects.create_user("mallory", password="x-long-password-2")
-    match = services.do_start_match(alice, "house", "easy")
+    match = services.do_start_match(alice, rules_spec="house", bot_level="easy")
     return alice, mallory, match, session_cookie_for(alice), session_cookie_for(mallory)
 
 

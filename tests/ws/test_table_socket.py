@@ -30,7 +30,7 @@ pytestmark = [
 @database_sync_to_async
 def start(rules="house", username="alice", rng=services.UNPREDICTABLE):
     user = get_user_model().objects.create_user(username, password="a-long-password-1")
-    match = services.do_start_match(user, rules, "easy", rng=rng)
+    match = services.do_start_match(user, rules_spec=rules, bot_level="easy", rng=rng)
     client = Client()
     client.force_login(user)
     cookie = [(b"cookie", f"sessionid={client.cookies['sessionid'].value}".encode())]

@@ -147,8 +147,8 @@ def stop_servers(processes: list) -> None:
 
 
 def _open_table(host) -> Match:
-    match = tables.do_create_table(host, "house", public=True)
-    tables.do_presence(match.pk, host, +1)
+    match = tables.do_create_table(host, rules_spec="house", public=True)
+    tables.do_presence(match.pk, user=host, delta=+1)
     return match
 
 
@@ -228,9 +228,9 @@ class Command(BaseCommand):
             if step == 0:  # a public table opens (its host's page is open: presence)
                 table = await asyncio.to_thread(_open_table, host)
             elif step == 1:  # a person sits down
-                await asyncio.to_thread(tables.do_sit, table.pk, sitter, "W")
+                await asyncio.to_thread(tables.do_sit, table.pk, user=sitter, position="W")
             else:  # the host fills it with bots: full, it leaves the list
-                await asyncio.to_thread(tables.do_fill_with_bots, table.pk, host, "easy")
+                await asyncio.to_thread(tables.do_fill_with_bots, table.pk, host=host, level="easy")
             # Every screen hears this change before the next one is made (or it counts as missed).
             deadline = mark + WAIT_FOR_DELIVERY
             while time.perf_counter() < deadline and any(

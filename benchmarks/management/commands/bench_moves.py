@@ -43,7 +43,7 @@ class Command(BaseCommand):
             try:
                 for _ in range(worker, matches, threads):
                     host = players[worker * 7]
-                    match = services.do_start_match(host, rules, "easy")
+                    match = services.do_start_match(host, rules_spec=rules, bot_level="easy")
                     mine.append(match.pk)
                     seats = list(match.seats.exclude(user=host))
                     for i, seat in enumerate(seats, start=1):
@@ -87,7 +87,7 @@ def _play_match(match_id: int) -> list[float]:
         if turn is None:
             return times
         if turn.kind == turns.WaitingFor.NEXT_DEAL:
-            services.do_next_deal(match_id, turn.version)
+            services.do_next_deal(match_id, version=turn.version)
             continue
         match = Match.objects.get(pk=match_id)
         deal_row = selectors.current_deal(match)
@@ -96,5 +96,11 @@ def _play_match(match_id: int) -> list[float]:
         action = choose(state.observation(turn.seat), "easy", seed=turn.version)
         seat = match.seats.get(position=turn.seat)
         started = time.perf_counter()
-        services.do_act(match_id, turn.seat, action, turn.version, services.Actor(user=seat.user))
+        services.do_act(
+            match_id,
+            seat=turn.seat,
+            token=action,
+            version=turn.version,
+            actor=services.Actor(user=seat.user),
+        )
         times.append(time.perf_counter() - started)

@@ -80,7 +80,7 @@ def play_out(match: Match) -> Match:
         if turn.kind == turns.WaitingFor.BOT:
             tasks.play_bot_turn(match.pk, turn.version)
         elif turn.kind == turns.WaitingFor.NEXT_DEAL:
-            services.do_next_deal(match.pk, turn.version)
+            services.do_next_deal(match.pk, version=turn.version)
         else:
             deal_row = selectors.current_deal(match)
             assert deal_row is not None  # a match being played has a deal
@@ -88,10 +88,10 @@ def play_out(match: Match) -> Match:
             seat = match.seats.get(position=turn.seat)
             services.do_act(
                 match.pk,
-                turn.seat,
-                rng.choice(state.legal_actions()),
-                turn.version,
-                services.Actor(user=seat.user),
+                seat=turn.seat,
+                token=rng.choice(state.legal_actions()),
+                version=turn.version,
+                actor=services.Actor(user=seat.user),
             )
 
 
@@ -145,7 +145,7 @@ class Command(BaseCommand):
                 self.stdout.write(
                     f"history, {count} matches, {label}: {ms:.1f} ms median, {queries} queries"
                 )
-        match = play_out(services.do_start_match(user, "house", "easy"))
+        match = play_out(services.do_start_match(user, rules_spec="house", bot_level="easy"))
         deal_row = next(d for d in match.deals.order_by("number") if not d.result["thrown_in"])
         steps = deal_row.actions.count()
         for label, url in [

@@ -178,12 +178,12 @@ def test_another_users_figures_stay_theirs(alice_history, make_user):
 def test_the_coach_accuracy_shows_once_the_coach_has_judged_deals(alice_history):
     assert player_stats(alice_history).coach_accuracy == []
     first, second = DealSummary.objects.filter(user=alice_history).order_by("finished_at")[1:3]
-    services.do_record_coach_accuracy(first.deal_id, first.seat, 0.5)
-    services.do_record_coach_accuracy(second.deal_id, second.seat, 1.0)
+    services.do_record_coach_accuracy(first.deal_id, seat=first.seat, accuracy=0.5)
+    services.do_record_coach_accuracy(second.deal_id, seat=second.seat, accuracy=1.0)
     assert [(p.label, p.value) for p in player_stats(alice_history).coach_accuracy] == [
         ("2024-03-01", pytest.approx(0.75))
     ]
     with pytest.raises(ValueError, match="between 0 and 1"):
-        services.do_record_coach_accuracy(first.deal_id, first.seat, 1.5)
+        services.do_record_coach_accuracy(first.deal_id, seat=first.seat, accuracy=1.5)
     with pytest.raises(DealSummary.DoesNotExist):
-        services.do_record_coach_accuracy(first.deal_id, "X", 0.5)
+        services.do_record_coach_accuracy(first.deal_id, seat="X", accuracy=0.5)

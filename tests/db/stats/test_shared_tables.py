@@ -18,10 +18,10 @@ pytestmark = pytest.mark.django_db
 
 
 def shared_match(host, guest, guest_seat, target=7):
-    match = tables.do_create_table(host, {"preset": "house", "target": target})
-    tables.do_sit(match.pk, guest, guest_seat)
-    tables.do_fill_with_bots(match.pk, host, "easy")
-    return tables.do_start_table(match.pk, host)
+    match = tables.do_create_table(host, rules_spec={"preset": "house", "target": target})
+    tables.do_sit(match.pk, user=guest, position=guest_seat)
+    tables.do_fill_with_bots(match.pk, host=host, level="easy")
+    return tables.do_start_table(match.pk, host=host)
 
 
 def stand_in_for(seat):
@@ -45,7 +45,9 @@ def test_a_match_with_another_person_counts_in_the_people_record(user, make_user
     bob = make_user("bob")
     partners = play_until(shared_match(user, bob, "N"))  # alice and bob against two bots
     opponents = play_until(shared_match(user, bob, "W"))  # alice with a bot against bob and a bot
-    solo = play_until(services.do_start_match(user, {"preset": "house", "target": 7}, "easy"))
+    solo = play_until(
+        services.do_start_match(user, rules_spec={"preset": "house", "target": 7}, bot_level="easy")
+    )
     assert {m.status for m in (partners, opponents, solo)} == {Match.Status.FINISHED}
 
     records = {r.match_id: r for r in MatchRecord.objects.filter(user=user)}

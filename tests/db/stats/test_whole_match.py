@@ -39,7 +39,7 @@ def assert_summaries_agree_with_results(match: Match):
 
 
 def test_a_whole_match_against_bots_is_summarised_and_rated(user, client):
-    match = services.do_start_match(user, "house", "easy")
+    match = services.do_start_match(user, rules_spec="house", bot_level="easy")
     match = play_until(match)
     assert_summaries_agree_with_results(match)
     mine = MatchRecord.objects.get(match=match, user=user)
@@ -56,7 +56,7 @@ def test_a_whole_match_against_bots_is_summarised_and_rated(user, client):
 
 
 def test_a_bot_standing_in_for_a_person_counts_for_the_persons_seat(user):
-    match = services.do_start_match(user, "house", "easy")
+    match = services.do_start_match(user, rules_spec="house", bot_level="easy")
     match = play_with_stand_in(match, user, "hard")
     assert Action.objects.filter(deal__match=match, seat="S", user=user, bot_level="hard").exists()
     assert_summaries_agree_with_results(match)
@@ -67,7 +67,9 @@ def test_a_bot_standing_in_for_a_person_counts_for_the_persons_seat(user):
 
 
 def test_a_cutthroat_match_in_progress_is_summarised_but_not_rated(user):
-    match = services.do_start_match(user, {"preset": "auction", "players": 3}, "easy")
+    match = services.do_start_match(
+        user, rules_spec={"preset": "auction", "players": 3}, bot_level="easy"
+    )
     match = play_until(match, stop=lambda m: m.deals.filter(finished_at__isnull=False).count() >= 3)
     assert match.status == Match.Status.PLAYING
     assert_summaries_agree_with_results(match)
