@@ -173,6 +173,7 @@ class TableWatch:
 
     def _done(self, table: _Table) -> None:
         wait, table.wait = table.wait, None
+        assert wait is not None  # called for a table that is waiting
         self.counts[wait.kind] += 1
         if wait.kind not in self.longest or wait.seconds > self.longest[wait.kind].seconds:
             self.longest[wait.kind] = wait

@@ -45,7 +45,7 @@ from .soak_checks import PERSON, STAND_IN, TableWatch, turn_holder, waits_on
 PRESETS = ("house", "classic", "auction", "family")
 LEVELS = ("easy", "medium", "hard")
 # Seating a new match may ask for beside its preset's own (the home page's "Seating" option).
-SEATINGS = (
+SEATINGS: tuple[dict[str, str], ...] = (
     {},
     {},
     {},
@@ -358,6 +358,19 @@ class Person:
         await self.close_tab()
         await self.web.close()
 
+    @property
+    def open_tab(self) -> TableTab:
+        """The tab of the table the person is at: what their moves there act on."""
+        assert self.tab is not None  # opened by open_table before any move at a table
+        return self.tab
+
+    @property
+    def open_screen(self) -> Screen:
+        """The table the open tab shows (a match seen to its end, say)."""
+        screen = self.open_tab.screen
+        assert screen is not None  # the tab has shown a dealt table
+        return screen
+
     async def close_tab(self) -> None:
         if self.tab is not None:
             await self.tab.close()
@@ -378,7 +391,7 @@ class Person:
         deal) is over, "time" when the person moves on, "gone" when they left the table."""
         until = time.monotonic() + seconds
         while time.monotonic() < until and self.time_left() > 0:
-            tab = self.tab
+            tab = self.open_tab
             if tab.refused_code is not None:
                 raise Confused(f"the table's socket was refused ({tab.refused_code})")
             seen, screen = tab.shown, tab.screen
@@ -408,17 +421,19 @@ class Person:
                 await self.close_tab_on_own_turn()
                 return ""
             await self.think()
-            if self.tab.screen is not screen:
+            if self.open_tab.screen is not screen:
                 return ""  # it changed while they thought: look again
             await self.move(screen)
             return ""
         if screen.phase == engine.Phase.OVER and NEXT_DEAL in html:
             await self.think()
-            if self.tab.screen is screen:
+            if self.open_tab.screen is screen:
                 data = {"version": str(screen.version)}
-                answer = await self.web.post(f"/matches/{self.tab.match_id}/next/", data, htmx=True)
+                answer = await self.web.post(
+                    f"/matches/{self.open_tab.match_id}/next/", data, htmx=True
+                )
                 self.world.tally[f"Next deal clicked ({answer.status})"] += 1
-        if not await self.tab.next_change(20, after=seen) and self.time_left() > 0:
+        if not await self.open_tab.next_change(20, after=seen) and self.time_left() > 0:
             await self.reload_a_still_table(screen)
         return ""
 
@@ -430,13 +445,13 @@ class Person:
             waiting_on = "their own move"  # (a refused move's screen, say)
         self.world.tally[f"reloads of a table still for 20 s (waiting on {waiting_on})"] += 1
         await self.reload()
-        now = self.tab.screen
+        now = self.open_tab.screen
         if now is not None and now.version > screen.version:
             self.world.missed_changes.append(
                 (
                     time.monotonic() - self.world.log.started,
                     self.name,
-                    self.tab.match_id,
+                    self.open_tab.match_id,
                     screen.version,
                     waits_on(screen.html),
                     now.version,
@@ -445,13 +460,13 @@ class Person:
 
     async def move(self, screen: Screen) -> None:
         answer = await self.web.post(
-            f"/matches/{self.tab.match_id}/act/", legal_move(screen, self.rng), htmx=True
+            f"/matches/{self.open_tab.match_id}/act/", legal_move(screen, self.rng), htmx=True
         )
         if answer.status == 204:
             self.world.tally["moves"] += 1
         else:
             self.world.tally[f"moves refused ({answer.status})"] += 1
-            self.tab.show(answer.text)  # htmx swaps the table with the reason in
+            self.open_tab.show(answer.text)  # htmx swaps the table with the reason in
 
     async def interrupt(self, screen: Screen, shared: bool) -> bool:
         """Now and then, something other than the next move; True when something was done.
@@ -473,7 +488,9 @@ class Person:
         elif roll < 0.11 and shared:
             self.world.tally["chat lines"] += 1
             text = self.rng.choice(("nice one", "oops", "well played", "gg", "hm"))
-            await self.web.post(f"/matches/{self.tab.match_id}/chat/", {"text": text}, htmx=True)
+            await self.web.post(
+                f"/matches/{self.open_tab.match_id}/chat/", {"text": text}, htmx=True
+            )
         else:
             return False
         return True
@@ -482,13 +499,13 @@ class Person:
         self, tally: str = "tabs closed", away: tuple[float, float] = (2, 20)
     ) -> None:
         self.world.tally[tally] += 1
-        match_id = self.tab.match_id
+        match_id = self.open_tab.match_id
         await self.close_tab()
         await self.think(*away)
         await self.open_table(match_id)
 
     async def reload(self) -> None:
-        await self.open_table(self.tab.match_id)
+        await self.open_table(self.open_tab.match_id)
 
     async def close_tab_on_own_turn(self) -> None:
         """At a shared table, on their own turn: the stand-in must play it while they are away."""
@@ -499,7 +516,7 @@ class Person:
         """Leave the table's page for others (the lobby, home) and come back to it from the
         home page's unfinished matches, or by its address."""
         self.world.tally["stepped away from a shared table and came back"] += 1
-        match_id = self.tab.match_id
+        match_id = self.open_tab.match_id
         await self.close_tab()
         for _ in range(self.rng.randint(1, 3)):
             await self.look_at(self.rng.choice(("/lobby/", "/", "/history/")), 2, 10)
@@ -512,7 +529,7 @@ class Person:
         """ "Leave table": a bot takes the seat for the rest of the match. Then back to the
         table's address once, as a person who changed their mind does (refused, or spectating)."""
         self.world.tally["left a shared table for good"] += 1
-        match_id = self.tab.match_id
+        match_id = self.open_tab.match_id
         await self.close_tab()
         await self.web.post(f"/matches/{match_id}/leave/", {})
         await self.think()
@@ -524,7 +541,7 @@ class Person:
         self.world.tally["coach switched on" if on else "coach switched off"] += 1
         data = {"enabled": "on"} if on else {}
         if self.tab is not None:
-            data["match"] = str(self.tab.match_id)
+            data["match"] = str(self.open_tab.match_id)
         await self.web.post("/accounts/coach/", data, htmx=True)
         self.coach_on = on
 
@@ -565,7 +582,8 @@ class Person:
         outcome = await self.play(self.rng.uniform(40, 200))
         if outcome == "over":
             self.world.tally["matches seen to their end"] += 1
-            again = PLAY_AGAIN_RE.search(self.tab.screen.html) if self.tab else None
+            screen = self.tab.screen if self.tab else None
+            again = PLAY_AGAIN_RE.search(screen.html) if screen else None
             if again and self.rng.random() < 0.5:
                 answer = await self.web.post(again.group(1), {}, htmx=True)
                 found = MATCH_URL_RE.search(answer.headers.get("HX-Redirect", ""))
@@ -624,7 +642,7 @@ class Person:
         finally:
             self.world.board.withdraw(offer)
         await self.think()
-        if "data-fill-bots" in self.tab.forming:
+        if "data-fill-bots" in self.open_tab.forming:
             level = self.rng.choice(LEVELS)
             data = {"position": "all", "level": level}
             await self.web.post(f"/matches/{match_id}/bot/", data, htmx=True)
@@ -719,7 +737,7 @@ class Person:
     async def play_shared(self) -> None:
         """At a shared table: wait for the start, play a while, then move on (the seat stays
         theirs, played by a stand-in while they are away) or, now and then, leave for good."""
-        tab = self.tab
+        tab = self.open_tab
         while tab.screen is None and tab.refused_code is None and self.time_left() > 0:
             if not await tab.next_change(40, after=tab.shown):
                 raise Confused("the shared table never started")
@@ -734,7 +752,7 @@ class Person:
     async def rematch_same_seats(self) -> None:
         """At a shared table's end: "Rematch, same seats", or "Go to the rematch" when the other
         person was first; then play it."""
-        html = self.tab.screen.html
+        html = self.open_screen.html
         link, form = REMATCH_LINK.search(html), PLAY_AGAIN_RE.search(html)
         if link:
             match_id = int(link.group(1))
@@ -798,14 +816,15 @@ class Person:
             f"/replay/matches/{match_id}/{number}/{step}/practice/",
             {"bot_level": self.rng.choice(LEVELS)},
         )
-        found = MATCH_URL_RE.search(answer.url)
-        if answer.status != 200 or not found:
+        started = MATCH_URL_RE.search(answer.url)
+        if answer.status != 200 or not started:
             raise Confused(f"Play from here answered {answer.status}")
         self.world.tally["practice deals started"] += 1
-        await self.open_table(int(found.group(1)), answer.text)
+        await self.open_table(int(started.group(1)), answer.text)
         if await self.play(self.time_left()) == "over":
             self.world.tally["practice deals played to their end"] += 1
-            back = PRACTICE_BACK.search(self.tab.screen.html) if self.tab else None
+            screen = self.tab.screen if self.tab else None
+            back = PRACTICE_BACK.search(screen.html) if screen else None
             if back:
                 await self.web.get(back.group(1))
 
