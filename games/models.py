@@ -5,6 +5,8 @@ record from which any moment of any deal can be rebuilt. A seat holds a user or 
 same tables serve a person against bots and people against each other.
 """
 
+from typing import TYPE_CHECKING
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
@@ -14,6 +16,9 @@ from games.engine.bots import SITE_LEVELS
 from games.engine.display import seat_name
 
 from .errors import GameError
+
+if TYPE_CHECKING:
+    from accounts.models import User
 
 # The site's bot levels come from the engine's list: a new level is added there, not here.
 # (django-stubs lacks the functional form with (name, value) pairs that the enum module takes.)
@@ -181,10 +186,15 @@ class Seat(models.Model):
         return self.user_id is None and not self.bot_level
 
     @property
+    def person(self) -> "User":
+        """The person in a seat known to have one (its `user_id` is set)."""
+        assert self.user is not None, f"seat {self.position} has no person"
+        return self.user
+
+    @property
     def display_name(self) -> str:
         if self.user_id:
-            assert self.user is not None  # the user the id names
-            return self.user.shown_name  # "a former player" once the account is deleted
+            return self.person.shown_name  # "a former player" once the account is deleted
         if self.bot_level:
             return seat_name(self.position)
         return "Empty seat"

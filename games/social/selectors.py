@@ -12,6 +12,7 @@ from django.db.models import Q
 from django.urls import reverse
 from django.utils import timezone
 
+from accounts.models import User
 from games import engine
 from games import selectors as game_selectors
 from games.models import Match, PersonalBlock, Seat
@@ -102,7 +103,7 @@ class FriendRow:
     watch_url: str  # where to watch it, when its host lets anyone watch; else ""
 
 
-def _playing_at(user_ids) -> dict[int, Match]:
+def _playing_at(user_ids) -> dict[int | None, Match]:
     seats = (
         Seat.objects.filter(
             user_id__in=list(user_ids),
@@ -153,13 +154,14 @@ def friend_row(user_id: int) -> FriendRow | None:
     return rows[0] if rows else None
 
 
-def pending_requests(user_id: int) -> tuple[list, list]:
+def pending_requests(user_id: int) -> tuple[list[User], list[User]]:
     """(requests to `user_id` waiting for an answer, requests they sent), blocks left out."""
     rows = Friendship.objects.filter(
         Q(low_id=user_id) | Q(high_id=user_id), accepted_at__isnull=True
     ).select_related("low", "high")
     hidden = blocked_ids(user_id)
-    incoming, outgoing = [], []
+    incoming: list[User] = []
+    outgoing: list[User] = []
     for row in rows:
         other = row.high if row.low_id == user_id else row.low
         if other.pk in hidden or other.left_at is not None:
@@ -173,7 +175,7 @@ class FriendResult:
     name: str
     won: bool
     rules_label: str
-    finished_at: datetime
+    finished_at: datetime | None  # (set on every finished match)
 
 
 def friends_recent_results(user_id: int, limit: int = 6) -> list[FriendResult]:
@@ -196,7 +198,7 @@ def friends_recent_results(user_id: int, limit: int = 6) -> list[FriendResult]:
         rules = game_selectors.rules_of(seat.match)
         results.append(
             FriendResult(
-                name=seat.user.username,
+                name=seat.person.username,
                 won=rules.side_of(seat.position) == seat.match.winner,
                 rules_label=seat.match.rules_label,
                 finished_at=seat.match.finished_at,
@@ -356,7 +358,7 @@ def _people(match: Match) -> list[Seat]:
 def replay_allowed(match: Match) -> bool:
     """A club game replays face up to the members when every person who played it lets others
     see their history (the player page's privacy switch)."""
-    return all(s.user.history_public and s.user.left_at is None for s in _people(match))
+    return all(s.person.history_public and s.person.left_at is None for s in _people(match))
 
 
 def recent_games(club: Club) -> list[ClubGame]:
@@ -368,10 +370,12 @@ def recent_games(club: Club) -> list[ClubGame]:
             ClubGame(
                 match_id=match.pk,
                 rules_label=match.rules_label,
-                people=tuple(s.user.shown_name for s in people),
+                people=tuple(s.person.shown_name for s in people),
                 # Bots win games too: the list says so, rather than naming no winner.
                 winner_names=tuple(
-                    s.user.shown_name if s.user_id else f"Bot ({s.get_bot_level_display().lower()})"
+                    s.person.shown_name
+                    if s.user_id
+                    else f"Bot ({s.get_bot_level_display().lower()})"
                     for s in match.seats.all()
                     if match.winner and rules.side_of(s.position) == match.winner
                 ),
@@ -394,10 +398,11 @@ def leaderboard(club: Club) -> list[LeaderRow]:
     """The club's own rating: Elo over its finished tables between people who are members now,
     every pair of people on opposite sides one game (bots are not rated here)."""
     current = member_ids(club.pk)
-    rating: dict[int, float] = {}
-    played: dict[int, int] = {}
-    won: dict[int, int] = {}
-    names: dict[int, str] = {}
+    # By user id (a person's seat: never None).
+    rating: dict[int | None, float] = {}
+    played: dict[int | None, int] = {}
+    won: dict[int | None, int] = {}
+    names: dict[int | None, str] = {}
     for match in reversed(finished_club_matches(club)):
         rules = game_selectors.rules_of(match)
         people = [s for s in _people(match) if s.user_id in current]
@@ -405,7 +410,7 @@ def leaderboard(club: Club) -> list[LeaderRow]:
         if len(set(sides.values())) < 2:
             continue  # one side only: nobody beat anybody in the club
         for s in people:
-            names[s.user_id] = s.user.username
+            names[s.user_id] = s.person.username
             played[s.user_id] = played.get(s.user_id, 0) + 1
             won[s.user_id] = won.get(s.user_id, 0) + (sides[s.user_id] == match.winner)
         before = {uid: rating.get(uid, ELO_START) for uid in sides}
