@@ -20,6 +20,7 @@ from .engine.display import (
     screen_places,
     status_line,
 )
+from .engine.observation import Observation
 from .engine.wording import (
     POINT_NAMES,
     SUIT_NAMES,
@@ -117,7 +118,7 @@ class PracticeNote:
 
     source_match_id: int | None
     source_number: int | None
-    step: int
+    step: int | None  # (set on every practice match)
     really: dict | None  # _result_view of the original deal, only once the practice deal is over
 
 
@@ -198,7 +199,7 @@ class _Seen:
     state: engine.Deal
     seats: dict  # position -> Seat
     observer: str | None  # the viewer's seat, or None for a spectator
-    observation: object | None
+    observation: Observation | None  # None for a spectator
     places: dict
     my_turn: bool
     legal: frozenset
@@ -360,6 +361,7 @@ def _seen(match: Match, me: str | None, seats: list | None, deal_row: Deal | Non
         # (a bot may move in between) would name a moment before the position shown, and the
         # person's move made on it would be refused as stale.
         match, deal_row = selectors.match_and_current_deal(match.pk)
+    assert deal_row is not None  # a dealt table's (a forming one has a view of its own)
     rules = selectors.rules_of(match)
     state = selectors.current_state(deal_row)
     by_position = {
@@ -380,7 +382,9 @@ def _seen(match: Match, me: str | None, seats: list | None, deal_row: Deal | Non
         observation=observation,
         places=screen_places(rules.seats, observer),
         my_turn=my_turn,
-        legal=frozenset(observation.legal_actions()) if my_turn else frozenset(),
+        legal=frozenset(observation.legal_actions())
+        if my_turn and observation is not None
+        else frozenset(),
         person_moves=tuple(
             selectors.moves_at_seats(
                 deal_row, [p for p, seat in by_position.items() if seat.user_id]
@@ -438,16 +442,18 @@ def _hand_and_choices(seen: _Seen) -> tuple[list, list, list]:
     the cards they may discard: what their turn offers, in its phase."""
     if not seen.observer:
         return [], [], []
+    observation = seen.observation
+    assert observation is not None  # the observer's
     state, legal = seen.state, seen.legal
     playable = legal if state.phase == engine.PLAY else set()
-    in_order = in_hand_order(seen.observation.hand, state.trump)
+    in_order = in_hand_order(observation.hand, state.trump)
     hand = [_hand_card(seen, code, code in playable) for code in in_order]
     if not seen.my_turn:
         return hand, [], []
     if state.phase == engine.AUCTION:
         bids = [
             ActionButton(token, call_label(token))
-            for token in seen.observation.legal_actions()
+            for token in observation.legal_actions()
             if Action.parse(token).kind != PITCH
         ]
         if any(Action.parse(t).kind == PITCH for t in legal):
@@ -459,7 +465,7 @@ def _hand_and_choices(seen: _Seen) -> tuple[list, list, list]:
     if state.phase == engine.TRUMP:
         suits = [
             ActionButton(token, f"{SUIT_SYMBOLS[token]} {SUIT_NAMES[token].title()}")
-            for token in seen.observation.legal_actions()
+            for token in observation.legal_actions()
         ]
         return hand, suits, []
     if state.phase == engine.DISCARD:
@@ -470,7 +476,9 @@ def _hand_and_choices(seen: _Seen) -> tuple[list, list, list]:
 
 def _hand_card(seen: _Seen, code: str, playable: bool) -> CardView:
     """A card of the viewer's hand; one that may not be played carries why (issue 44)."""
-    why = "" if playable or seen.over else refusals.unplayable_card(seen.observation, code)
+    observation = seen.observation
+    assert observation is not None  # a hand is shown only to its own seat
+    why = "" if playable or seen.over else refusals.unplayable_card(observation, code)
     return card_view(code, playable, why=why)
 
 
@@ -591,7 +599,7 @@ def _result_view(
             (
                 kind.title(),
                 names.get(result["points"].get(kind)) if result["points"].get(kind) else "nobody",
-                card_view(cards[kind]) if cards.get(kind) else None,
+                card_view(card) if (card := cards.get(kind)) else None,
             )
             for kind in POINT_NAMES
         ],
@@ -707,7 +715,7 @@ def chat_lines(match: Match, user, limit: int = 30) -> list[ChatLine]:
     muted = selectors.personal_blocks(user)[PersonalBlock.Kind.MUTE]
     if muted:
         rows = rows.exclude(user_id__in=muted)
-    rows = list(rows[:limit])
+    shown = list(rows[:limit])
     return [
         ChatLine(
             row.user.shown_name,
@@ -715,5 +723,5 @@ def chat_lines(match: Match, user, limit: int = 30) -> list[ChatLine]:
             user.is_authenticated and row.user_id == user.pk,
             row.created_at,
         )
-        for row in reversed(rows)
+        for row in reversed(shown)
     ]
