@@ -48,7 +48,7 @@ class MoveKind(StrEnum):
     PLAY = "play"
 
 
-PHASE_KIND = {
+PHASE_KIND: dict[str, MoveKind] = {
     engine.AUCTION: MoveKind.CALL,
     engine.TRUMP: MoveKind.TRUMP,
     engine.DISCARD: MoveKind.DISCARD,
@@ -113,6 +113,7 @@ class Timeline:
             settled["high"] = taken_at[trumps[0]]
             low_at = played_at if self.rules.low_to == "holder" else taken_at
             settled["low"] = low_at[trumps[-1]]
+            assert result.trump is not None  # there were trumps
             jack = "J" + result.trump
             if jack in taken_at:
                 cards["jack"] = jack
@@ -278,6 +279,7 @@ def _caption(timeline: Timeline, step: int, names: Mapping[str, str]) -> str:
 def _up_next(state: engine.Deal, names: Mapping[str, str]) -> str:
     if state.is_over:
         return "Everyone passed: the hand is thrown in." if state.thrown_in else "The deal is over."
+    assert state.to_act is not None  # a deal not over has a seat to act
     who = names[state.to_act]
     if state.phase == engine.AUCTION:
         return f"{who} to call."
@@ -356,8 +358,8 @@ def build_frame(
         tricks_taken=at.lines(taken.get),
         game_points=at.lines(captured.get),
         points=_points(at),
-        score=at.lines(result.score.get) if ended else [],
-        made=result.made if ended else None,
+        score=at.lines(result.score.get) if ended and result is not None else [],
+        made=result.made if ended and result is not None else None,
         thrown_in=bool(result and result.thrown_in),
         complete=timeline.final.is_over,
         totals_before=before,
@@ -416,7 +418,7 @@ def _step_of(
         names=names,
         sides={side: side_name(rules, side, names) for side in rules.sides},
         viewer=viewer,
-        my_side=rules.side_of(viewer) if seated else None,
+        my_side=rules.side_of(viewer) if seated and viewer is not None else None,
         places=screen_places(rules.seats, bottom),
     )
 
@@ -525,7 +527,11 @@ def _moves(
 
 def _groups(timeline: Timeline, moves: list[Move], names) -> list[MoveGroup]:
     """The move list in sections: the auction, trump, discards, then trick by trick."""
-    titles = {MoveKind.CALL: "Auction", MoveKind.TRUMP: "Trump", MoveKind.DISCARD: "Discards"}
+    titles: dict[str, str] = {
+        MoveKind.CALL: "Auction",
+        MoveKind.TRUMP: "Trump",
+        MoveKind.DISCARD: "Discards",
+    }
     groups: list[MoveGroup] = []
     by_title: dict[str, list] = {}
     for move, trick_number in zip(moves, timeline.trick_of, strict=True):
@@ -544,6 +550,7 @@ def _groups(timeline: Timeline, moves: list[Move], names) -> list[MoveGroup]:
             for m in moves
             if m.kind == MoveKind.CALL and m.card and m.card.code == timeline.winning_pitch
         )
+        assert pitch.card is not None  # found by its card
         lead = Move(
             pitch.step,
             pitch.seat,
