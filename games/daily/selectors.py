@@ -231,10 +231,10 @@ def day_table(
             "user_id", "deal__number", "net"
         )
     )
-    fields = defaultdict(list)
+    by_number = defaultdict(list)
     for _, number, score in rows:
-        fields[number].append(score)
-    fields = {number: Field(scores) for number, scores in fields.items()}
+        by_number[number].append(score)
+    fields = {number: Field(scores) for number, scores in by_number.items()}
     percents = defaultdict(list)
     for user_id, number, score in rows:
         percents[user_id].append(fields[number].percent(score))
@@ -252,7 +252,7 @@ def day_table(
     ranked = list(_ranked(standing))
     top = ranked[:size]
     mine = next(((rank, row) for rank, row in ranked if row[2] == me), None)
-    wanted = {row[2] for _, row in top} | ({me} if mine else set())
+    wanted = {row[2] for _, row in top} | ({mine[1][2]} if mine else set())  # (theirs: `me`)
     # A deleted account's placeholder name ("former player 3") is never shown: its id is no one's.
     people = get_user_model().objects.filter(pk__in=wanted, left_at__isnull=True)
     names = dict(people.values_list("pk", "username"))
@@ -453,6 +453,7 @@ def deal_comparison(day: datetime.date, number: int, user) -> Comparison:
         par_net=deal_row.par_net,
     )
     if my_play is not None:
+        assert my_play.net is not None  # a finished play's
         comparison.my_percent = deal_field.percent(my_play.net, own=my_play.counted)
         comparison.others = len(deal_field) - (1 if my_play.counted else 0)
     if deal_row.par_tokens is not None:
@@ -470,6 +471,7 @@ def _par_state(deal_row: DailyDeal) -> engine.Deal:
         deal_row.hands,
         deal_row.stock,
     )
+    assert deal_row.par_tokens is not None  # par is worked out
     for token in deal_row.par_tokens:
         state.apply(token)
     return state
@@ -625,10 +627,11 @@ def par_frame(day: datetime.date, number: int, user, step: int, url_of):
     the deal's field; every hand face up, as in any replay of a finished deal."""
     if number not in visible_numbers(day, user):
         raise NotFound("Finish this deal to see how the others played it.")
-    deal_row = DailyDeal.objects.select_related("daily_set").filter(
-        daily_set__day=day, number=number
+    deal_row = (
+        DailyDeal.objects.select_related("daily_set")
+        .filter(daily_set__day=day, number=number)
+        .first()
     )
-    deal_row = deal_row.first()
     if deal_row is None or deal_row.par_tokens is None:
         raise NotFound("Par is being worked out.")
     state = _par_state(deal_row)
