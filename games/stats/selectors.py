@@ -8,7 +8,7 @@ handful of queries whether the user has played ten deals or ten thousand.
 from dataclasses import dataclass, field
 from datetime import date, datetime, time
 
-from django.db.models import Avg, Count, Exists, OuterRef, Q, Sum
+from django.db.models import Aggregate, Avg, Count, Exists, OuterRef, Q, Sum
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 
@@ -70,7 +70,7 @@ class Record:
 
 @dataclass(frozen=True)
 class BidLine:
-    bid: int
+    bid: int | None  # (set on every pitcher's row)
     count: int
     made: int
     average_points: float
@@ -114,6 +114,11 @@ class RatingView:
 class BiddingRates:
     """The share of pitches made and of defences that set the pitcher, for figures that count
     `pitched`, `pitched_made`, `defended` and `sets`."""
+
+    pitched: int
+    pitched_made: int
+    defended: int
+    sets: int
 
     @property
     def pitched_made_rate(self) -> float | None:
@@ -185,7 +190,7 @@ def opponents_label(kind: str, levels: str) -> str:
 
 def _opponents_order(key: tuple[str, str]) -> tuple:
     kind, levels = key
-    kinds = [Opponents.BOTS, Opponents.PEOPLE, Opponents.MIXED]
+    kinds: list[str] = [Opponents.BOTS, Opponents.PEOPLE, Opponents.MIXED]
     level_rank = tuple(LEVEL_ORDER.get(level, 9) for level in levels.split(",") if level)
     return (kinds.index(kind), len(level_rank), level_rank)
 
@@ -293,7 +298,9 @@ def _deal_counts(group: Q, prefix: str = "") -> dict:
         "game": Q(took_game=True),
         "jack_out": scored & Q(jack_in_play=True),
     }
-    aggregates = {prefix + name: Count("id", filter=group & when) for name, when in counts.items()}
+    aggregates: dict[str, Aggregate] = {
+        prefix + name: Count("id", filter=group & when) for name, when in counts.items()
+    }
     aggregates[prefix + "points"] = Sum("score_change", filter=group & scored)
     return aggregates
 
