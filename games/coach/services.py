@@ -77,7 +77,9 @@ def do_request_advice(match: Match) -> Advice | None:
     """Ask for advice on the current decision, if a person with the coach on has it and has a
     choice. Returns the advice row (new, pending or ready), or None."""
     with transaction.atomic():
-        return _request_advice(_locked(match.pk))
+        locked = _locked(match.pk)
+        assert locked is not None  # the caller's match, read again locked
+        return _request_advice(locked)
 
 
 def _request_advice(match: Match) -> Advice | None:
@@ -211,11 +213,13 @@ def do_store_review(
     version = (
         Match.objects.filter(pk=review.deal.match_id).values_list("version", flat=True).first()
     )
+    assert version is not None  # the review's match (deleting it deletes the review)
     transaction.on_commit(partial(realtime.tell_seat, review.deal.match_id, review.seat, version))
 
 
 def _tell_statistics(review: Review) -> None:
     """The statistics page charts the coach's verdict over time (games.stats keeps it per deal)."""
+    assert review.accuracy is not None  # told only once scored
     hooks.review_scored(review.deal_id, review.seat, review.accuracy / 100)
 
 
@@ -282,8 +286,12 @@ def do_set_coach(user, *, enabled: bool, at_table: int | None = None) -> None:
     the advice)."""
     user.coach_enabled = enabled
     user.save(update_fields=["coach_enabled"])
-    seat = Seat.objects.filter(match_id=at_table, user=user).select_related("match").first()
-    if seat is None or seat.match.status == Match.Status.FORMING:
+    seat = (
+        Seat.objects.filter(match_id=at_table, user=user).select_related("match").first()
+        if at_table is not None
+        else None
+    )
+    if at_table is None or seat is None or seat.match.status == Match.Status.FORMING:
         return  # not the user's table, or nothing dealt yet: no panel to redraw
     if enabled:
         do_prepare(at_table)
