@@ -262,12 +262,12 @@ def _recent_shared(player, viewer) -> list[SharedMatch]:
     someone_private = Exists(
         Seat.objects.filter(match=OuterRef("pk"), user__history_public=False).exclude(user=player)
     )
-    viewer_played = Exists(Seat.objects.filter(match=OuterRef("pk"), user_id=_viewer_pk(viewer)))
+    viewer_sat = Exists(Seat.objects.filter(match=OuterRef("pk"), user_id=_viewer_pk(viewer)))
     matches = (
         Match.objects.filter(
             status=Match.Status.FINISHED, invite_code__isnull=False, seats__user=player
         )
-        .filter(~someone_private | viewer_played)
+        .filter(~someone_private | viewer_sat)
         .prefetch_related("seats__user")
         .order_by("-finished_at")[:RECENT_MATCHES]
     )
@@ -276,6 +276,7 @@ def _recent_shared(player, viewer) -> list[SharedMatch]:
         seats = list(match.seats.all())
         mine = next(s for s in seats if s.user_id == player.pk)
         viewer_played = viewer.is_authenticated and any(s.user_id == viewer.pk for s in seats)
+        arg: int | str | None
         if viewer_played:
             url_name, arg = "replay:match", match.pk
         elif match.share_token:
@@ -289,7 +290,7 @@ def _recent_shared(player, viewer) -> list[SharedMatch]:
                 rules_label=match.rules_label,
                 finished_at=match.finished_at,
                 won=bool(match.winner) and rules.side_of(mine.position) == match.winner,
-                people=[(seat_name(s.position), s.user.shown_name) for s in seats if s.user_id],
+                people=[(seat_name(s.position), s.person.shown_name) for s in seats if s.user_id],
                 replay_url_name=url_name,
                 replay_arg=arg,
             )

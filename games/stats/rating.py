@@ -13,6 +13,7 @@ cancels out, which is right, since such a match says little about how strong tha
 
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from openskill.models import PlackettLuce
 
@@ -42,9 +43,12 @@ def ranks_of(sides: Sequence[str], totals: Mapping[str, int], winner: str | None
     return ranks
 
 
+Player = TypeVar("Player", bound=Hashable)  # a user id, or a (kind, id) pair
+
+
 def rate_match(
-    teams: Sequence[Sequence[Hashable]], ranks: Sequence[int], skills: Mapping[Hashable, Skill]
-) -> dict[Hashable, Skill]:
+    teams: Sequence[Sequence[Player]], ranks: Sequence[int], skills: Mapping[Player, Skill]
+) -> dict[Player, Skill]:
     """Each player's skill after the match. `teams` lists the player of every seat, by side."""
     rated = MODEL.rate(
         [
@@ -53,12 +57,12 @@ def rate_match(
         ],
         ranks=list(ranks),
     )
-    changes: dict[Hashable, list[tuple[float, float]]] = {}
+    changes: dict[Player, list[tuple[float, float]]] = {}
     for team, new_team in zip(teams, rated, strict=True):
         for player, new in zip(team, new_team, strict=True):
             old = skills[player]
             changes.setdefault(player, []).append((new.mu - old.mu, new.sigma - old.sigma))
-    after = {}
+    after: dict[Player, Skill] = {}
     for player, deltas in changes.items():
         old = skills[player]
         after[player] = Skill(

@@ -62,6 +62,7 @@ def deal_summaries(deal_row: Deal, result: dict, rules, seats: list[Seat]) -> li
     pitcher = result.get("pitcher")
     pitcher_side = rules.side_of(pitcher) if pitcher else None
     points = result["points"]
+    assert deal_row.finished_at is not None  # a deal that has ended
     rows = []
     for seat in seats:
         side = rules.side_of(seat.position)
@@ -137,6 +138,7 @@ def do_record_match(match: Match) -> list[MatchRecord]:
     after = rating.rate_match(teams, ranks, before)
 
     records = []
+    assert match.finished_at is not None  # a match that has ended
     recorded = set()
     for seat in seats:
         key = _key(_player(seat))
