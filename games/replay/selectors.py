@@ -19,6 +19,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from functools import lru_cache, reduce
 from operator import or_
+from typing import Any
 
 from django.core.paginator import Page, Paginator
 from django.db.models import Count, Prefetch, Q
@@ -157,7 +158,7 @@ def history_page(user, preset: str = "", outcome: str = "", page: int | str = 1)
         .annotate(deal_count=Count("match__deals"))
         .order_by("-match__created_at", "-match_id")
     )
-    paginated = Paginator(seats, HISTORY_PAGE_SIZE).get_page(page)
+    paginated: Page[Any] = Paginator(seats, HISTORY_PAGE_SIZE).get_page(page)  # seats, then rows
     rows = [_history_row(seat) for seat in paginated.object_list]
     labels: dict = {}
     for found in hooks.match_labels([row.match_id for row in rows]):
@@ -463,6 +464,7 @@ def imported_summary(replay: ImportedReplay, url_of: Callable[[int], str]) -> Ma
         for line in lines
     ]
     state = replay.match
+    assert state is not None  # the summary of a match record
     return _summary(
         f"Imported match {replay.imported.pk}",
         replay.rules,
@@ -554,7 +556,7 @@ class FaceUpPanel:
     who: str = ""
     pitcher_side: str = ""
     bid_label: str = ""
-    choices: list = None
+    choices: list[FaceUpChoice] | None = None
     actual_best: bool | None = None
     exact_from_trick: int | None = None
     seconds: float | None = None
@@ -607,12 +609,14 @@ def faceup_panel(
     names = seat_names(match)
     for seat in rules.seats:
         names.setdefault(seat, seat_name(seat))
+    pitcher = state.pitcher
+    assert pitcher is not None  # a card to play: the auction has been won
     choices = _faceup_choices(deal_row, step, row, rules, names, viewer)
     chosen = next((c for c in choices if c.actual), None)
     return FaceUpPanel(
         status="ready",
         who=names[row.seat],
-        pitcher_side=short_side(rules, rules.side_of(state.pitcher), names),
+        pitcher_side=short_side(rules, rules.side_of(pitcher), names),
         bid_label=wording.bid_label(state.bid),
         choices=choices,
         actual_best=chosen.best if chosen else None,

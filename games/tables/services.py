@@ -224,7 +224,9 @@ def do_set_seat_bot(match_id: int, *, host, position: str, level: str) -> Match:
         if seat is None:
             raise GameError("There is no such seat at this table.")
         if seat.user_id:
-            raise GameError(f"{seat.user.username} sits there; only an empty seat can take a bot.")
+            raise GameError(
+                f"{seat.person.username} sits there; only an empty seat can take a bot."
+            )
         seat.bot_level = level
         seat.save(update_fields=["bot_level"])
         match.version += 1
@@ -332,6 +334,7 @@ def do_leave(match_id: int, *, user, hand_over: bool = False) -> Match | None:
                     _announce_listing(match)
                     match.delete()
                     return None
+                assert heir.user_id is not None  # found among the seated people
                 match.host_id = heir.user_id
             seat.user = None
             seat.connections = 0
@@ -363,6 +366,7 @@ def do_presence(match_id: int, *, user, delta: int) -> bool:
         if not updated:
             return False
         match = Match.objects.filter(pk=match_id).only("version", "status", "public").first()
+        assert match is not None  # its seat was just updated
         _announce(match)
         if delta < 0:
             transaction.on_commit(partial(_after_disconnect, match_id, user.pk), robust=True)
