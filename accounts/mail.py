@@ -67,8 +67,8 @@ def site_url(request) -> str:
 
 def build(template: str, to: str, context: dict) -> EmailMultiAlternatives:
     """A plain-text mail from `<template>_subject.txt` and `<template>.txt`."""
-    subject = render_to_string(f"{template}_subject.txt", context)
-    subject = "".join(subject.splitlines()).strip()  # a header must be one line
+    rendered = render_to_string(f"{template}_subject.txt", context)
+    subject = "".join(rendered.splitlines()).strip()  # a header must be one line
     body = render_to_string(f"{template}.txt", context)
     return EmailMultiAlternatives(subject, body, settings.DEFAULT_FROM_EMAIL, [to])
 

@@ -333,7 +333,7 @@ def _take_name_out_of_others_text(name: str) -> None:
     for imported in records.filter(Q(text__icontains=name) | Q(text__icontains=escaped)):
         meta = imported.record.get("meta") if isinstance(imported.record, dict) else None
         players = meta.get("players") if isinstance(meta, dict) else None
-        if not isinstance(players, dict):
+        if not isinstance(meta, dict) or not isinstance(players, dict):
             continue
         renamed = {
             seat: pattern.sub(FORMER_PLAYER, value) if isinstance(value, str) else value

@@ -49,5 +49,6 @@ def session_still_valid(session_key: str | None, user_id: int) -> bool:
     if not session_key:
         return False
     store = import_module(settings.SESSION_ENGINE).SessionStore(session_key=session_key)
-    user = auth.get_user(SimpleNamespace(session=store))
+    # get_user reads only the request's session: a stand-in with the store is enough.
+    user = auth.get_user(SimpleNamespace(session=store))  # type: ignore[arg-type]
     return user.is_authenticated and user.pk == user_id

@@ -3,13 +3,14 @@ from django.contrib import messages
 from django.contrib.auth import login, logout
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
-from django.http import FileResponse, HttpRequest, HttpResponse
+from django.http import FileResponse, HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
 from django.urls import Resolver404, resolve, reverse, reverse_lazy
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from games import budget
 from games.coach import services as coach_services
+from games.http import HtmxRequest, SignedInRequest
 from games.tables import services as tables
 from setback_site.limits import client_address, count_and_check, limited, over_limit, too_many
 from setback_site.redirects import next_path, redirect_back
@@ -98,7 +99,7 @@ def _table_id(value) -> int | None:
 
 @login_required
 @require_POST
-def toggle_coach(request: HttpRequest) -> HttpResponse:
+def toggle_coach(request: HtmxRequest) -> HttpResponse:
     """Switch the coach on or off; remembered on the user, so every table and device agrees."""
     at_table = _table_id(request.POST.get("match"))
     coach_services.do_set_coach(
@@ -129,7 +130,7 @@ class PasswordChangeView(auth_views.PasswordChangeView):
 
 
 @limited("password_reset", per="address")
-def password_reset(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+def password_reset(request: HttpRequest, *args, **kwargs) -> HttpResponseBase:
     """Ask for a reset link by user name or e-mail address. Every answer is the same page, for
     a known account or not; at most REQUEST_LIMITS_PER_MINUTE["password_reset"] a minute."""
     return auth_views.PasswordResetView.as_view(form_class=PasswordResetForm)(
@@ -235,7 +236,7 @@ def sign_out_everywhere(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_http_methods(["GET", "POST"])
 @limited("data_download")
-def download_data(request: HttpRequest) -> HttpResponse:
+def download_data(request: HttpRequest) -> HttpResponseBase:
     """POST: ask for one zip file of everything the site keeps about the person signed in, built
     off the web process (accounts/downloads.py); the account page links it when ready.
     GET: that file, once ready (else back to the account page)."""
@@ -295,7 +296,7 @@ def delete_account(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_POST
-def history_privacy(request: HttpRequest) -> HttpResponse:
+def history_privacy(request: SignedInRequest) -> HttpResponse:
     """Whether the player page shows this player's ratings, record and recent matches."""
     services.do_set_history_public(request.user, public=request.POST.get("public") == "1")
     messages.success(

@@ -139,7 +139,7 @@ def legal_move(screen: Screen, rng: random.Random) -> dict:
     """The form a click on the screen posts: a random bid or card among the legal ones, or a
     discard: the number of cards the rules ask for, else none or one of the cards offered (the
     page offers only cards that may go, and one whenever the stock can still replace one)."""
-    data = {"version": str(screen.version)}
+    data: dict[str, str | list[str]] = {"version": str(screen.version)}
     tokens = BUTTON_RE.findall(screen.html)
     if tokens:
         data["action"] = rng.choice(tokens)

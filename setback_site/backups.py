@@ -233,7 +233,9 @@ def _backup_postgres(directory: Path, alias: str) -> Result:
     ):
         cursor.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
         cursor.execute("SELECT pg_export_snapshot()")
-        snapshot = cursor.fetchone()[0]
+        row = cursor.fetchone()
+        assert row is not None  # pg_export_snapshot() answers one row
+        snapshot = row[0]
         counts = _pg_counts(cursor)
         counts.update({table: 0 for table in SESSION_TABLES if table in counts})
         partial.touch(mode=0o600)

@@ -90,7 +90,7 @@ def _open_table(match: Match, host_rating: int | None) -> OpenTable:
                 side=side,
                 free=sum(1 for p in positions if seats[p].is_empty),
                 seats=len(positions),
-                people=tuple(seats[p].user.username for p in positions if seats[p].user_id),
+                people=tuple(seats[p].person.username for p in positions if seats[p].user_id),
             )
         )
     return OpenTable(

@@ -39,7 +39,7 @@ class Wheel:
 
 
 def source_files(root: Path = ROOT) -> list[Path]:
-    files = set()
+    files: set[Path] = set()
     for pattern in SOURCES:
         files.update(p for p in root.glob(pattern) if "__pycache__" not in p.parts)
     return sorted(files)

@@ -135,7 +135,8 @@ def _choices_view(match: OfflineMatch, obs, my_turn: bool) -> tuple[list, list, 
         card(c, my_turn and deal.phase == PLAY and c in legal)
         for c in in_hand_order(obs.hand, deal.trump)
     ]
-    bids, discard_choices = [], []
+    bids: list[dict[str, Any]] = []
+    discard_choices: list[dict[str, Any]] = []
     if not my_turn:
         return hand, bids, discard_choices
     if deal.phase == AUCTION:
@@ -269,8 +270,8 @@ def _result_view(match: OfflineMatch, names: dict) -> dict[str, Any]:
         "points": [
             [
                 kind.title(),
-                sides[result.points[kind]] if result.points.get(kind) else "nobody",
-                card(cards[kind]) if cards.get(kind) else None,
+                sides[side] if (side := result.points.get(kind)) else "nobody",
+                card(code) if (code := cards.get(kind)) else None,
             ]
             for kind in POINT_NAMES
         ],

@@ -4,6 +4,7 @@ asking for (and storing) the face-up analysis of a step of a finished deal."""
 import json
 import secrets
 from datetime import timedelta
+from typing import Any
 
 from django.db import IntegrityError, transaction
 from django.db.models import Q
@@ -238,6 +239,7 @@ def do_store_faceup(row: FaceUpAnalysis, *, solved: StepAnalysis) -> None:
     """Keep a solved step (every legal card's exact value), or that it is too large to solve
     and from which trick on it is exact. Every other row waiting on the same position (a
     practice copy's) gets the same answer."""
+    fields: dict[str, Any]
     if solved.analysis is None:
         fields = {
             "seat": solved.seat,

@@ -107,13 +107,11 @@ class _Relay:
                     *(s.show(html, event) for s in targets), return_exceptions=True
                 )
         elif kind == realtime.BellChanged.type:
-            event = realtime.BellChanged.read(message)
-            targets = list(self.sockets.get(event.user_id, ()))
+            bell = realtime.BellChanged.read(message)
+            targets = list(self.sockets.get(bell.user_id, ()))
             if targets:
-                html = await database_sync_to_async(bell_html)(event.user_id)
-                await asyncio.gather(
-                    *(s.show(html, event) for s in targets), return_exceptions=True
-                )
+                html = await database_sync_to_async(bell_html)(bell.user_id)
+                await asyncio.gather(*(s.show(html, bell) for s in targets), return_exceptions=True)
 
 
 relay = _Relay()

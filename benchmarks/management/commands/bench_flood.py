@@ -58,6 +58,7 @@ class Browser:
         if token is None:
             self.opener.open(self.base + "/accounts/login/", timeout=60).read()
             token = next(c.value for c in self.jar if c.name == "csrftoken")
+        assert token is not None  # Django's CSRF cookie has a value
         return token
 
     def _send(self, request) -> tuple[int, str, bytes]:

@@ -81,7 +81,7 @@ class Command(BaseCommand):
 
 
 def _play_match(match_id: int) -> list[float]:
-    times = []
+    times: list[float] = []
     while True:
         turn = turns.waiting_on(match_id)
         if turn is None:

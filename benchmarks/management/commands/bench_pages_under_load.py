@@ -38,6 +38,7 @@ class Browser:
         if token is None:
             self.get("/accounts/login/")
             token = next(c.value for c in self.jar if c.name == "csrftoken")
+        assert token is not None  # Django's CSRF cookie has a value
         return token
 
     def get(self, path: str) -> tuple[int, str]:

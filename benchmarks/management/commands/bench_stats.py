@@ -54,6 +54,7 @@ def _bot_deal(rules, dealer, rng) -> tuple[engine.Deal, list[str]]:
     phases = []
     while not deal.is_over:
         phases.append(deal.phase)
+        assert deal.to_act is not None  # a deal not over has a seat to act
         deal.apply(bots.choose(deal.observation(deal.to_act), "easy", seed=rng.randrange(1 << 30)))
     return deal, phases
 
@@ -136,6 +137,7 @@ def generate_history(deal_count: int, rng: random.Random, actions: bool = False)
         match.totals = dict(standing.totals)
         if standing.over:
             match.status = Match.Status.FINISHED
+            assert standing.winner is not None  # a match over has its winner
             match.winner = standing.winner
             match.finished_at = deal_rows[-1].finished_at
             services.do_record_match(match)

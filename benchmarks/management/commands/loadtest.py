@@ -125,6 +125,12 @@ class Table:
         self.figures.matches_started += 1
         await self.load_table(int(found.group(1)))
 
+    @property
+    def table_id(self) -> int:
+        """The match of the table page loaded (every table's play starts with load_table)."""
+        assert self.match_id is not None
+        return self.match_id
+
     async def load_table(self, match_id: int) -> None:
         """The table page, as a browser loads it (and as a reload does)."""
         self.match_id = match_id
@@ -166,7 +172,7 @@ class Table:
         """The page's websocket: reopened after a jittered pause whenever it closes."""
         delay = 0.5
         while time.monotonic() < self.stop_at:
-            match_id = self.match_id
+            match_id = self.table_id
             try:
                 async with await self.web.table_socket(match_id) as socket_:
                     self.socket = socket_
@@ -202,7 +208,7 @@ class Table:
                     self.figures.error("act refused")
                     self.pending_move = self.moved_at = None
                     self.figures.reloads += 1
-                    await self.load_table(self.match_id)
+                    await self.load_table(self.table_id)
                     continue
                 if screen is not None and self.pending_move is None:
                     if screen.my_turn:
@@ -222,7 +228,7 @@ class Table:
                     if time.monotonic() < self.stop_at:
                         self.figures.reloads += 1
                         self.pending_move = self.moved_at = None
-                        await self.load_table(self.match_id)
+                        await self.load_table(self.table_id)
         finally:
             socket_task.cancel()
             await asyncio.gather(socket_task, return_exceptions=True)
@@ -249,7 +255,7 @@ class Table:
             self.figures.error(f"act {status}")
             self.pending_move = self.moved_at = None
             self.figures.reloads += 1
-            await self.load_table(self.match_id)
+            await self.load_table(self.table_id)
             return
         # The screen measured is the websocket's push (what every screen at the table gets);
         # a fragment in the response, which htmx would swap in, is not counted as an update.
