@@ -28,8 +28,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from games.coach.models import ExerciseAttempt
+from games.core.errors import GameError
 from games.daily import services as daily
-from games.errors import GameError
 from games.lobby.models import PairingTicket
 from games.models import ChatMessage, Match, PersonalBlock, Seat
 from games.offline.models import OfflineMatch, OfflineUpload

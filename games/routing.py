@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import consumers
+from games.web import consumers
 
 # django-stubs' path() takes only views, not ASGI applications (typeddjango/django-stubs#3354).
 websocket_urlpatterns = [

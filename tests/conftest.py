@@ -163,7 +163,7 @@ def _a_test_s_work_ends_with_it(request):
     )
     if transactional:
         request.getfixturevalue("transactional_db")
-    from games.dispatch import cancel_delayed_tasks, take_failures, wait_for_in_process_tasks
+    from games.core.dispatch import cancel_delayed_tasks, take_failures, wait_for_in_process_tasks
 
     take_failures()  # an earlier test's stragglers are not this test's
     yield
@@ -319,7 +319,7 @@ def send_and_collect(django_capture_on_commit_callbacks):
     backend."""
     from django.core import mail
 
-    from games.dispatch import wait_for_in_process_tasks
+    from games.core.dispatch import wait_for_in_process_tasks
 
     def run(call, *args, **kwargs):
         before = len(mail.outbox)

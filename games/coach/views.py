@@ -8,10 +8,11 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
-from games import budget, engine
-from games import selectors as game_selectors
-from games.errors import GameError, NotFound
-from games.http import HtmxRequest
+from games import engine
+from games.core import budget
+from games.core import selectors as game_selectors
+from games.core.errors import GameError, NotFound
+from games.core.http import HtmxRequest
 from games.models import Deal, Match
 from setback_site.limits import limited
 

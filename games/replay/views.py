@@ -16,10 +16,11 @@ from django.urls import reverse
 from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_http_methods, require_POST
 
-from games import engine, pages
-from games import services as game_services
-from games.errors import NotFound
-from games.http import HtmxRequest
+from games import engine
+from games.core import pages
+from games.core import services as game_services
+from games.core.errors import NotFound
+from games.core.http import HtmxRequest
 from games.models import BotLevel
 from setback_site.limits import limited
 from setback_site.redirects import redirect_back

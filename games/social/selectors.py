@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from games import engine
-from games import selectors as game_selectors
+from games.core import selectors as game_selectors
 from games.models import Match, PersonalBlock, Seat
 
 from .models import (

@@ -8,10 +8,10 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from games import pages
-from games.errors import NotFound
-from games.forms import PRESETS
-from games.http import HtmxRequest, SignedInRequest
+from games.core import pages
+from games.core.errors import NotFound
+from games.core.forms import PRESETS
+from games.core.http import HtmxRequest, SignedInRequest
 from games.replay import selectors as replay_selectors
 from games.replay.frames import NoSuchStep
 from games.replay.views import ReplayPage

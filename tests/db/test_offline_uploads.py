@@ -13,7 +13,8 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from games import dispatch, engine
+from games import engine
+from games.core import dispatch
 from games.engine.offline import shuffled
 from games.models import Action, Deal, Match
 from games.offline import services, tasks

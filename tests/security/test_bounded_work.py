@@ -13,7 +13,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from games import budget, dispatch, searches
+from games.core import budget, dispatch, searches
 from games.engine.offline import check_cost, check_deal
 from games.offline import tasks
 from games.offline.models import OfflineUpload

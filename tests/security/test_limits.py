@@ -7,7 +7,7 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 from django.urls import reverse
 
-from games import services
+from games.core import services
 from games.lobby.models import PairingTicket
 from games.models import Match
 from tests.db.replays import finish_match

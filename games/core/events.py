@@ -21,7 +21,7 @@ import re
 from dataclasses import asdict, dataclass, fields
 from typing import Any, ClassVar, Self
 
-from . import realtime
+from games.core import realtime
 
 # Channels routes "a.b_c" to a consumer's method `a_b_c`: a dot, then a Python name.
 _TYPE = re.compile(r"[a-z]+\.[a-z_]+")
@@ -61,7 +61,7 @@ class Event:
 
 
 def send(group: str, event: Event) -> None:
-    """Send `event` to every consumer in `group`, from any thread (games/realtime.py)."""
+    """Send `event` to every consumer in `group`, from any thread (games/core/realtime.py)."""
     realtime.group_send(group, event.message())
 
 

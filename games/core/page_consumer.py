@@ -9,8 +9,7 @@ kept hearing the person's pairing ("Your table is ready") after "Sign out everyw
 from channels.db import database_sync_to_async
 
 from accounts.sockets import LOGGED_OUT, SessionCheck, session_still_valid, user_group
-
-from . import realtime
+from games.core import realtime
 
 
 class PersonConsumer(realtime.PageConsumer):
