@@ -120,7 +120,7 @@ class Board:
     """Where the soak's people who want to play together find each other: the stand-in for
     sending a friend the code. A host posts an offer; the next person who wants company takes it."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.offers: list[Offer] = []
 
     def post(self, offer: "Offer") -> None:

@@ -22,8 +22,8 @@ log = logging.getLogger(__name__)
 class _ListingCache:
     """The open tables as of the latest change this process heard of, read once for all."""
 
-    def __init__(self):
-        self.change = None
+    def __init__(self) -> None:
+        self.change: int | None = None
         self.rows: asyncio.Future | None = None
         self.html: dict = {}
 
@@ -57,10 +57,10 @@ class _Relay:
     lobby screens. A group of 500 screens would cost 500 messages through the channel layer per
     change; this costs one per process."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.viewers: set = set()
         self.task: asyncio.Task | None = None
-        self.latest = None
+        self.latest: int | None = None
 
     async def join(self, viewer, channel_layer) -> None:
         self.viewers.add(viewer)

@@ -44,7 +44,7 @@ def bell_html(user_id: int) -> str:
 class _Relay:
     """This process's one member of the social group, handing events to its own sockets."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.sockets: dict[int, set] = defaultdict(set)
         self.task: asyncio.Task | None = None
         self.heartbeat: asyncio.Task | None = None

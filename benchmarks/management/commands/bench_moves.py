@@ -28,7 +28,7 @@ class Command(BaseCommand):
         parser.add_argument("--threads", type=int, default=4)
         parser.add_argument("--rules", default="house")
 
-    def handle(self, *args, matches, threads, rules, **options):
+    def handle(self, *args, matches: int, threads: int, rules: str, **options) -> None:
         User = get_user_model()
         stamp = f"bench{random.randrange(10**9)}"
         players = [
