@@ -12,8 +12,8 @@ from games import engine
 from games.core import budget
 from games.core import selectors as game_selectors
 from games.core.errors import GameError, NotFound
+from games.core.limits import limited
 from games.models import Deal, Match
-from setback_site.limits import limited
 
 from . import selectors, services
 

@@ -11,7 +11,7 @@ from django_htmx.http import HttpResponseClientRedirect
 from games.core import hooks
 from games.core.errors import GameError
 from games.core.forms import last_choices
-from setback_site.limits import limited
+from games.core.limits import limited
 
 from . import selectors, services
 from .forms import PairingForm
