@@ -272,7 +272,7 @@ if REDIS_URL:
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
 
-# The cache holds the request limits (setback_site/limits.py): it must be shared by every web
+# The cache holds the request limits (games/core/limits.py): it must be shared by every web
 # process, so Redis when there is one; a single `make run` process keeps it in memory.
 if REDIS_URL:
     CACHES = {

@@ -314,7 +314,7 @@ def send_and_collect(django_capture_on_commit_callbacks):
     """Make a call (a request, a service) and return its result and the mails it sent.
 
     The site sends a mail through the task queue once the request's transaction commits
-    (accounts.mail); inside a test's transaction the commit hooks are run here, then the
+    (games.core.mail); inside a test's transaction the commit hooks are run here, then the
     in-process task is waited for. Mails land in Django's test outbox unless a test sets a
     backend."""
     from django.core import mail

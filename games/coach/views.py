@@ -13,8 +13,8 @@ from games.core import budget
 from games.core import selectors as game_selectors
 from games.core.errors import GameError, NotFound
 from games.core.http import HtmxRequest
+from games.core.limits import limited
 from games.models import Deal, Match
-from setback_site.limits import limited
 
 from . import selectors, services
 

@@ -14,7 +14,7 @@ fails where the message is built or read, not silently at run time on another pr
 
 Each app defines its own events beside the code that sends them (the lobby's in
 games/lobby/realtime.py, the coach's in games/coach/realtime.py, the session check in
-accounts/sockets.py); docs/architecture.md says how a feature adds one to the table's socket.
+games/core/sockets.py); docs/architecture.md says how a feature adds one to the table's socket.
 """
 
 import re

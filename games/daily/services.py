@@ -14,11 +14,11 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from accounts.mail import normalised
 from games import engine
 from games.core import dispatch, searches
 from games.core import services as game_services
 from games.core.errors import GameError, NotFound
+from games.core.mail import normalised
 from games.engine.par import par_line
 from games.engine.worth import deal_net
 from games.models import Action, Deal, Match

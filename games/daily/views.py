@@ -14,9 +14,9 @@ from django.views.decorators.http import require_POST
 from games.core import pages
 from games.core.errors import NotFound
 from games.core.http import HtmxRequest
+from games.core.limits import limited
 from games.replay import selectors as replay_selectors
 from games.replay.frames import NoSuchStep
-from setback_site.limits import limited
 
 from . import selectors, services
 

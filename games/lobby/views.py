@@ -12,7 +12,7 @@ from games.core import hooks
 from games.core.errors import GameError
 from games.core.forms import last_choices
 from games.core.http import HtmxRequest, SignedInRequest
-from setback_site.limits import limited
+from games.core.limits import limited
 
 from . import selectors, services
 from .forms import PairingForm

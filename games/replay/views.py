@@ -21,9 +21,9 @@ from games.core import pages
 from games.core import services as game_services
 from games.core.errors import NotFound
 from games.core.http import HtmxRequest
+from games.core.limits import limited
+from games.core.redirects import redirect_back
 from games.models import BotLevel
-from setback_site.limits import limited
-from setback_site.redirects import redirect_back
 
 from . import selectors, services
 from .forms import HistoryFilter, ImportForm

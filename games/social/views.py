@@ -12,10 +12,10 @@ from games.core import pages
 from games.core.errors import NotFound
 from games.core.forms import PRESETS
 from games.core.http import HtmxRequest, SignedInRequest
+from games.core.limits import limited
 from games.replay import selectors as replay_selectors
 from games.replay.frames import NoSuchStep
 from games.replay.views import ReplayPage
-from setback_site.limits import limited
 
 from . import selectors, services
 from .models import Membership, Notification

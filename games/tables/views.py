@@ -11,9 +11,9 @@ from django.views.decorators.http import require_POST
 from games.core import invites, presenters, selectors, services
 from games.core.forms import NewTableForm, TableSettingsForm
 from games.core.http import HtmxRequest, SignedInRequest
+from games.core.limits import limited
 from games.core.pages import home_context, table_answer, table_post, table_refused
 from games.models import Match
-from setback_site.limits import limited
 
 from . import services as tables
 

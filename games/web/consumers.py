@@ -13,7 +13,6 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.template.loader import render_to_string
 from django.utils.datastructures import MultiValueDict
 
-from accounts.sockets import LOGGED_OUT, session_still_valid
 from games.core import (
     dispatch,
     events,
@@ -27,6 +26,7 @@ from games.core import (
     services,
 )
 from games.core.events import TableChanged
+from games.core.sockets import LOGGED_OUT, session_still_valid
 from games.models import Match
 from games.tables import services as tables
 
@@ -85,7 +85,7 @@ class TableConsumer(page_consumer.PersonConsumer):
         self.group = table_group(self.match_id)
         self.sent_version = None
         await self.channel_layer.group_add(self.group, self.channel_name)
-        # The login's group: logging out or a new password ends this socket (accounts.sockets).
+        # The login's group: logging out or a new password ends this socket (games.core.sockets).
         await self.join_user_group(user)
         await self.accept()
         await self.send_table()  # the seat is counted present already (_may_look)

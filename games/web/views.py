@@ -13,6 +13,7 @@ from games import engine
 from games.core import hooks, invites, presenters, selectors, services
 from games.core.forms import PRESETS, NewMatchForm, TableSettingsForm
 from games.core.http import HtmxRequest, SignedInRequest
+from games.core.limits import limited
 from games.core.pages import (
     home_context,
     posted_move,
@@ -25,7 +26,6 @@ from games.core.pages import (
 from games.models import Match
 from games.social import selectors as social
 from games.tables import services as tables
-from setback_site.limits import limited
 
 
 def home(request: HttpRequest) -> HttpResponse:

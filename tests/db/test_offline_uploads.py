@@ -45,7 +45,7 @@ def enqueued(monkeypatch):
 
 @pytest.fixture(autouse=True)
 def _requests_fall_in_one_minute(monkeypatch):
-    monkeypatch.setattr("setback_site.limits.current_window", lambda: 1)
+    monkeypatch.setattr("games.core.limits.current_window", lambda: 1)
 
 
 def send(client, envelope, capture):

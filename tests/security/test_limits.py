@@ -21,7 +21,7 @@ pytestmark = pytest.mark.django_db
 def _requests_fall_in_one_minute(monkeypatch):
     """A loaded machine can take more than a minute over a test's requests; the count must not
     start again half-way because a new minute began."""
-    monkeypatch.setattr("setback_site.limits.current_window", lambda: 1)
+    monkeypatch.setattr("games.core.limits.current_window", lambda: 1)
 
 
 LIMITS = settings.REQUEST_LIMITS_PER_MINUTE

@@ -19,9 +19,9 @@ from django.urls import reverse
 from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
 
-from accounts.sockets import LOGGED_OUT
 from games.core import services, turns
 from games.core.page_consumer import PersonConsumer
+from games.core.sockets import LOGGED_OUT
 from games.core.turns import WaitingFor
 from games.lobby.routing import websocket_urlpatterns as lobby_routes
 from games.routing import websocket_urlpatterns as table_routes
