@@ -444,8 +444,7 @@ def _hand_and_choices(seen: _Seen) -> tuple[list, list, list]:
     the cards they may discard: what their turn offers, in its phase."""
     if not seen.observer:
         return [], [], []
-    observation = seen.observation
-    assert observation is not None  # the observer's
+    observation = _own_observation(seen)
     state, legal = seen.state, seen.legal
     playable = legal if state.phase == engine.PLAY else set()
     in_order = in_hand_order(observation.hand, state.trump)
@@ -476,10 +475,15 @@ def _hand_and_choices(seen: _Seen) -> tuple[list, list, list]:
     return hand, [], []
 
 
+def _own_observation(seen: _Seen) -> Observation:
+    """What the viewer's own seat sees: only a seated viewer is shown a hand."""
+    assert seen.observation is not None
+    return seen.observation
+
+
 def _hand_card(seen: _Seen, code: str, playable: bool) -> CardView:
     """A card of the viewer's hand; one that may not be played carries why (issue 44)."""
-    observation = seen.observation
-    assert observation is not None  # a hand is shown only to its own seat
+    observation = _own_observation(seen)
     why = "" if playable or seen.over else refusals.unplayable_card(observation, code)
     return card_view(code, playable, why=why)
 

@@ -336,7 +336,7 @@ def build_frame(
     trick, winner = _trick_shown(at)
     taken, captured = _tricks_and_game_points(at)
     moves = _moves(timeline, at.names, marks or {}, viewer, url_of, stand_ins)
-    ended = at.at_end and result is not None
+    final = result if at.at_end else None  # the deal's result, shown at its end
     before, after = _totals_lines(at, totals_before)
     return Frame(
         number=number,
@@ -358,8 +358,8 @@ def build_frame(
         tricks_taken=at.lines(taken.get),
         game_points=at.lines(captured.get),
         points=_points(at),
-        score=at.lines(result.score.get) if ended and result is not None else [],
-        made=result.made if ended and result is not None else None,
+        score=at.lines(final.score.get) if final else [],
+        made=final.made if final else None,
         thrown_in=bool(result and result.thrown_in),
         complete=timeline.final.is_over,
         totals_before=before,

@@ -6,6 +6,7 @@ deal: which side took High or made its bid is read from the result the engine wr
 """
 
 import contextlib
+from datetime import datetime
 
 from django.db import transaction
 
@@ -47,6 +48,12 @@ def on_match_end(match: Match) -> None:
         do_record_match(match)
 
 
+def _finished_at(row: Match | Deal) -> datetime:
+    """When a match or a deal that has ended ended."""
+    assert row.finished_at is not None
+    return row.finished_at
+
+
 def do_record_deal(deal_row: Deal, result: dict) -> list[DealSummary]:
     """One summary row per seat of a deal that has just ended, read from its result JSON."""
     match = deal_row.match
@@ -62,7 +69,6 @@ def deal_summaries(deal_row: Deal, result: dict, rules, seats: list[Seat]) -> li
     pitcher = result.get("pitcher")
     pitcher_side = rules.side_of(pitcher) if pitcher else None
     points = result["points"]
-    assert deal_row.finished_at is not None  # a deal that has ended
     rows = []
     for seat in seats:
         side = rules.side_of(seat.position)
@@ -91,7 +97,7 @@ def deal_summaries(deal_row: Deal, result: dict, rules, seats: list[Seat]) -> li
                 took_game=points["game"] == side,
                 jack_in_play=points["jack"] is not None,
                 score_change=result["score"][side],
-                finished_at=deal_row.finished_at,
+                finished_at=_finished_at(deal_row),
                 offline=deal_row.match.played_offline,
             )
         )
@@ -138,7 +144,6 @@ def do_record_match(match: Match) -> list[MatchRecord]:
     after = rating.rate_match(teams, ranks, before)
 
     records = []
-    assert match.finished_at is not None  # a match that has ended
     recorded = set()
     for seat in seats:
         key = _key(_player(seat))
@@ -165,7 +170,7 @@ def do_record_match(match: Match) -> list[MatchRecord]:
                 mu_before=before[key].mu,
                 mu=row.mu,
                 sigma=row.sigma,
-                finished_at=match.finished_at,
+                finished_at=_finished_at(match),
             )
         )
     return MatchRecord.objects.bulk_create(records)
