@@ -6,9 +6,9 @@ class AccountsConfig(AppConfig):
     name = "accounts"
 
     def ready(self):
-        from games import hooks
+        from games.core import hooks
 
         from . import downloads, signals  # noqa: F401  (signals: the logout receiver)
 
-        # Builds waiting or running count in their person's budget (games/budget.py).
+        # Builds waiting or running count in their person's budget (games/core/budget.py).
         hooks.work_in_flight.register(downloads.in_flight)

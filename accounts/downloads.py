@@ -7,7 +7,7 @@ Building the zip (accounts/export.py) reads every match the person played: 15 to
 private folder (`settings.DOWNLOADS_DIR`, owner-only: 0700, files 0600) under a random name, and
 the account page links it when ready. One build at a time per person (asking again while one is
 waiting or being built answers that one), counted in the person's budget of expensive work
-(games/budget.py); a newer file replaces the older, and deleting the account removes them.
+(games/core/budget.py); a newer file replaces the older, and deleting the account removes them.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from games import budget, dispatch
+from games.core import budget, dispatch
 from games.models import Match
 
 from . import export
@@ -97,7 +97,7 @@ def run_build(download_id: int) -> str:
     if dispatch.uses_workers() or not settings.DATA_DOWNLOAD_SUBPROCESS:
         return do_build(download_id)
     command = [sys.executable, str(Path(settings.BASE_DIR) / "manage.py")]
-    # Below the web's priority, as the search processes are (games/searches.py).
+    # Below the web's priority, as the search processes are (games/core/searches.py).
     subprocess.run(  # noqa: S603 - our own interpreter and command, an integer argument
         ["nice", "-n", "10", *command, "build_data_download", str(int(download_id))],
         check=False,

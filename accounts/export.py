@@ -23,8 +23,8 @@ from datetime import datetime
 
 from django.utils import timezone
 
-from games import selectors as game_selectors
 from games.coach.models import ExerciseAttempt
+from games.core import selectors as game_selectors
 from games.models import ChatMessage, Match, PersonalBlock
 from games.offline.models import OfflineUpload
 from games.replay.models import ImportedDeal

@@ -8,7 +8,8 @@ from django.urls import reverse
 from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
 
-from . import mail
+from games.core import mail
+
 from .models import User
 from .names import lookalike_problem
 from .services import EMAIL_MAX_LENGTH, AccountError, clean_email
@@ -77,7 +78,7 @@ class PasswordResetForm(auth_forms.PasswordResetForm):
     The link goes only to a confirmed address on the account (never to what was typed), for
     an active account with a password. Whatever was typed, known or not, the page that follows
     is the same, and it takes about the same time: the lookup is the same, and the mail leaves
-    through the task queue (accounts.mail).
+    through the task queue (games.core.mail).
     """
 
     email = forms.CharField(

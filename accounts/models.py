@@ -34,7 +34,7 @@ class User(AbstractUser):
     )
 
     # The person's last choices on the forms that start a game: {"preset": "classic",
-    # "bot_level": "hard"}; the forms open on them (games.pages, presenters). Unknown keys and
+    # "bot_level": "hard"}; the forms open on them (games.core.pages, presenters). Unknown keys and
     # values that are no longer choices are ignored where they are read.
     last_choices = models.JSONField(default=dict, blank=True)
 
@@ -105,7 +105,7 @@ class DataDownload(models.Model):
         max_length=100, blank=True, help_text="The file in DOWNLOADS_DIR (a random name)."
     )
     size = models.PositiveBigIntegerField(default=0)
-    cost = models.FloatField(default=0.0, help_text="Estimated CPU seconds (games/budget.py).")
+    cost = models.FloatField(default=0.0, help_text="Estimated CPU seconds (games/core/budget.py).")
     seconds = models.FloatField(null=True, blank=True, help_text="How long the build took.")
     requested_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)

@@ -6,10 +6,10 @@ from dataclasses import dataclass
 from axes.handlers.proxy import AxesProxyHandler
 from django.conf import settings
 
+from games.core.sockets import session_still_valid
 from games.stats.models import Rating
 
 from .models import LoginSession
-from .sockets import session_still_valid
 
 # Enough of a browser's User-Agent to tell one's own devices apart, most specific first.
 BROWSERS = [("Edg/", "Edge"), ("OPR/", "Opera"), ("Firefox/", "Firefox"), ("Chrome/", "Chrome"),

@@ -28,8 +28,10 @@ from django.urls import reverse
 from django.utils import timezone
 
 from games.coach.models import ExerciseAttempt
+from games.core import mail
+from games.core.errors import GameError
+from games.core.sockets import end_sockets
 from games.daily import services as daily
-from games.errors import GameError
 from games.lobby.models import PairingTicket
 from games.models import ChatMessage, Match, PersonalBlock, Seat
 from games.offline.models import OfflineMatch, OfflineUpload
@@ -38,9 +40,8 @@ from games.social import services as social
 from games.stats.models import Rating
 from games.tables import services as tables
 
-from . import downloads, mail
+from . import downloads
 from .models import FORMER_PLAYER, LoginSession, User
-from .sockets import end_sockets
 
 EMAIL_MAX_LENGTH = 254  # RFC 5321's limit for a whole address
 EMAIL_CONFIRM_SALT = "accounts.confirm-email"
@@ -205,7 +206,7 @@ def do_after_password_change(user, *, current_session_key: str | None = None) ->
 
     Django already refuses them (each holds a hash of the old password); this also deletes
     them, and tells the user's open sockets to check their own session and close (see
-    accounts.sockets), as a password change has done since sockets were added."""
+    games.core.sockets), as a password change has done since sockets were added."""
     _end_sessions(user, keep=current_session_key)
     end_sockets(user.pk)
 

@@ -2,11 +2,11 @@ from django.contrib.auth.signals import user_logged_in, user_logged_out
 from django.db.models.signals import pre_save
 from django.dispatch import receiver
 
-from setback_site.limits import client_address
+from games.core.limits import client_address
+from games.core.sockets import end_sockets
 
 from . import services
 from .models import User
-from .sockets import end_sockets
 
 
 @receiver(user_logged_in)

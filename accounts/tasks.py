@@ -5,7 +5,9 @@ from smtplib import SMTPException
 
 from celery import shared_task
 
-from . import downloads, mail
+from games.core import mail
+
+from . import downloads
 
 
 # On the `checks` queue (settings.CELERY_TASK_ROUTES): heavy reading, never urgent.

@@ -8,13 +8,13 @@ from django.shortcuts import redirect, render
 from django.urls import Resolver404, resolve, reverse, reverse_lazy
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from games import budget
 from games.coach import services as coach_services
+from games.core import budget, mail
+from games.core.limits import client_address, count_and_check, limited, over_limit, too_many
+from games.core.redirects import next_path, redirect_back
 from games.tables import services as tables
-from setback_site.limits import client_address, count_and_check, limited, over_limit, too_many
-from setback_site.redirects import next_path, redirect_back
 
-from . import downloads, export, mail, selectors, services
+from . import downloads, export, selectors, services
 from .forms import DeleteAccountForm, EmailForm, PasswordResetForm, SignUpForm
 from .services import AccountError
 

@@ -64,8 +64,8 @@ WEIGHTS = {
     "browse": 12,
 }
 THINK = (0.5, 3.0)
-# Close codes the table's socket ends with when the person may no longer look (accounts.sockets,
-# games.consumers): the page stops there, it does not reconnect.
+# Close codes the table's socket ends with when the person may no longer look (games.core.sockets,
+# games.web.consumers): the page stops there, it does not reconnect.
 FINAL_CLOSE_CODES = {4401, 4403, 4404}
 
 FACEUP_SECTION = re.compile(r'<section id="faceup".*?</section>', re.S)

@@ -10,10 +10,10 @@ class GamesConfig(AppConfig):
         # does not import the task layer that enqueues the work.
         from django.db.backends.signals import connection_created
 
+        from games.core import hooks
+        from games.tables import services as tables
+        from games.web import sweeper, tasks
         from setback_site.private_files import keep_database_private
-
-        from . import hooks, sweeper, tasks
-        from .tables import services as tables
 
         # The SQLite file holds password hashes and addresses: owner-only (issue 45).
         connection_created.connect(keep_database_private, dispatch_uid="private-sqlite")

@@ -10,10 +10,9 @@ from django.db import models
 from django.db.models import Q
 
 from games import engine
+from games.core.errors import GameError
 from games.engine.bots import SITE_LEVELS
 from games.engine.display import seat_name
-
-from .errors import GameError
 
 # The site's bot levels come from the engine's list: a new level is added there, not here.
 BotLevel = models.TextChoices("BotLevel", [(level.upper(), level) for level in SITE_LEVELS])
@@ -205,7 +204,7 @@ class Deal(models.Model):
     bid = models.PositiveSmallIntegerField(null=True, blank=True)
     trump = models.CharField(max_length=1, blank=True)
     # How many action rows the deal has: with the deal's id it names one engine state, which a
-    # process may keep cached instead of replaying the rows (games.selectors.current_state).
+    # process may keep cached instead of replaying the rows (games.core.selectors.current_state).
     steps = models.PositiveSmallIntegerField(default=0)
     result = models.JSONField(null=True, blank=True, help_text="The engine's score JSON.")
     started_at = models.DateTimeField(auto_now_add=True)

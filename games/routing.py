@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import consumers
+from games.web import consumers
 
 websocket_urlpatterns = [
     path("ws/table/<int:match_id>/", consumers.TableConsumer.as_asgi()),

@@ -1,6 +1,6 @@
 from django.urls import include, path
 
-from . import views
+from games.web import views
 
 urlpatterns = [
     path("", views.home, name="home"),

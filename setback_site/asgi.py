@@ -12,11 +12,11 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 from django.urls import re_path  # noqa: E402
 
-from games.consumers import NoSuchSocket  # noqa: E402
+from games.core.pages import load_table_templates  # noqa: E402
 from games.lobby.routing import websocket_urlpatterns as lobby_websockets  # noqa: E402
-from games.pages import load_table_templates  # noqa: E402
 from games.routing import websocket_urlpatterns  # noqa: E402
 from games.social.routing import websocket_urlpatterns as social_websockets  # noqa: E402
+from games.web.consumers import NoSuchSocket  # noqa: E402
 from setback_site.garbage import settle as settle_garbage_collector  # noqa: E402
 from setback_site.proxies import TrustedProxyMiddleware  # noqa: E402
 

@@ -1,7 +1,7 @@
 """One settings module, driven by the environment.
 
 Nothing set: a SQLite file, the in-memory channel layer, and bot/coach tasks run on a thread
-pool inside the web process (see games/dispatch.py). `DATABASE_URL` switches to PostgreSQL;
+pool inside the web process (see games/core/dispatch.py). `DATABASE_URL` switches to PostgreSQL;
 `REDIS_URL` switches to the Redis channel layer and a Celery broker with separate workers.
 """
 
@@ -126,14 +126,14 @@ TEMPLATES = [
         },
     },
     {
-        # Only the live table's template (games/jinja.py says why). A missing variable is
+        # Only the live table's template (games/web/jinja.py says why). A missing variable is
         # empty, as in Django's templates: a table pushed over a socket has no request and so
         # no csrf_input (Django's backend would print DEBUG's placeholder instead).
         "BACKEND": "django.template.backends.jinja2.Jinja2",
-        "NAME": "jinja2",  # games.pages.TABLE_ENGINE
+        "NAME": "jinja2",  # games.core.pages.TABLE_ENGINE
         "DIRS": [BASE_DIR / "templates" / "jinja2"],
         "APP_DIRS": False,
-        "OPTIONS": {"environment": "games.jinja.environment", "undefined": jinja2.Undefined},
+        "OPTIONS": {"environment": "games.web.jinja.environment", "undefined": jinja2.Undefined},
     },
 ]
 
@@ -272,7 +272,7 @@ if REDIS_URL:
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
 
-# The cache holds the request limits (setback_site/limits.py): it must be shared by every web
+# The cache holds the request limits (games/core/limits.py): it must be shared by every web
 # process, so Redis when there is one; a single `make run` process keeps it in memory.
 if REDIS_URL:
     CACHES = {
@@ -346,13 +346,13 @@ DATA_DOWNLOAD_SUBPROCESS = env_bool("DATA_DOWNLOAD_SUBPROCESS", True)
 DATA_DOWNLOAD_KEEP_DAYS = 7
 
 # Without workers, the web process runs searches (bot decisions, coach advice) in this many
-# processes of their own, so that they never hold up a page (games/dispatch.py); 0 runs them
+# processes of their own, so that they never hold up a page (games/core/dispatch.py); 0 runs them
 # on the task threads instead.
 SEARCH_PROCESSES = int(os.environ.get("SEARCH_PROCESSES", max(1, (os.cpu_count() or 2) - 1)))
 
 # Seconds a bot waits before each card so a person can follow the play (0 in tests).
 BOT_PACE_SECONDS = float(os.environ.get("BOT_PACE_SECONDS", "0.7"))
-# How often the sweeper looks for turns nobody will play (games/sweeper.py); 0 switches it off.
+# How often the sweeper looks for turns nobody will play (games/web/sweeper.py); 0 switches it off.
 SWEEP_SECONDS = float(os.environ.get("SWEEP_SECONDS", "2"))
 
 # Quick pairing: how long a person may choose to wait for people before bots fill the seats.

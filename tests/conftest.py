@@ -163,7 +163,7 @@ def _a_test_s_work_ends_with_it(request):
     )
     if transactional:
         request.getfixturevalue("transactional_db")
-    from games.dispatch import cancel_delayed_tasks, take_failures, wait_for_in_process_tasks
+    from games.core.dispatch import cancel_delayed_tasks, take_failures, wait_for_in_process_tasks
 
     take_failures()  # an earlier test's stragglers are not this test's
     yield
@@ -314,12 +314,12 @@ def send_and_collect(django_capture_on_commit_callbacks):
     """Make a call (a request, a service) and return its result and the mails it sent.
 
     The site sends a mail through the task queue once the request's transaction commits
-    (accounts.mail); inside a test's transaction the commit hooks are run here, then the
+    (games.core.mail); inside a test's transaction the commit hooks are run here, then the
     in-process task is waited for. Mails land in Django's test outbox unless a test sets a
     backend."""
     from django.core import mail
 
-    from games.dispatch import wait_for_in_process_tasks
+    from games.core.dispatch import wait_for_in_process_tasks
 
     def run(call, *args, **kwargs):
         before = len(mail.outbox)

@@ -2,7 +2,7 @@
 
 import re
 
-from games import presenters, selectors
+from games.core import presenters, selectors
 from games.models import Deal, Match
 
 TABLE_MOMENT = re.compile(r'id="table"[^>]*data-deal="(\d+)" data-step="(\d+)"')

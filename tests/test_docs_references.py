@@ -1,6 +1,6 @@
 """Every file path and Python name that README.md and docs/*.md give exists in the tree.
 
-A doc that names `games/pages.py` or `tables.do_sit` is read as a promise that the thing is
+A doc that names `games/core/pages.py` or `tables.do_sit` is read as a promise that the thing is
 there; when code moves, this test lists each reference left behind, with its file and line.
 
 What is checked, per backticked token (fenced code blocks are commands and output, not names):

@@ -45,7 +45,7 @@ class Migration(migrations.Migration):
                 (
                     "cost",
                     models.FloatField(
-                        default=0.0, help_text="Estimated CPU seconds (games/budget.py)."
+                        default=0.0, help_text="Estimated CPU seconds (games/core/budget.py)."
                     ),
                 ),
                 (

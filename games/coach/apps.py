@@ -9,7 +9,7 @@ class CoachConfig(AppConfig):
 
     def ready(self):
         # The replay shows the coach's marks on a player's own decisions, read from stored reviews.
-        from games import hooks
+        from games.core import hooks
 
         from . import realtime, services
         from .selectors import first_choice, replay_marks
@@ -25,5 +25,5 @@ class CoachConfig(AppConfig):
         hooks.table_socket_opened.register(services.do_prepare)
         hooks.table_socket_events.register(realtime.CoachReady, realtime.on_coach_ready)
         hooks.table_socket_events.register(realtime.CoachSwitched, realtime.on_coach_switched)
-        # Reviews waiting or being computed count in their person's budget (games/budget.py).
+        # Reviews waiting or being computed count in their person's budget (games/core/budget.py).
         hooks.work_in_flight.register(services.reviews_in_flight)

@@ -61,7 +61,7 @@ class Review(models.Model):
     mistakes = models.PositiveSmallIntegerField(default=0)
     blunders = models.PositiveSmallIntegerField(default=0)
     cost = models.FloatField(
-        default=0.0, help_text="Estimated CPU seconds of the review (games/budget.py)."
+        default=0.0, help_text="Estimated CPU seconds of the review (games/core/budget.py)."
     )
     requested_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)

@@ -7,8 +7,8 @@ through the consumer's `send_panels()`.
 
 from dataclasses import dataclass
 
-from games import events
-from games import selectors as game_selectors
+from games.core import events
+from games.core import selectors as game_selectors
 
 
 @dataclass(frozen=True)

@@ -13,8 +13,10 @@ from dataclasses import dataclass, field
 from django.db.models import Exists, OuterRef, Q
 from django.urls import reverse
 
-from games import engine, presenters
-from games import selectors as game_selectors
+from games import engine
+from games.core import presenters
+from games.core import selectors as game_selectors
+from games.core.marks import Mark
 from games.engine import worth
 from games.engine.bots import seats as seats_model
 from games.engine.coach import panel as panel_figures
@@ -22,7 +24,6 @@ from games.engine.coach import reasons
 from games.engine.coach.advice import Option
 from games.engine.display import in_hand_order
 from games.engine.wording import SUIT_NAMES, SUIT_SYMBOLS, bid_label, call_label
-from games.marks import Mark
 from games.models import Action, Deal, Match, Seat, seat_name
 
 from .models import Advice, ExerciseAttempt, Review, Work
@@ -99,7 +100,7 @@ def seat_models(match: Match, coached: str) -> dict[str, str]:
 
 
 def first_choice(deal_row: Deal, step: int, seat: str) -> str | None:
-    """The coach's stored first choice for a decision (``games.marks`` choice provider)."""
+    """The coach's stored first choice for a decision (``games.core.marks`` choice provider)."""
     advice = advice_for(deal_row, step, seat)
     if advice is None or advice.status != Work.READY or not advice.options:
         return None
@@ -419,7 +420,7 @@ def decision_marks(deal_row: Deal, seat: str) -> list[DecisionMark]:
 
 
 def replay_marks(deal_row: Deal, seat: str) -> list:
-    """The marks the replay shows (games.marks): the judged decisions that lost points."""
+    """The marks the replay shows (games.core.marks): the judged decisions that lost points."""
     return [
         Mark(
             sequence=decision.step,

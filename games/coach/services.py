@@ -6,7 +6,7 @@ A task claims its row before computing; a claim older than CLAIM_SECONDS is take
 (its worker died) and may be claimed again.
 
 A review is expensive work (each decision the coach did not advise on is searched afresh): a
-new one is admitted to the person's budget (games/budget.py, the analysis lane) with its
+new one is admitted to the person's budget (games/core/budget.py, the analysis lane) with its
 estimated cost, and refused with `budget.Busy` (nothing asked) beyond it.
 """
 
@@ -20,11 +20,11 @@ from django.db import IntegrityError, transaction
 from django.db.models import OuterRef, Q, Subquery
 from django.utils import timezone
 
-from games import budget, dispatch, hooks
-from games import selectors as game_selectors
+from games.core import budget, dispatch, hooks
+from games.core import selectors as game_selectors
+from games.core.errors import GameError, NotFound
 from games.engine.coach import judging
 from games.engine.coach.advice import Option
-from games.errors import GameError, NotFound
 from games.models import Deal, Match, Seat
 
 from . import realtime, selectors
@@ -37,7 +37,7 @@ CLAIM_SECONDS = 90
 
 
 def after_change(match_id: int, version: int, turn=None) -> None:
-    """Called after every change of a table (games.services.announce_change). A change that
+    """Called after every change of a table (games.core.services.announce_change). A change that
     worked out what the table waits on says whether anyone there has the coach on."""
     if turn is not None and not turn.coached:
         return

@@ -5,7 +5,8 @@ import time
 
 from celery import shared_task
 
-from games import engine, searches
+from games import engine
+from games.core import searches
 from games.engine.coach import judging
 from games.engine.coach.advice import Option, advise
 

@@ -8,11 +8,12 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
-from games import budget, engine
-from games import selectors as game_selectors
-from games.errors import GameError, NotFound
+from games import engine
+from games.core import budget
+from games.core import selectors as game_selectors
+from games.core.errors import GameError, NotFound
+from games.core.limits import limited
 from games.models import Deal, Match
-from setback_site.limits import limited
 
 from . import selectors, services
 

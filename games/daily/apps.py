@@ -8,7 +8,7 @@ class DailyConfig(AppConfig):
     verbose_name = "Daily deals"
 
     def ready(self):
-        from games import hooks
+        from games.core import hooks
 
         from . import panels, selectors, services
 

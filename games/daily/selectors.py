@@ -17,10 +17,10 @@ from django.db.models import Count, Q
 from django.utils import timezone
 
 from games import engine
+from games.core.errors import NotFound
 from games.engine.display import seat_name
 from games.engine.wording import move_label
 from games.engine.worth import signed
-from games.errors import NotFound
 from games.replay.frames import Timeline, build_frame
 
 from . import deals

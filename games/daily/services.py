@@ -14,12 +14,13 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from accounts.mail import normalised
-from games import dispatch, engine, searches
-from games import services as game_services
+from games import engine
+from games.core import dispatch, searches
+from games.core import services as game_services
+from games.core.errors import GameError, NotFound
+from games.core.mail import normalised
 from games.engine.par import par_line
 from games.engine.worth import deal_net
-from games.errors import GameError, NotFound
 from games.models import Action, Deal, Match
 
 from . import deals
@@ -176,7 +177,7 @@ def _start(user, deal_row: DailyDeal, rules_spec, counted: bool) -> DailyPlay:
     )
     if counted:
         # A counted play ends with its day: after midnight (UTC) the par line and the others'
-        # plays are open, so no move may follow (games.services.do_act refuses it).
+        # plays are open, so no move may follow (games.core.services.do_act refuses it).
         match.closes_at = end_of_day(deal_row.daily_set.day)
         Match.objects.filter(pk=match.pk).update(closes_at=match.closes_at)
     return DailyPlay.objects.create(deal=deal_row, user=user, match=match, counted=counted)

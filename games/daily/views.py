@@ -11,11 +11,11 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from games import pages
-from games.errors import NotFound
+from games.core import pages
+from games.core.errors import NotFound
+from games.core.limits import limited
 from games.replay import selectors as replay_selectors
 from games.replay.frames import NoSuchStep
-from setback_site.limits import limited
 
 from . import selectors, services
 

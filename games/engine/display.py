@@ -2,7 +2,7 @@
 felt, how a score is written, and which cards won High, Low and Jack.
 
 Pure Python, beside the rules, because two places draw the table: the site's presenters
-(``games.presenters``, Django templates) and the offline page, where this module runs in the
+(``games.core.presenters``, Django templates) and the offline page, where this module runs in the
 browser in the engine's wheel. The rules never depend on it.
 """
 

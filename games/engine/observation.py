@@ -54,7 +54,7 @@ class Observation:
 
     def __reduce__(self) -> tuple[Callable[[dict[str, Any]], Observation], tuple[dict[str, Any]]]:
         # Read-only mappings do not pickle; an observation sent to another process (the web
-        # process's search pool, games/dispatch.py) is rebuilt from plain dicts.
+        # process's search pool, games/core/dispatch.py) is rebuilt from plain dicts.
         values = {name: getattr(self, name) for name in self.__dataclass_fields__}
         for name in _MAPPING_FIELDS:
             if values[name] is not None:

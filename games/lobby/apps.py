@@ -8,7 +8,7 @@ class LobbyConfig(AppConfig):
     verbose_name = "Lobby"
 
     def ready(self):
-        from games import hooks
+        from games.core import hooks
 
         from .realtime import announce_lobby
         from .services import sweep_overdue

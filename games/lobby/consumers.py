@@ -10,8 +10,8 @@ import logging
 from channels.db import database_sync_to_async
 from django.template.loader import render_to_string
 
-from games import page_consumer
-from games import realtime as game_realtime
+from games.core import page_consumer
+from games.core import realtime as game_realtime
 
 from . import realtime, selectors, services
 
@@ -101,7 +101,7 @@ _relay = _Relay()
 
 
 async def _logged_in(consumer) -> bool:
-    """Refuse a socket without a login; else note the server's loop (games/realtime.py)."""
+    """Refuse a socket without a login; else note the server's loop (games/core/realtime.py)."""
     if not consumer.scope["user"].is_authenticated:
         await consumer.close(code=UNAUTHENTICATED)
         return False

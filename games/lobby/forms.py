@@ -2,7 +2,7 @@ from django import forms
 from django.conf import settings
 
 from games import engine
-from games.forms import PRESETS
+from games.core.forms import PRESETS
 from games.models import DEFAULT_BOT_LEVEL, BotLevel
 
 SEATING = [

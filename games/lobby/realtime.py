@@ -3,7 +3,7 @@
 import time
 from dataclasses import dataclass
 
-from games import events
+from games.core import events
 
 LOBBY_GROUP = "lobby"
 

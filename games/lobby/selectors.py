@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from django.db.models import Count, F, Q
 
 from games import engine
-from games import selectors as game_selectors
+from games.core import selectors as game_selectors
 from games.models import Match, PersonalBlock, seat_name
 from games.stats.players import shown_ratings
 

@@ -15,8 +15,8 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from games import engine
-from games.dispatch import LONGEST_COUNTDOWN, enqueue, task_named
-from games.errors import GameError, NotFound
+from games.core.dispatch import LONGEST_COUNTDOWN, enqueue, task_named
+from games.core.errors import GameError, NotFound
 from games.models import Match, known_bot_level
 from games.tables import services as tables
 

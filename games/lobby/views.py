@@ -8,10 +8,10 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
-from games import hooks
-from games.errors import GameError
-from games.forms import last_choices
-from setback_site.limits import limited
+from games.core import hooks
+from games.core.errors import GameError
+from games.core.forms import last_choices
+from games.core.limits import limited
 
 from . import selectors, services
 from .forms import PairingForm

@@ -8,9 +8,9 @@ class OfflineConfig(AppConfig):
     verbose_name = "Offline play"
 
     def ready(self):
-        from games import hooks
+        from games.core import hooks
 
         from . import services
 
-        # Checks waiting or running count in their person's budget (games/budget.py).
+        # Checks waiting or running count in their person's budget (games/core/budget.py).
         hooks.work_in_flight.register(services.in_flight)

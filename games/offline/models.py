@@ -78,7 +78,7 @@ class OfflineUpload(models.Model):
         "a deal already checked is not checked again.",
     )
     cost = models.FloatField(
-        default=0.0, help_text="Estimated CPU seconds of the check (games/budget.py)."
+        default=0.0, help_text="Estimated CPU seconds of the check (games/core/budget.py)."
     )
     bot_mismatch = models.TextField(  # noqa: DJ001 - null (not checked) differs from "" (no difference)
         null=True,

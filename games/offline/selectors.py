@@ -11,7 +11,7 @@ from pathlib import Path
 from django.conf import settings
 from django.urls import reverse
 
-from games.errors import NotFound
+from games.core.errors import NotFound
 
 from . import wheel
 from .models import OfflineUpload

@@ -6,12 +6,12 @@ envelope's shape and bounds (known keys, short texts, no deeper than a deal, bot
 as the page seats them), the cards its seeds deal, every action's legality and the score it
 claims (``games.engine.offline.check_deal``); a refusal stores nothing. The check's cost is
 estimated from the deal (its bots' decisions at their level) and taken from the person's budget
-(``games.budget``): beyond it the answer is "busy, try later" and nothing is queued. A deal whose
+(``games.core.budget``): beyond it the answer is "busy, try later" and nothing is queued. A deal whose
 content was checked before (``content_key``) is settled from that check at once. Then, against what came home
 before (``do_receive``): the deal's number and the match totals it started from. Last, in a
 background task (``check_offline_deal``): every bot move decided again from its seed and its
 level's budget; any difference refuses the deal with the reason. Only then are the core's rows
-written (``games.services.store_offline_deal``), as if the deal had been played here.
+written (``games.core.services.store_offline_deal``), as if the deal had been played here.
 """
 
 from __future__ import annotations
@@ -25,8 +25,10 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from games import budget, dispatch, engine
-from games import services as game_services
+from games import engine
+from games.core import budget, dispatch
+from games.core import services as game_services
+from games.core.errors import GameError
 from games.engine.offline import (
     OfflineRecordError,
     check_cost,
@@ -34,7 +36,6 @@ from games.engine.offline import (
     content_key,
     first_dealer,
 )
-from games.errors import GameError
 from games.models import Match
 
 from .models import OfflineMatch, OfflineUpload

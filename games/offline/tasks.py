@@ -4,7 +4,7 @@ face-up steps) (plain engine values only cross into it), and settle it."""
 
 from celery import shared_task
 
-from games import searches
+from games.core import searches
 from games.engine.offline import redecide_report
 
 from . import services

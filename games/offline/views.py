@@ -17,10 +17,9 @@ from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
-from games import budget
-from games.errors import GameError
-from games.forms import NewMatchForm
-from setback_site import limits
+from games.core import budget, limits
+from games.core.errors import GameError
+from games.core.forms import NewMatchForm
 
 from . import selectors, services
 

@@ -8,9 +8,9 @@ class ReplayConfig(AppConfig):
     verbose_name = "History and replay"
 
     def ready(self):
-        from games import hooks
+        from games.core import hooks
 
         from . import services
 
-        # Steps waiting or being solved count in their person's budget (games/budget.py).
+        # Steps waiting or being solved count in their person's budget (games/core/budget.py).
         hooks.work_in_flight.register(services.faceup_in_flight)

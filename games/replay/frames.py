@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from games import engine
+from games.core.marks import Mark
+from games.core.presenters import CardView, card_view
 from games.engine.actions import PITCH, Action
 from games.engine.cards import game_points
 from games.engine.display import screen_places
@@ -34,9 +36,7 @@ from games.engine.wording import (
     short_card,
     trick_taken,
 )
-from games.marks import Mark
 from games.models import seat_name
-from games.presenters import CardView, card_view
 
 
 class MoveKind(StrEnum):

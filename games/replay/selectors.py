@@ -24,12 +24,13 @@ from django.core.paginator import Page, Paginator
 from django.db.models import Count, Prefetch, Q
 from django.utils import timezone
 
-from games import engine, hooks, presenters
-from games import selectors as game_selectors
+from games import engine
+from games.core import hooks, presenters
+from games.core import selectors as game_selectors
+from games.core.errors import Forbidden, NotFound
+from games.core.marks import coach_choice, stored_marks
 from games.engine import deal_to_record, wording
 from games.engine.worth import deal_net
-from games.errors import Forbidden, NotFound
-from games.marks import coach_choice, stored_marks
 from games.models import Action, Deal, Match, Seat, seat_name
 
 from .frames import Frame, SideLine, Timeline, build_frame, side_name

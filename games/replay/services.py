@@ -9,11 +9,12 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from games import budget, dispatch, engine
-from games import selectors as game_selectors
+from games import engine
+from games.core import budget, dispatch
+from games.core import selectors as game_selectors
+from games.core.errors import Forbidden, GameError, NotFound
 from games.engine.records import MATCH_FORMAT, load_json
 from games.engine.solver import StepAnalysis
-from games.errors import Forbidden, GameError, NotFound
 from games.models import Match
 
 from . import selectors
@@ -178,7 +179,7 @@ FACEUP_STEP_SECONDS = 4.0
 def _admitted(user) -> bool:
     """Room for one more step to solve: the person's own cap on steps, then their budget of
     expensive work with the offline checks, coach reviews and downloads, and the analysis lane's
-    bound (games/budget.py). No room: the step waits (the panel asks again)."""
+    bound (games/core/budget.py). No room: the step waits (the panel asks again)."""
     if _in_flight(user) >= FACEUP_IN_FLIGHT_PER_PERSON:
         return False
     try:

@@ -1,12 +1,12 @@
 """The replay's worker task: solve one step of a finished deal face up. Thin: claim the row,
 solve, store. It runs on the coach queue (settings.CELERY_TASK_ROUTES) and its search in the
-analysis lane (games/searches.py), so a solve never delays a bot."""
+analysis lane (games/core/searches.py), so a solve never delays a bot."""
 
 from celery import shared_task
 from django.core.cache import cache
 
-from games import searches
-from games import selectors as game_selectors
+from games.core import searches
+from games.core import selectors as game_selectors
 from games.engine.solver import DEFAULT_MAX_NODES, analyse_step
 
 from . import services

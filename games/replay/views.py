@@ -16,12 +16,13 @@ from django.urls import reverse
 from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_http_methods, require_POST
 
-from games import engine, pages
-from games import services as game_services
-from games.errors import NotFound
+from games import engine
+from games.core import pages
+from games.core import services as game_services
+from games.core.errors import NotFound
+from games.core.limits import limited
+from games.core.redirects import redirect_back
 from games.models import BotLevel
-from setback_site.limits import limited
-from setback_site.redirects import redirect_back
 
 from . import selectors, services
 from .forms import HistoryFilter, ImportForm

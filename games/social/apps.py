@@ -8,7 +8,7 @@ class SocialConfig(AppConfig):
     verbose_name = "Friends and clubs"
 
     def ready(self):
-        from games import hooks
+        from games.core import hooks
 
         from . import panels, selectors, services
 

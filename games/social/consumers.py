@@ -13,8 +13,8 @@ from collections import defaultdict
 from channels.db import database_sync_to_async
 from django.template.loader import render_to_string
 
-from games import realtime as game_realtime
-from games.page_consumer import PersonConsumer
+from games.core import realtime as game_realtime
+from games.core.page_consumer import PersonConsumer
 
 from . import realtime, selectors, services
 

@@ -11,7 +11,7 @@ from functools import partial
 
 from django.db import transaction
 
-from games import events
+from games.core import events
 
 SOCIAL_GROUP = "social"
 

@@ -13,7 +13,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from games import engine
-from games import selectors as game_selectors
+from games.core import selectors as game_selectors
 from games.models import Match, PersonalBlock, Seat
 
 from .models import (

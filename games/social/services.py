@@ -14,10 +14,10 @@ from django.db.models import F
 from django.urls import reverse
 from django.utils import timezone
 
-from accounts import mail
 from accounts.models import FORMER_PLAYER
-from games import selectors as game_selectors
-from games.errors import Forbidden, GameError, NotFound
+from games.core import mail
+from games.core import selectors as game_selectors
+from games.core.errors import Forbidden, GameError, NotFound
 from games.models import Match
 from games.tables import services as tables
 

@@ -8,7 +8,7 @@ class StatsConfig(AppConfig):
     verbose_name = "Statistics"
 
     def ready(self):
-        from games import hooks
+        from games.core import hooks
 
         from . import services
 

@@ -1,6 +1,6 @@
 from django import forms
 
-from games.forms import PRESETS
+from games.core.forms import PRESETS
 from games.models import preset_name
 
 from .selectors import Filters

@@ -17,7 +17,7 @@ from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
 from accounts.models import FORMER_PLAYER
-from games import selectors as game_selectors
+from games.core import selectors as game_selectors
 from games.engine import PRESET_NAMES
 from games.models import Match, Seat, seat_name
 

@@ -1,4 +1,4 @@
-"""Writing statistics: called by `games.services` inside the game's own transaction.
+"""Writing statistics: called by `games.core.services` inside the game's own transaction.
 
 `do_record_deal` writes one summary row per seat when a deal ends, from the engine's result JSON
 (`Deal.result`); `do_record_match` rates the players when a match ends. Nothing here re-scores a
@@ -9,7 +9,7 @@ import contextlib
 
 from django.db import transaction
 
-from games import selectors
+from games.core import selectors
 from games.models import Deal, Match, Seat
 
 from . import rating

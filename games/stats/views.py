@@ -5,8 +5,8 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
-from games import hooks
-from games import selectors as game_selectors
+from games.core import hooks
+from games.core import selectors as game_selectors
 from games.engine import PRESET_NAMES
 
 from . import charts, players, selectors

@@ -1,6 +1,6 @@
 """Tables shared by people: forming, seating, presence, stand-in bots, leaving, rematch, chat.
 
-The same rules as `games.services`: every change locks the match row, checks what it must,
+The same rules as `games.core.services`: every change locks the match row, checks what it must,
 writes, and tells the table only after the transaction commits. A refused request raises a
 `GameError` whose message is for the person and changes nothing.
 """
@@ -16,18 +16,11 @@ from django.db.models import F
 from django.db.models.functions import Greatest
 from django.utils import timezone
 
-from games import engine, events, hooks, selectors, turns
-from games.dispatch import LONGEST_COUNTDOWN
-from games.errors import Forbidden, GameError, NotFound, StaleMove
-from games.models import (
-    ChatMessage,
-    Match,
-    PersonalBlock,
-    Seat,
-    known_bot_level,
-    seat_name,
-)
-from games.services import (
+from games import engine
+from games.core import events, hooks, selectors, turns
+from games.core.dispatch import LONGEST_COUNTDOWN
+from games.core.errors import Forbidden, GameError, NotFound, StaleMove
+from games.core.services import (
     announce_after_commit,
     begin_match,
     create_deal,
@@ -36,6 +29,14 @@ from games.services import (
     lock_match,
     new_match,
     seats_with,
+)
+from games.models import (
+    ChatMessage,
+    Match,
+    PersonalBlock,
+    Seat,
+    known_bot_level,
+    seat_name,
 )
 
 # Letters and digits that cannot be mistaken for one another when read aloud or copied.
@@ -389,7 +390,7 @@ def _enqueue_stand_in(match_id: int, version: int, reason: str, countdown: float
         # out twice, and it dies with its worker. The due time is stored instead (the turn began
         # at the match's `updated_at`) and the sweeper enqueues the turn when it is due.
         return
-    hooks.stand_in_wanted(match_id, version, reason, max(0.0, countdown))  # games/tasks.py
+    hooks.stand_in_wanted(match_id, version, reason, max(0.0, countdown))  # games/web/tasks.py
 
 
 def _away_left(turn: turns.Waiting, still_for: float) -> float | None:

@@ -1,4 +1,4 @@
-"""The pages and posts of shared tables: thin. Check who asks (games/pages.py), call one service
+"""The pages and posts of shared tables: thin. Check who asks (games/core/pages.py), call one service
 of games/tables/services.py, answer."""
 
 from django.contrib import messages
@@ -8,11 +8,11 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from games import invites, presenters, selectors, services
-from games.forms import NewTableForm, TableSettingsForm
+from games.core import invites, presenters, selectors, services
+from games.core.forms import NewTableForm, TableSettingsForm
+from games.core.limits import limited
+from games.core.pages import home_context, table_answer, table_post, table_refused
 from games.models import Match
-from games.pages import home_context, table_answer, table_post, table_refused
-from setback_site.limits import limited
 
 from . import services as tables
 

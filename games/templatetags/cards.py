@@ -7,7 +7,7 @@ from functools import cache
 from django import template
 from django.utils.html import format_html
 
-from ..presenters import card_view
+from games.core.presenters import card_view
 
 register = template.Library()
 

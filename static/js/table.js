@@ -114,7 +114,7 @@
   });
 
   // A move, or the next deal, goes over the table's socket while it is open, as the fields of
-  // its form (data-socket names which): no request per card (games.consumers.TableConsumer
+  // its form (data-socket names which): no request per card (games.web.consumers.TableConsumer
   // .receive). The socket answers as the POST would: the new table, or this one with the
   // reason it was refused. While the socket is down the form posts as before.
   document.body.addEventListener("htmx:configRequest", function (event) {

@@ -3,9 +3,11 @@
 import itertools
 import random
 
-from games import engine, selectors, services, tasks, turns
+from games import engine
+from games.core import selectors, services, turns
+from games.core.turns import WaitingFor
 from games.models import Match
-from games.turns import WaitingFor
+from games.web import tasks
 
 
 def opened_by(seat: str, rules="house") -> random.Random:

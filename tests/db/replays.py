@@ -3,7 +3,7 @@
 import random
 
 from benchmarks.management.commands.bench_replay import write_history
-from games import selectors, services
+from games.core import selectors, services
 from games.models import Deal, Match
 
 from .play import play_until

@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from accounts import downloads
 from accounts.models import DataDownload, LoginSession
-from games import selectors, services
+from games.core import selectors, services
 from games.engine import RecordError, deal_from_record, match_from_record
 from games.models import Match
 from games.replay import selectors as replay_selectors

@@ -17,10 +17,10 @@ from django.test import Client
 from django.urls import reverse
 
 from accounts.models import User
-from games import selectors, services
-from games.dispatch import cancel_delayed_tasks, wait_for_in_process_tasks
+from games.core import selectors, services
+from games.core.dispatch import cancel_delayed_tasks, wait_for_in_process_tasks
+from games.core.errors import GameError
 from games.engine import bots
-from games.errors import GameError
 from games.models import Action, Deal, Match
 from games.tables import services as tables
 from setback_site import backups

@@ -4,19 +4,19 @@ after each deal with marks and accuracy, and the coach's own Celery queue."""
 import pytest
 from django.test import Client
 
-from games import dispatch, selectors, services, turns
 from games.coach import selectors as coach_selectors
 from games.coach import services as coach_services
 from games.coach import tasks as coach_tasks
 from games.coach.models import Advice, Review, Work
+from games.core import dispatch, selectors, services, turns
+from games.core.turns import WaitingFor
 from games.engine import Deal
 from games.engine.bots import choose
 from games.engine.coach.advice import advise
 from games.models import Action
 from games.models import Deal as DealRow
 from games.stats.models import DealSummary
-from games.tasks import play_bot_turn
-from games.turns import WaitingFor
+from games.web.tasks import play_bot_turn
 from setback_site.celery import app
 
 from .play import person_move, play_until

@@ -5,11 +5,11 @@ import re
 import pytest
 from django.urls import reverse
 
-from games import presenters, selectors, services
 from games.coach import services as coach_services
 from games.coach import tasks as coach_tasks
 from games.coach.models import Advice, Review, Work
 from games.coach.views import panel_html
+from games.core import presenters, selectors, services
 from tests.hidden import hidden_cards
 
 from .play import opened_by, person_move, play_until

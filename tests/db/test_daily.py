@@ -9,9 +9,9 @@ import pytest
 from django.apps import apps
 from django.urls import reverse
 
-from games import selectors as game_selectors
-from games import turns
 from games.coach import selectors as coach_selectors
+from games.core import selectors as game_selectors
+from games.core import turns
 from games.daily import deals, selectors, services
 from games.daily.matchpoints import Field, day_percent
 from games.daily.models import DailyDeal, DailyPlay, DailySet
@@ -431,7 +431,7 @@ def test_par_is_asked_for_when_a_deal_is_first_played(
     user, bob, django_capture_on_commit_callbacks, monkeypatch
 ):
     asked = []
-    monkeypatch.setattr("games.dispatch.enqueue", lambda task, *args, **kw: asked.append(args))
+    monkeypatch.setattr("games.core.dispatch.enqueue", lambda task, *args, **kw: asked.append(args))
     day = services.today()
     services.ensure_day(day)
     assert asked == []  # a day's set alone costs no search

@@ -13,14 +13,15 @@ from django.urls import reverse
 
 from accounts.models import FORMER_PLAYER, User
 from accounts.services import do_delete_account
-from games import selectors, services, tasks, turns
+from games.core import selectors, services, turns
+from games.core.turns import WaitingFor
 from games.engine import bots
 from games.models import ChatMessage, Match, PersonalBlock
 from games.replay import selectors as replay_selectors
 from games.replay import services as replay_services
 from games.stats import players
 from games.tables import services as tables
-from games.turns import WaitingFor
+from games.web import tasks
 
 from .play import play_until
 

@@ -8,11 +8,11 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from games import dispatch, presenters, selectors
 from games.coach import selectors as coach_selectors
 from games.coach import services as coach_services
 from games.coach import tasks as coach_tasks
 from games.coach.models import Advice, ExerciseAttempt, Review
+from games.core import dispatch, presenters, selectors
 from games.models import seat_name
 
 from .replays import play_deals, played_deals

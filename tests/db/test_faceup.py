@@ -6,9 +6,10 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from games import dispatch, engine, selectors
-from games import services as game_services
+from games import engine
 from games.coach.models import Advice, Work
+from games.core import dispatch, selectors
+from games.core import services as game_services
 from games.engine.solver import analyse
 from games.replay import services, tasks
 from games.replay.models import FaceUpAnalysis

@@ -8,7 +8,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from games import engine, selectors
+from games import engine
+from games.core import selectors
 from games.engine import wording
 from games.models import Match
 

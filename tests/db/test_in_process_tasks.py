@@ -8,7 +8,7 @@ import time
 import pytest
 from django.db import OperationalError
 
-from games import dispatch
+from games.core import dispatch
 from setback_site.celery import app
 
 pytestmark = pytest.mark.skipif(dispatch.uses_workers(), reason="the in-process runtime only")
@@ -59,7 +59,7 @@ def test_a_transient_error_is_retried_after_the_workers_backoff_not_at_once():
 
 
 def test_a_failed_task_is_logged_as_an_error_with_its_name_and_reported(caplog):
-    with caplog.at_level(logging.ERROR, logger="games.dispatch"):
+    with caplog.at_level(logging.ERROR, logger="games.core.dispatch"):
         dispatch.enqueue(broken, 7).exception(timeout=10)
     assert any("tests.broken(7,) failed" in r.getMessage() and r.exc_info for r in caplog.records)
     [report] = dispatch.take_failures()

@@ -8,7 +8,7 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from games import hooks, presenters, services
+from games.core import hooks, presenters, services
 from games.lobby import selectors as lobby_selectors
 from games.lobby import services as lobby
 from games.lobby.models import PairingTicket

@@ -19,11 +19,12 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from games import dispatch, selectors, services, tasks, turns
-from games.consumers import TableConsumer
+from games.core import dispatch, selectors, services, turns
+from games.core.turns import WaitingFor
 from games.engine import deal_to_record
 from games.models import Match
-from games.turns import WaitingFor
+from games.web import tasks
+from games.web.consumers import TableConsumer
 from tests.db.play import opened_by, person_move, play_until
 
 # The ceilings hold on PostgreSQL too (CI's second pass).

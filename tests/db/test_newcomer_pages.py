@@ -7,7 +7,7 @@ from django.test import Client
 from django.urls import reverse
 
 from games import engine
-from games.forms import PRESETS, NewMatchForm
+from games.core.forms import PRESETS, NewMatchForm
 from games.lobby.forms import PairingForm
 from games.models import DEFAULT_BOT_LEVEL
 from games.tables import services as tables

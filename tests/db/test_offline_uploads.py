@@ -13,7 +13,8 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from games import dispatch, engine
+from games import engine
+from games.core import dispatch
 from games.engine.offline import shuffled
 from games.models import Action, Deal, Match
 from games.offline import services, tasks
@@ -44,7 +45,7 @@ def enqueued(monkeypatch):
 
 @pytest.fixture(autouse=True)
 def _requests_fall_in_one_minute(monkeypatch):
-    monkeypatch.setattr("setback_site.limits.current_window", lambda: 1)
+    monkeypatch.setattr("games.core.limits.current_window", lambda: 1)
 
 
 def send(client, envelope, capture):

@@ -14,9 +14,10 @@ from django.urls import reverse
 from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
 
-from accounts import mail, tasks
+from accounts import tasks
 from accounts.models import LoginSession, User
 from accounts.services import do_delete_account
+from games.core import mail
 
 pytestmark = pytest.mark.django_db
 

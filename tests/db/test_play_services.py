@@ -2,10 +2,12 @@
 
 import pytest
 
-from games import dispatch, engine, presenters, selectors, services, tasks, turns
+from games import engine
+from games.core import dispatch, presenters, selectors, services, turns
+from games.core.turns import WaitingFor
 from games.engine import deal_to_record
 from games.models import Action, Deal, Match
-from games.turns import WaitingFor
+from games.web import tasks
 
 from .play import opened_by, play_until
 

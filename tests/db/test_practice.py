@@ -6,7 +6,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from games import presenters, selectors, services
+from games.core import presenters, selectors, services
 from games.models import Match
 from games.stats.models import DealSummary, MatchRecord, Rating
 

@@ -1,4 +1,4 @@
-"""A prepared query (games/prepared.py) answers what Django's own query answers, at every step of
+"""A prepared query (games/core/prepared.py) answers what Django's own query answers, at every step of
 a match, with its SQL built once; a prepared write leaves the row Django's `save` leaves."""
 
 import pytest
@@ -8,10 +8,10 @@ from django.db.transaction import TransactionManagementError
 from django.forms.models import model_to_dict
 from django.test.utils import CaptureQueriesContext
 
-from games import prepared, selectors, services, turns
+from games.core import prepared, selectors, services, turns
+from games.core.prepared import PreparedQuery
 from games.engine.bots import choose
 from games.models import Action, Deal, Match, Seat
-from games.prepared import PreparedQuery
 
 # On PostgreSQL too (CI's second pass): Django compiles a query there with each column's range
 # in mind, and a marker outside it compiled the kept state's catch-up to no query at all.

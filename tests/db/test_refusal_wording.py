@@ -6,9 +6,10 @@ import random
 import pytest
 from django.urls import reverse
 
-from games import engine, refusals, selectors, services, turns
+from games import engine
+from games.core import refusals, selectors, services, turns
+from games.core.turns import WaitingFor
 from games.models import Action
-from games.turns import WaitingFor
 
 from .play import play_until
 from .test_table_views import counts, post_move

@@ -12,7 +12,7 @@ from django.test import Client
 from django.urls import reverse
 
 from accounts.models import User
-from games.forms import PRESET_LABEL_MAX, PRESETS
+from games.core.forms import PRESET_LABEL_MAX, PRESETS
 from games.models import Match
 from games.tables import services as tables
 

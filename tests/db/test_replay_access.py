@@ -7,7 +7,8 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from games import engine, presenters, selectors
+from games import engine
+from games.core import presenters, selectors
 from games.models import Match
 from games.replay import services as replay_services
 

@@ -8,7 +8,7 @@ the engine's own state rebuilt from the rows (`selectors.deal_state(deal_row, up
 import pytest
 from django.urls import reverse
 
-from games import presenters, selectors
+from games.core import presenters, selectors
 from games.engine import wording
 from games.engine.cards import game_points
 from games.replay import selectors as replay_selectors

@@ -5,8 +5,8 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from games import hooks
-from games.marks import Mark
+from games.core import hooks
+from games.core.marks import Mark
 from games.replay import services as replay_services
 
 from .replays import play_deals, played_deals

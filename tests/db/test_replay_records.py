@@ -13,7 +13,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import reverse
 
-from games import engine, selectors
+from games import engine
+from games.core import selectors
 from games.engine import deal_to_record
 from games.replay import selectors as replay_selectors
 from games.replay.models import ImportedDeal

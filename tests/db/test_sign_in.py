@@ -17,7 +17,7 @@ NEW_PASSWORD = "a-brand-new-secret-42"
 
 @pytest.fixture(autouse=True)
 def _requests_fall_in_one_minute(monkeypatch):
-    monkeypatch.setattr("setback_site.limits.current_window", lambda: 1)
+    monkeypatch.setattr("games.core.limits.current_window", lambda: 1)
 
 
 def log_in(username, password, client=None):

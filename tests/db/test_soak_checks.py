@@ -46,7 +46,8 @@ from benchmarks.soak_people import (
     faceup_answer,
     faceup_next,
 )
-from games import engine, services, turns
+from games import engine
+from games.core import services, turns
 from games.tables import services as tables
 
 from .play import play_until
@@ -183,7 +184,7 @@ def test_the_log_s_faults_are_each_traceback_once_with_its_exception():
 
 
 def test_an_error_line_and_a_failed_task_are_faults_and_warnings_are_notes():
-    assert len(log_faults("task games.tasks.play_bot_turn(1, 2) failed\nERROR: boom\n")) == 2
+    assert len(log_faults("task games.web.tasks.play_bot_turn(1, 2) failed\nERROR: boom\n")) == 2
     daphne = (
         "Exception inside application: Attempt to send on a closed protocol\n"
         "Traceback (most recent call last):\n"

@@ -12,9 +12,9 @@ from django.utils import timezone
 
 from accounts.export import data_zip
 from accounts.services import do_delete_account
-from games import dispatch
-from games import selectors as game_selectors
-from games.errors import Forbidden, GameError, NotFound
+from games.core import dispatch
+from games.core import selectors as game_selectors
+from games.core.errors import Forbidden, GameError, NotFound
 from games.models import Match
 from games.social import selectors, services
 from games.social.models import (

@@ -10,11 +10,12 @@ from django.template.loader import render_to_string
 from django.utils import timezone
 
 from accounts.services import do_delete_account
-from games import pages, presenters, services, tasks, turns
+from games.core import pages, presenters, services, turns
+from games.core.turns import AWAY_GRACE_SECONDS, WaitingFor, stand_in_left
 from games.models import Action, Match, Seat
 from games.replay import selectors as replay
 from games.tables import services as tables
-from games.turns import AWAY_GRACE_SECONDS, WaitingFor, stand_in_left
+from games.web import tasks
 
 from .play import person_move as play_move
 from .play import play_until

@@ -11,11 +11,12 @@ from django.db import OperationalError, connections
 from django.urls import reverse
 from django.utils import timezone
 
-from games import dispatch, realtime, selectors, services, sweeper, tasks, turns
+from games.core import dispatch, realtime, selectors, services, turns
+from games.core.turns import WaitingFor
 from games.models import Action, Match
 from games.tables import services as tables
-from games.tasks import stand_in_turn
-from games.turns import WaitingFor
+from games.web import sweeper, tasks
+from games.web.tasks import stand_in_turn
 
 from .play import opened_by, play_until
 
@@ -212,7 +213,7 @@ def test_a_long_turn_timer_is_a_stored_due_time_that_the_sweeper_acts_on(
 
     age(match, 121)
     assert sweeper.sweep() == 1
-    assert sent == [("games.tasks.stand_in_turn", (match.pk, turn.version, "idle"), 0.0)]
+    assert sent == [("games.web.tasks.stand_in_turn", (match.pk, turn.version, "idle"), 0.0)]
 
 
 def test_a_countdown_longer_than_the_broker_holds_a_task_is_refused():

@@ -66,7 +66,7 @@ def test_a_table_made_from_the_home_page_keeps_a_rules_option(logged_in_client):
 def test_a_bad_timeout_on_the_form_is_shown_and_the_next_home_page_is_blank_again(
     logged_in_client,
 ):
-    # The blank forms' fields are rendered once per process (games.pages.form_fields): a form
+    # The blank forms' fields are rendered once per process (games.core.pages.form_fields): a form
     # sent back with its errors must show them, and must not become everyone's blank form.
     response = logged_in_client.post(
         reverse("new_table"), {"preset": "house", "turn_timeout_seconds": "1", "low_to": "holder"}

@@ -7,9 +7,9 @@ from django.template.loader import render_to_string
 from django.test import Client
 from django.urls import reverse
 
-from games import presenters, selectors, services, turns
+from games.core import presenters, selectors, services, turns
+from games.core.turns import WaitingFor
 from games.models import Action, Match
-from games.turns import WaitingFor
 
 from .play import opened_by, play_until
 

@@ -4,7 +4,7 @@ going-out rule when it bites, and a bot's level."""
 import pytest
 from django.urls import reverse
 
-from games import presenters, services
+from games.core import presenters, services
 from games.models import Match
 
 pytestmark = pytest.mark.django_db

@@ -7,11 +7,12 @@ import pytest
 from django.template.loader import render_to_string
 from django.utils import timezone
 
-from games import presenters, selectors, services, tasks, turns
-from games.errors import GameError
+from games.core import presenters, selectors, services, turns
+from games.core.errors import GameError
+from games.core.turns import WaitingFor
 from games.models import Action, ChatMessage, Match
 from games.tables import services as tables
-from games.turns import WaitingFor
+from games.web import tasks
 from tests.hidden import leaks
 
 from .play import opened_by, play_until

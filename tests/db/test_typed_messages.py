@@ -9,16 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from games import events, hooks
-from games.consumers import TableConsumer
+from games.core import events, hooks
+from games.core.turns import WaitingFor
 from games.engine.phases import Phase
 from games.lobby.consumers import LobbyConsumer, PairingConsumer
-from games.turns import WaitingFor
+from games.web.consumers import TableConsumer
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("games", "accounts", "setback_site")
 # Where the words are defined, and the one place that reads the enum back from rows.
-DEFINITIONS = {"games/engine/phases.py", "games/turns.py", "games/events.py"}
+DEFINITIONS = {"games/engine/phases.py", "games/core/turns.py", "games/core/events.py"}
 PHASE_WORDS = {p.value for p in Phase}
 WAITING_WORDS = {k.value for k in WaitingFor}
 

@@ -71,7 +71,7 @@ def daphne_url(django_db_setup, django_db_blocker, site_mailbox):
 
     # A forked child inherits the parent's event-loop state and breaks websocket handshakes.
     multiprocessing.set_start_method("spawn", force=True)
-    # The server's in-process task runner writes a failed task's report here (games.dispatch);
+    # The server's in-process task runner writes a failed task's report here (games.core.dispatch);
     # `_server_tasks_did_not_fail` fails the test during which it was written.
     TASK_FAILURES.parent.mkdir(parents=True, exist_ok=True)
     TASK_FAILURES.write_text("")

@@ -13,7 +13,7 @@ import zipfile
 from django.contrib.auth import get_user_model
 from playwright.sync_api import Page, expect
 
-from games import selectors
+from games.core import selectors
 from games.engine import bots, match_from_record
 from games.models import Match
 from games.tables import services as tables

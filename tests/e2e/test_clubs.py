@@ -14,8 +14,8 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from games import selectors as game_selectors
-from games import services as game_services
+from games.core import selectors as game_selectors
+from games.core import services as game_services
 from games.models import Match
 from tests.db.play import play_until
 

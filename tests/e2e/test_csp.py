@@ -6,7 +6,7 @@ securitypolicyviolation event and every console report of one: there must be non
 
 from playwright.sync_api import expect
 
-from games import selectors, services
+from games.core import selectors, services
 from tests.db import replays
 from tests.db.replays import played_deals
 

@@ -10,9 +10,10 @@ from django.utils import timezone
 from playwright.sync_api import Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from games import services, tasks, turns
+from games.core import services, turns
+from games.core.turns import WaitingFor
 from games.models import Match
-from games.turns import WaitingFor
+from games.web import tasks
 from tests.db.play import play_until
 from tests.hidden import leaks
 
@@ -109,7 +110,7 @@ def test_a_newcomer_bids_and_plays_a_deal_by_clicking(site, page, screenshot):
     expect(result.locator(".points-table")).to_contain_text("High")
     screenshot("table-deal-scored-desktop")
     assert clicks["move"] >= 6  # at least one call... and six cards
-    assert posted == []  # all went over the open socket (games.consumers: receive)
+    assert posted == []  # all went over the open socket (games.web.consumers: receive)
     # The score strip shows the running totals.
     expect(page.locator(".score-mine .score-points")).to_have_text(re.compile(r"-?\d+"))
 

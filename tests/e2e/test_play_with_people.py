@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from games import turns
+from games.core import turns
 from games.models import Action, Match
 from tests.hidden import leaks
 

@@ -10,7 +10,7 @@ import pytest
 from django.db import connections, transaction
 from playwright.sync_api import Page, expect
 
-from games import selectors
+from games.core import selectors
 from tests.db import replays
 from tests.db.replays import played_deals
 from tests.e2e.conftest import SCREENSHOTS

@@ -7,10 +7,10 @@ from concurrent.futures import ThreadPoolExecutor
 from django.db import connection
 from playwright.sync_api import Page, expect
 
-from games import selectors, services, turns
+from games.core import selectors, services, turns
+from games.core.turns import WaitingFor
 from games.stats import services as stats_services
 from games.stats.models import DealSummary
-from games.turns import WaitingFor
 
 
 def play_a_few_matches(user):

@@ -56,7 +56,7 @@ def test_the_gate_reads_every_function():
     assert "games/engine/bots/search.py::Search.evaluate" in found
     assert "games/engine/bots/worlds.py::Info._sample_flow.augment" in found  # a nested function
     assert "games/offline/worker.py::table_view" in found
-    assert "games/presenters.py::table_view" in found  # the site, not only the engine
+    assert "games/core/presenters.py::table_view" in found  # the site, not only the engine
     assert "accounts/services.py::do_delete_account" in found
 
 

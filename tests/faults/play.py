@@ -24,9 +24,10 @@ from websockets.exceptions import WebSocketException
 from websockets.sync.client import connect
 
 from accounts.models import User
-from games import engine, selectors, services, turns
+from games import engine
+from games.core import selectors, services, turns
+from games.core.turns import WaitingFor
 from games.models import Action, Deal, Match, Seat
-from games.turns import WaitingFor
 
 RULES = "classic"  # to 21: matches last long enough to see every fault
 

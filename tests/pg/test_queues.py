@@ -13,7 +13,7 @@ from django.conf import settings
 from django.db import connection
 
 from games.offline.tasks import check_offline_deal
-from games.tasks import report_worker
+from games.web.tasks import report_worker
 from setback_site.celery import app
 from tests.conftest import database_url
 
@@ -62,7 +62,7 @@ def test_each_kind_of_work_is_routed_to_its_own_queue():
     queue = {
         task: route({}, task)["queue"].name.rsplit("-", 1)[-1]
         for task in (
-            "games.tasks.play_bot_turn",
+            "games.web.tasks.play_bot_turn",
             "games.replay.tasks.analyse_faceup",
             "games.coach.tasks.review_deal",
             "games.offline.tasks.check_offline_deal",
@@ -70,7 +70,7 @@ def test_each_kind_of_work_is_routed_to_its_own_queue():
         )
     }
     assert queue == {
-        "games.tasks.play_bot_turn": "bots",
+        "games.web.tasks.play_bot_turn": "bots",
         "games.replay.tasks.analyse_faceup": "coach",
         "games.coach.tasks.review_deal": "coach",
         "games.offline.tasks.check_offline_deal": "checks",

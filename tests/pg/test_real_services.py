@@ -7,7 +7,7 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import connection
 
-from games.tasks import WorkerReport, report_worker
+from games.web.tasks import WorkerReport, report_worker
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
 

@@ -8,7 +8,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from games.errors import NotFound
+from games.core.errors import NotFound
 from games.social import selectors, services
 from games.social.models import Friendship, Membership, Notification, Presence
 from games.tables import services as tables

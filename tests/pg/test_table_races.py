@@ -7,10 +7,11 @@ import time
 import pytest
 from django.test import Client
 
-from games import selectors, tasks, turns
+from games.core import selectors, turns
+from games.core.turns import WaitingFor
 from games.models import Action, Deal, Match
 from games.tables import services as tables
-from games.turns import WaitingFor
+from games.web import tasks
 
 from .concurrency import in_parallel
 

@@ -9,10 +9,10 @@ import time
 import pytest
 from django.db import connection
 
-from games import services, turns
+from games.core import services, turns
+from games.core.turns import WaitingFor
 from games.models import Match
-from games.tasks import play_bot_turn
-from games.turns import WaitingFor
+from games.web.tasks import play_bot_turn
 from setback_site.celery import app
 from tests.conftest import database_url
 from tests.db.play import opened_by

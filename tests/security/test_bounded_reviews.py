@@ -12,10 +12,10 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from games import budget, dispatch
 from games.coach import selectors as coach_selectors
 from games.coach import services as coach_services
 from games.coach.models import Advice, Review, Work
+from games.core import budget, dispatch
 from games.replay import services as replay_services
 from tests.db.play import play_until
 from tests.db.replays import play_deals, played_deals

@@ -13,7 +13,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from games import budget, dispatch, searches
+from games.core import budget, dispatch, searches
 from games.engine.offline import check_cost, check_deal
 from games.offline import tasks
 from games.offline.models import OfflineUpload
@@ -38,7 +38,7 @@ def enqueued(monkeypatch):
 
 @pytest.fixture(autouse=True)
 def _requests_fall_in_one_minute(monkeypatch):
-    monkeypatch.setattr("setback_site.limits.current_window", lambda: 1)
+    monkeypatch.setattr("games.core.limits.current_window", lambda: 1)
 
 
 @pytest.fixture(scope="module")

@@ -3,7 +3,7 @@
 import pytest
 from django.urls import reverse
 
-from games import services
+from games.core import services
 from games.models import ChatMessage, Match
 from games.tables import services as tables
 

@@ -10,17 +10,17 @@ from django.urls import reverse
 from django.utils import timezone
 
 from accounts.services import do_delete_account
-from games import services as game_services
-from games import turns
+from games.core import services as game_services
+from games.core import turns
+from games.core.errors import GameError, NotFound
+from games.core.turns import WaitingFor
 from games.daily import selectors, services
 from games.daily.models import DailyDeal, DailyPlay
 from games.engine import bots
 from games.engine.bots.search import Config
-from games.errors import GameError, NotFound
 from games.models import Match
 from games.replay import selectors as replay_selectors
 from games.replay import services as replay_services
-from games.turns import WaitingFor
 from tests.db.play import person_move, play_until, seat_user
 
 pytestmark = pytest.mark.django_db

@@ -19,7 +19,7 @@ from django.urls import reverse
 
 from accounts import downloads, services
 from accounts.models import DataDownload
-from games import budget, dispatch
+from games.core import budget, dispatch
 from games.offline.models import OfflineMatch, OfflineUpload
 from games.offline.services import do_receive
 from tests.engine.offline_helpers import played_envelope

@@ -7,7 +7,7 @@ same as for a number no table has, and nothing she receives holds the invite cod
 import pytest
 from django.urls import reverse
 
-from games import presenters, selectors
+from games.core import presenters, selectors
 from games.models import ChatMessage, Match
 from games.tables import services as tables
 

@@ -7,7 +7,7 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 from django.urls import reverse
 
-from games import services
+from games.core import services
 from games.lobby.models import PairingTicket
 from games.models import Match
 from tests.db.replays import finish_match
@@ -21,7 +21,7 @@ pytestmark = pytest.mark.django_db
 def _requests_fall_in_one_minute(monkeypatch):
     """A loaded machine can take more than a minute over a test's requests; the count must not
     start again half-way because a new minute began."""
-    monkeypatch.setattr("setback_site.limits.current_window", lambda: 1)
+    monkeypatch.setattr("games.core.limits.current_window", lambda: 1)
 
 
 LIMITS = settings.REQUEST_LIMITS_PER_MINUTE

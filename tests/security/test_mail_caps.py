@@ -11,7 +11,7 @@ from django.db import connection
 from django.test import Client
 from django.urls import reverse
 
-from accounts import mail
+from games.core import mail
 
 pytestmark = pytest.mark.django_db
 

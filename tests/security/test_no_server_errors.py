@@ -14,7 +14,8 @@ import pytest
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 
-from games import engine, services
+from games import engine
+from games.core import services
 from games.engine import deal_to_record
 from games.models import Match
 from games.replay import services as replay_services
@@ -89,7 +90,9 @@ def walk(patterns, prefix=""):
 def no_background_work(monkeypatch):
     """Bot and coach tasks would run on threads outside this test's transaction: keep them."""
     queued = []
-    monkeypatch.setattr("games.dispatch.enqueue", lambda task, *args, **kwargs: queued.append(task))
+    monkeypatch.setattr(
+        "games.core.dispatch.enqueue", lambda task, *args, **kwargs: queued.append(task)
+    )
     return queued
 
 

@@ -4,7 +4,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from games import services
+from games.core import services
 from tests.db.replays import finish_match
 
 from .helpers import PASSWORD, browser_for, person

@@ -5,7 +5,8 @@ import random
 import pytest
 from django.urls import reverse
 
-from games import engine, refusals, services
+from games import engine
+from games.core import refusals, services
 from tests.security.twins import Position
 
 from .twins import materialize
@@ -48,7 +49,7 @@ def test_refusals_never_echo_what_was_typed():
 
 @pytest.mark.django_db
 def test_a_refused_one_megabyte_move_gets_a_short_answer(user, client, monkeypatch):
-    monkeypatch.setattr("games.dispatch.enqueue", lambda *args, **kwargs: None)
+    monkeypatch.setattr("games.core.dispatch.enqueue", lambda *args, **kwargs: None)
     deal, tokens = play_position()
 
     position = Position(

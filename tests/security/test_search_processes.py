@@ -16,9 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from games import dispatch, engine, searches, selectors, services, tasks, turns
+from games import engine
 from games.coach import services as coach_services
 from games.coach import tasks as coach_tasks
+from games.core import dispatch, searches, selectors, services, turns
+from games.core.turns import WaitingFor
 from games.engine.bots import choose
 from games.engine.coach.advice import advise
 from games.engine.observation import Observation
@@ -26,7 +28,7 @@ from games.models import Action, BotLevel
 from games.replay import services as replay_services
 from games.replay import tasks as replay_tasks
 from games.tables import services as tables
-from games.turns import WaitingFor
+from games.web import tasks
 from tests.db.play import opened_by, person_move, play_until
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -194,7 +196,7 @@ def test_search_processes_end_when_their_web_process_is_killed(search_processes)
     # `kill -9` of `make run` (or the out-of-memory killer) never shuts its pools down.
     script = (
         "import os, sys, django; django.setup()\n"
-        "from games import searches\n"
+        "from games.core import searches\n"
         "print(searches.compute(os.getpid), flush=True)\n"
         "sys.stdin.read()\n"
     )

@@ -7,9 +7,9 @@ from channels.testing import WebsocketCommunicator
 from django.test import Client
 
 from accounts.models import User
-from games import services
-from games.consumers import FORBIDDEN, NOT_FOUND
+from games.core import services
 from games.tables import services as tables
+from games.web.consumers import FORBIDDEN, NOT_FOUND
 from setback_site.asgi import application
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]

@@ -19,15 +19,16 @@ from django.urls import reverse
 from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
 
-from accounts.sockets import LOGGED_OUT
-from games import consumers, services, turns
+from games.core import services, turns
+from games.core.page_consumer import PersonConsumer
+from games.core.sockets import LOGGED_OUT
+from games.core.turns import WaitingFor
 from games.lobby.routing import websocket_urlpatterns as lobby_routes
-from games.page_consumer import PersonConsumer
 from games.routing import websocket_urlpatterns as table_routes
 from games.social.routing import websocket_urlpatterns as social_routes
 from games.tables import services as tables
 from games.tables.services import announce_seen
-from games.turns import WaitingFor
+from games.web import consumers
 from setback_site.asgi import application
 
 from .helpers import PASSWORD, person

@@ -30,12 +30,13 @@ from django.db import transaction
 from django.test import Client
 from django.urls import reverse
 
-from games import engine, selectors, services
+from games import engine
 from games.coach import tasks as coach_tasks
 from games.coach.models import Advice
-from games.consumers import TableConsumer
+from games.core import selectors, services
 from games.engine.coach.advice import advise
 from games.models import Deal, Match
+from games.web.consumers import TableConsumer
 from setback_site.asgi import application
 
 from .twins import RULE_SPECS, materialize, random_position, twin_of
@@ -135,7 +136,9 @@ def rendered_for_socket(match: Match, user) -> str:
 def no_background_work(monkeypatch):
     """Tasks would run on threads outside this test's transaction; record them instead."""
     queued = []
-    monkeypatch.setattr("games.dispatch.enqueue", lambda task, *args, **kwargs: queued.append(task))
+    monkeypatch.setattr(
+        "games.core.dispatch.enqueue", lambda task, *args, **kwargs: queued.append(task)
+    )
     return queued
 
 
@@ -291,7 +294,7 @@ def _through_the_coach(client, user, first, second, blank, position, twin, monke
     """
 
     with monkeypatch.context() as patched:
-        patched.setattr("games.turns.search_seed", lambda match_id, version: version)
+        patched.setattr("games.core.turns.search_seed", lambda match_id, version: version)
         patched.setattr(coach_tasks, "advise", partial(advise, budget=60))
         user.coach_enabled = True
         user.save(update_fields=["coach_enabled"])

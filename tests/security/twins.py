@@ -12,7 +12,8 @@ import random
 import secrets
 from dataclasses import dataclass
 
-from games import engine, services
+from games import engine
+from games.core import services
 from games.engine.deal import parse_discard_token
 from games.models import Action, Deal, Match, Seat
 
@@ -46,7 +47,7 @@ class Position:
 
 
 def viewer_of(rules: engine.Rules) -> str:
-    """Where the one person sits at a table against bots (games.services.human_seat)."""
+    """Where the one person sits at a table against bots (games.core.services.human_seat)."""
     return "S" if "S" in rules.seats else rules.seats[0]
 
 

@@ -11,12 +11,12 @@ from channels.layers import get_channel_layer
 from django.contrib.auth import get_user_model
 from django.urls import reverse
 
-from games import dispatch, selectors, turns
 from games.coach import tasks as coach_tasks
 from games.coach.models import Advice, Work
 from games.coach.realtime import CoachReady
+from games.core import dispatch, selectors, turns
+from games.core.turns import WaitingFor
 from games.models import Action, Match
-from games.turns import WaitingFor
 from tests.hidden import leaks
 
 from .test_table_socket import connect, person_turn_move, start, until

@@ -11,9 +11,10 @@ from channels.db import database_sync_to_async
 from django.contrib.auth import get_user_model
 from django.test import Client
 
-from games import engine, refusals, selectors, turns
+from games import engine
+from games.core import refusals, selectors, turns
+from games.core.turns import WaitingFor
 from games.models import Action, Match
-from games.turns import WaitingFor
 from tests.hidden import leaks
 from tests.security.test_refusals import play_position
 from tests.security.twins import Position, materialize

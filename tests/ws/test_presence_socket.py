@@ -10,7 +10,7 @@ from channels.testing import WebsocketCommunicator
 from django.utils import timezone
 
 from accounts.services import do_sign_out_everywhere
-from accounts.sockets import LOGGED_OUT
+from games.core.sockets import LOGGED_OUT
 from games.social import consumers, selectors, services
 from games.social.models import Presence
 from games.tables import services as tables

@@ -7,9 +7,9 @@ import pytest
 from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 
-from games import selectors, turns
-from games.events import TableChanged
-from games.turns import WaitingFor
+from games.core import selectors, turns
+from games.core.events import TableChanged
+from games.core.turns import WaitingFor
 
 from .test_table_socket import connect, drain, start
 

@@ -8,9 +8,9 @@ from channels.db import database_sync_to_async
 from django.urls import reverse
 from django.utils import timezone
 
-from games import dispatch, services, turns
+from games.core import dispatch, services, turns
+from games.core.turns import WaitingFor
 from games.models import Match
-from games.turns import WaitingFor
 
 from .test_table_socket import connect, start, until
 

@@ -13,10 +13,11 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 from django.utils import timezone
 
-from games import dispatch, tasks, turns
+from games.core import dispatch, turns
+from games.core.turns import WaitingFor
 from games.models import Action, Match
 from games.tables import services as tables
-from games.turns import WaitingFor
+from games.web import tasks
 from setback_site.asgi import application
 from tests.db.play import play_until
 from tests.hidden import leaks

@@ -6,7 +6,7 @@ from channels.testing import WebsocketCommunicator
 from django.contrib.auth import get_user_model
 from django.test import Client
 
-from games import services
+from games.core import services
 from setback_site.asgi import application
 
 ORIGIN = [(b"origin", b"http://127.0.0.1")]

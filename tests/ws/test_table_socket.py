@@ -10,10 +10,10 @@ from channels.testing import HttpCommunicator, WebsocketCommunicator
 from django.contrib.auth import get_user_model
 from django.test import Client
 
-from games import dispatch, selectors, services, turns
+from games.core import dispatch, selectors, services, turns
+from games.core.turns import WaitingFor
 from games.engine import bots
 from games.models import Match
-from games.turns import WaitingFor
 from setback_site.asgi import application
 from tests.db.play import opened_by
 from tests.hidden import TABLE_MOMENT, leaks

@@ -16,7 +16,7 @@ from django.db import transaction
 
 from accounts import downloads
 from accounts.models import DataDownload
-from games import services as game_services
+from games.core import services as game_services
 from games.engine.offline import OfflineMatch, check_deal, first_dealer
 from games.models import Action, Deal, Match, Seat
 

@@ -36,7 +36,8 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 from django.urls import reverse
 
-from games import engine, selectors
+from games import engine
+from games.core import selectors
 from games.engine import bots
 from games.engine.offline import OfflineMatch
 from games.models import Action, Match

@@ -15,7 +15,7 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 from django.db import connection, connections
 
-from games import selectors, services, turns
+from games.core import selectors, services, turns
 from games.engine.bots import choose
 from games.models import Match
 

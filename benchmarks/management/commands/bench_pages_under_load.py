@@ -20,7 +20,7 @@ import urllib.request
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 
-from games import selectors
+from games.core import selectors
 from games.models import Match
 
 PASSWORD = "bench-load-password-1"

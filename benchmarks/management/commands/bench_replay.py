@@ -19,8 +19,10 @@ from django.urls import reverse
 from django.utils import timezone
 
 from accounts.models import User
-from games import engine, selectors, services, tasks, turns
+from games import engine
+from games.core import selectors, services, turns
 from games.models import Match, Seat
+from games.web import tasks
 
 # Mixed tables so every kind of seat and side is in the list.
 HISTORY_RULES = [

@@ -24,9 +24,9 @@ from django.utils import timezone
 
 from accounts.models import User
 from games import engine
+from games.core.services import ACTION_KINDS
 from games.engine import bots
 from games.models import Action, BotLevel, Deal, Match, Seat
-from games.services import ACTION_KINDS
 from games.stats import services
 from games.stats.models import DealSummary
 

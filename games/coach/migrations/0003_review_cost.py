@@ -13,7 +13,7 @@ class Migration(migrations.Migration):
             model_name="review",
             name="cost",
             field=models.FloatField(
-                default=0.0, help_text="Estimated CPU seconds of the review (games/budget.py)."
+                default=0.0, help_text="Estimated CPU seconds of the review (games/core/budget.py)."
             ),
         ),
     ]

@@ -9,7 +9,7 @@ from games.engine.worth import deal_net
 
 
 def _human_side(rules):
-    # games.services.human_seat: S at a partnership table, else the first seat.
+    # games.core.services.human_seat: S at a partnership table, else the first seat.
     return rules.side_of("S" if "S" in rules.seats else rules.seats[0])
 
 

@@ -32,7 +32,7 @@ class Migration(migrations.Migration):
             model_name="offlineupload",
             name="cost",
             field=models.FloatField(
-                default=0.0, help_text="Estimated CPU seconds of the check (games/budget.py)."
+                default=0.0, help_text="Estimated CPU seconds of the check (games/core/budget.py)."
             ),
         ),
     ]

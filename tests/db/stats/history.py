@@ -1,7 +1,7 @@
 """Hand-built histories for the statistics tests: matches, seats and finished deals as rows.
 
 Each deal's result is written by hand in the engine's result-JSON shape (the statistics read
-only that), then recorded through the same service call `games.services._finish_deal` makes.
+only that), then recorded through the same service call `games.core.services._finish_deal` makes.
 """
 
 from datetime import UTC, datetime, timedelta

@@ -5,12 +5,13 @@ stand-in bot made for a person still count for that person's seat."""
 import pytest
 from django.urls import reverse
 
-from games import services, tasks, turns
+from games.core import services, turns
+from games.core.turns import WaitingFor
 from games.models import Match
 from games.stats.models import DealSummary, MatchRecord
 from games.stats.selectors import Filters, player_stats
 from games.tables import services as tables
-from games.turns import WaitingFor
+from games.web import tasks
 
 from ..play import person_move, play_until
 

@@ -4,7 +4,7 @@ engine's result, and the end of the match rates every player, in the game's own 
 import pytest
 from django.urls import reverse
 
-from games import selectors, services
+from games.core import selectors, services
 from games.models import Action, Match
 from games.stats.models import DealSummary, MatchRecord, Rating
 

@@ -12,7 +12,7 @@ advice when asked: if none is stored yet it returns nothing (and may enqueue its
 
 from dataclasses import dataclass
 
-from . import hooks
+from games.core import hooks
 
 SEVERITIES = ("inaccuracy", "mistake", "blunder")
 

@@ -3,7 +3,7 @@
 Without REDIS_URL (`make run` on a laptop) there is no worker, so tasks run on small thread
 pools inside the web process, one per Celery queue. They never run on the ASGI event loop, and
 their searches (a bot's decision, the coach's advice) run in separate, lower-priority processes
-(`games/searches.py`): a search on a thread of the web process would hold its interpreter lock,
+(`games/core/searches.py`): a search on a thread of the web process would hold its interpreter lock,
 and pages would wait for it (40 hard matches with the coach on took the login page from 8 ms to
 over a second).
 Callers always go through `enqueue`, usually from `transaction.on_commit`, so a task never sees
@@ -27,7 +27,7 @@ from kombu.exceptions import OperationalError as BrokerError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from . import hooks, searches
+from games.core import hooks, searches
 
 log = logging.getLogger(__name__)
 
@@ -38,7 +38,7 @@ TRANSIENT = (OperationalError, InterfaceError, BrokerError, RedisConnectionError
 # analyses or reviews, waiting on their search processes, once held every thread, and no bot
 # could move at any table. Offline checks and data downloads ("checks") run one at a time:
 # their searches have a process of their own (searches.Lane.CHECKS), and the budget
-# (games/budget.py) bounds how many wait.
+# (games/core/budget.py) bounds how many wait.
 _pools: dict[str, ThreadPoolExecutor] = {}
 THREADS_PER_QUEUE = {"bots": 4, "coach": 2, "checks": 1}
 _pool_lock = threading.Lock()
@@ -51,7 +51,7 @@ _failures: list[str] = []
 # The longest delay handed to the broker. Redis gives an unacknowledged task (a delayed one is
 # held unacknowledged by the worker that took it) to another worker after the visibility
 # timeout, and a task held by a worker that died comes back only then: longer waits are stored
-# as due times and the sweeper (games/sweeper.py) enqueues them when they are due.
+# as due times and the sweeper (games/web/sweeper.py) enqueues them when they are due.
 LONGEST_COUNTDOWN = 30.0
 _timers: set[threading.Timer] = set()
 # The calls queued or running on the pools, by task and arguments: the same call enqueued again
@@ -100,7 +100,7 @@ def _run_in_thread(task, args, kwargs, retries: int = 0):
                 _calls.pop(_call_key(task, args, kwargs), None)
     except searches.Stopping:
         # Ctrl-C or SIGTERM while tasks were still running: not a failure; the turn waits in the
-        # database, and the sweeper wakes it after the restart (games/sweeper.py).
+        # database, and the sweeper wakes it after the restart (games/web/sweeper.py).
         log.warning("task %s%r: the process is stopping; left for the sweeper", task.name, args)
     except getattr(task, "autoretry_for", ()) as error:
         if task.max_retries is None or retries < task.max_retries:
@@ -161,7 +161,7 @@ def uses_workers() -> bool:
 
 def start_in_process_sweeper() -> None:
     """Without a broker there is no worker to sweep for lost turns: the web process does it,
-    from the first table it serves or the first task it runs (games/sweeper.py)."""
+    from the first table it serves or the first task it runs (games/web/sweeper.py)."""
     if not uses_workers():
         hooks.in_process_tasks_started()  # games/apps.py: sweeper.start_watchdog
 

@@ -1,6 +1,6 @@
 """What the core's pages share with the features' views: the home page's context, who may see
 a match, and a post at a table: how it is checked (`table_post`) and how it is answered, done
-or refused. The table's own views (games/views.py) and the shared tables' (games/tables/views.py)
+or refused. The table's own views (games/web/views.py) and the shared tables' (games/tables/views.py)
 use the same pieces, so every post at a table is checked and answered alike."""
 
 from functools import cache, wraps
@@ -13,12 +13,12 @@ from django.template.loader import get_template, render_to_string
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_POST
 
-from . import invites, presenters, selectors, services
-from .engine.actions import Action
-from .forms import NewMatchForm, NewTableForm, last_choices
-from .models import Match, Seat
+from games.core import invites, presenters, selectors, services
+from games.core.forms import NewMatchForm, NewTableForm, last_choices
+from games.engine.actions import Action
+from games.models import Match, Seat
 
-# The live table's template engine (settings.TEMPLATES, games/jinja.py), named at every render.
+# The live table's template engine (settings.TEMPLATES, games/web/jinja.py), named at every render.
 # Looked up by name alone, the template was first looked for in Django's engine, which raised
 # and caught TemplateDoesNotExist at every render; the exception's traceback kept the render's
 # frames and the whole table's view in reference cycles: most of a web process's garbage,
@@ -77,7 +77,7 @@ def home_context(
 
 def form_fields(template: str, form: NewMatchForm | type[NewMatchForm], chosen: dict | None = None):
     """A form's fields as HTML: a bound form's (with its errors), or a blank form's opening on
-    the person's last choices (`chosen`, games.forms.last_choices), which are the same for
+    the person's last choices (`chosen`, games.core.forms.last_choices), which are the same for
     everyone who chose the same: a dozen variants at most. Django renders a field's widget
     through its own template, about a millisecond each: the blank forms' 24 fields were most of
     the home page's 25 ms, and every table a person sits down at starts there (issue 31)."""
@@ -110,8 +110,8 @@ def visible_match_or_404(request: HttpRequest, match_id: int) -> tuple[Match, Se
 
 def table_markup(view: presenters.TableView, *, error: str = "", request=None) -> str:
     """The live table for one seat: the one place its template is rendered, for the table page,
-    an htmx answer and the table's socket (games/consumers.py). Its template is Jinja's
-    (games/jinja.py), which Django's {% include %} cannot take in; with a `request` its forms
+    an htmx answer and the table's socket (games/web/consumers.py). Its template is Jinja's
+    (games/web/jinja.py), which Django's {% include %} cannot take in; with a `request` its forms
     carry the CSRF field."""
     context = {"view": view, "error": error}
     return render_to_string("games/_table.html", context, request=request, using=TABLE_ENGINE)

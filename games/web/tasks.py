@@ -10,12 +10,12 @@ from celery.signals import worker_ready
 from channels.layers import get_channel_layer
 from django.db import connection
 
-from . import dispatch, events, searches, services, turns
-from .dispatch import TRANSIENT
-from .engine import bots
-from .errors import GameError, NotFound, NotPlaying, NotYourTurn, StaleMove
-from .sweeper import start_watchdog
-from .tables import services as tables
+from games.core import dispatch, events, searches, services, turns
+from games.core.dispatch import TRANSIENT
+from games.core.errors import GameError, NotFound, NotPlaying, NotYourTurn, StaleMove
+from games.engine import bots
+from games.tables import services as tables
+from games.web.sweeper import start_watchdog
 
 # A game task hit by a transient error (dispatch.TRANSIENT) tries again with a growing, jittered
 # delay (about 1, 2, 4, 8 s, at most 8 s: far below the broker's visibility timeout). Retrying is

@@ -7,12 +7,11 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
-from setback_site.limits import limited
-
-from . import engine, hooks, invites, presenters, selectors, services
-from .forms import PRESETS, NewMatchForm, TableSettingsForm
-from .models import Match
-from .pages import (
+from games import engine
+from games.core import hooks, invites, presenters, selectors, services
+from games.core.forms import PRESETS, NewMatchForm, TableSettingsForm
+from games.core.limits import limited
+from games.core.pages import (
     home_context,
     posted_move,
     posted_version,
@@ -21,8 +20,9 @@ from .pages import (
     table_refused,
     visible_match_or_404,
 )
-from .social import selectors as social
-from .tables import services as tables
+from games.models import Match
+from games.social import selectors as social
+from games.tables import services as tables
 
 
 def home(request: HttpRequest) -> HttpResponse:

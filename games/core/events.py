@@ -14,14 +14,14 @@ fails where the message is built or read, not silently at run time on another pr
 
 Each app defines its own events beside the code that sends them (the lobby's in
 games/lobby/realtime.py, the coach's in games/coach/realtime.py, the session check in
-accounts/sockets.py); docs/architecture.md says how a feature adds one to the table's socket.
+games/core/sockets.py); docs/architecture.md says how a feature adds one to the table's socket.
 """
 
 import re
 from dataclasses import asdict, dataclass, fields
 from typing import ClassVar, Self
 
-from . import realtime
+from games.core import realtime
 
 # Channels routes "a.b_c" to a consumer's method `a_b_c`: a dot, then a Python name.
 _TYPE = re.compile(r"[a-z]+\.[a-z_]+")
@@ -60,7 +60,7 @@ class Event:
 
 
 def send(group: str, event: Event) -> None:
-    """Send `event` to every consumer in `group`, from any thread (games/realtime.py)."""
+    """Send `event` to every consumer in `group`, from any thread (games/core/realtime.py)."""
     realtime.group_send(group, event.message())
 
 

@@ -15,8 +15,9 @@ from functools import partial
 from django.db import IntegrityError, InterfaceError, OperationalError, transaction
 from django.utils import timezone
 
-from . import engine, events, hooks, prepared, refusals, selectors, turns
-from .errors import (  # noqa: F401  (re-exported: the views catch them as services.*)
+from games import engine
+from games.core import events, hooks, prepared, refusals, selectors, turns
+from games.core.errors import (  # noqa: F401  (re-exported: the views catch them as services.*)
     Forbidden,
     GameError,
     IllegalMove,
@@ -25,8 +26,8 @@ from .errors import (  # noqa: F401  (re-exported: the views catch them as servi
     NotYourTurn,
     StaleMove,
 )
-from .models import Action, BotLevel, Deal, Match, Seat, known_bot_level
-from .prepared import PreparedQuery
+from games.core.prepared import PreparedQuery
+from games.models import Action, BotLevel, Deal, Match, Seat, known_bot_level
 
 log = logging.getLogger(__name__)
 
@@ -490,7 +491,7 @@ def do_next_deal(match_id: int, *, version: int) -> Outcome:
 def resume_stalled_turn(match_id: int) -> bool:
     """Wake a table whose turn was lost (a worker died, a broker message or a notice was lost).
 
-    Called by the sweeper (games/sweeper.py) every few seconds, and when a player's table
+    Called by the sweeper (games/web/sweeper.py) every few seconds, and when a player's table
     socket connects (the page opens it at once, and again after a drop). A bot's turn or an automatic next deal counts as stalled once the
     table has been still for a while beyond its pace; a person's turn at a shared table once its
     stand-in is due. A duplicate task is harmless: the version check refuses it.

@@ -2,15 +2,14 @@
 
 Every socket, whatever its page (a table, the lobby, a pairing request), joins its user's group:
 logging out, signing out everywhere, a new password and deleting the account end it
-(accounts/sockets.py). Issue 45: the lobby's and pairing's sockets did not, and a stolen session
+(games/core/sockets.py). Issue 45: the lobby's and pairing's sockets did not, and a stolen session
 kept hearing the person's pairing ("Your table is ready") after "Sign out everywhere".
 """
 
 from channels.db import database_sync_to_async
 
-from accounts.sockets import LOGGED_OUT, SessionCheck, session_still_valid, user_group
-
-from . import realtime
+from games.core import realtime
+from games.core.sockets import LOGGED_OUT, SessionCheck, session_still_valid, user_group
 
 
 class PersonConsumer(realtime.PageConsumer):

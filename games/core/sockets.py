@@ -5,7 +5,7 @@ a password change names none, and each socket checks whether its own session sti
 (Django invalidates the other sessions of a user whose password changed; a password set
 anywhere, the admin included, sends the event: accounts/signals.py). A socket whose session has
 ended says so on the page and closes with LOGGED_OUT; it also checks its session again before a
-render once its last check is 30 s old (games/consumers.py), which covers a lost event and an
+render once its last check is 30 s old (games/web/consumers.py), which covers a lost event and an
 expired session.
 """
 
@@ -18,7 +18,7 @@ from django.conf import settings
 from django.contrib import auth
 from django.db import transaction
 
-from games import events
+from games.core import events
 
 # The close code a socket ends with when its login is over (4000-4999 are the application's).
 LOGGED_OUT = 4401

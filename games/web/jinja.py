@@ -9,7 +9,7 @@ url() for {% url %}, card_face() for the card tag, csrf_input when there is a re
 from django.urls import reverse
 from jinja2 import Environment
 
-from .templatetags.cards import card_face
+from games.templatetags.cards import card_face
 
 
 def url(name: str, *args) -> str:

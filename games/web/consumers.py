@@ -13,9 +13,7 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.template.loader import render_to_string
 from django.utils.datastructures import MultiValueDict
 
-from accounts.sockets import LOGGED_OUT, session_still_valid
-
-from . import (
+from games.core import (
     dispatch,
     events,
     hooks,
@@ -27,9 +25,10 @@ from . import (
     selectors,
     services,
 )
-from .events import TableChanged
-from .models import Match
-from .tables import services as tables
+from games.core.events import TableChanged
+from games.core.sockets import LOGGED_OUT, session_still_valid
+from games.models import Match
+from games.tables import services as tables
 
 # Close codes in the 4000 range are ours; the browser sees them in the close event. A table
 # that does not exist and a shared table this user was not invited to are refused alike.
@@ -86,7 +85,7 @@ class TableConsumer(page_consumer.PersonConsumer):
         self.group = table_group(self.match_id)
         self.sent_version = None
         await self.channel_layer.group_add(self.group, self.channel_name)
-        # The login's group: logging out or a new password ends this socket (accounts.sockets).
+        # The login's group: logging out or a new password ends this socket (games.core.sockets).
         await self.join_user_group(user)
         await self.accept()
         await self.send_table()  # the seat is counted present already (_may_look)
@@ -174,7 +173,7 @@ class TableConsumer(page_consumer.PersonConsumer):
         the fields of its form: `{"move": {"version": ["7"], "action": ["QH"]}}`, or
         `{"next_deal": {"version": ["30"]}}`.
 
-        The same change as the form's POST (games.views.act, next_deal) through the same
+        The same change as the form's POST (games.web.views.act, next_deal) through the same
         service, checked the same way; it spares the web process a request per move (the
         middleware, the session and user reads, a thread for the request: about a fifth of its
         CPU under load, issue 31). An applied change is answered like every other, by the

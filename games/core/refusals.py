@@ -7,13 +7,13 @@ and discards, the public history, the size of the stock. A refused token is neve
 as typed: a card is named ("the 10 of spades"), anything else is called what it is not.
 """
 
-from .engine import AUCTION, DISCARD, OVER, TRUMP, Observation
-from .engine.actions import PASS, parse_discard_token, pitched_card
-from .engine.auction import Auction
-from .engine.cards import SUITS, is_card, suit_of
-from .engine.play import play_problem
-from .engine.rules import BID_VALUES
-from .engine.wording import card_words, short_card
+from games.engine import AUCTION, DISCARD, OVER, TRUMP, Observation
+from games.engine.actions import PASS, parse_discard_token, pitched_card
+from games.engine.auction import Auction
+from games.engine.cards import SUITS, is_card, suit_of
+from games.engine.play import play_problem
+from games.engine.rules import BID_VALUES
+from games.engine.wording import card_words, short_card
 
 
 def card_name(card: str) -> str:

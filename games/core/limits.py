@@ -56,7 +56,7 @@ def _key(kind: str, who: str, window_seconds: int) -> str:
 
 def count(kind: str, who: str, window_seconds: int) -> int:
     """Count one more of `kind` by `who` in this window of `window_seconds`; the count so far.
-    The site's one counter: request limits here, mails per address (accounts/mail.py)."""
+    The site's one counter: request limits here, mails per address (games/core/mail.py)."""
     key = _key(kind, who, window_seconds)
     cache.add(key, 0, timeout=window_seconds * 2)
     try:

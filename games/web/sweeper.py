@@ -22,10 +22,10 @@ from django.conf import settings
 from django.db import close_old_connections
 from django.utils import timezone
 
-from . import hooks, services
-from .dispatch import TRANSIENT
-from .models import Match
-from .tables.services import MAX_TIMEOUT
+from games.core import hooks, services
+from games.core.dispatch import TRANSIENT
+from games.models import Match
+from games.tables.services import MAX_TIMEOUT
 
 log = logging.getLogger(__name__)
 

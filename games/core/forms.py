@@ -2,8 +2,8 @@ import dataclasses
 
 from django import forms
 
-from . import engine
-from .models import DEFAULT_BOT_LEVEL, BotLevel
+from games import engine
+from games.models import DEFAULT_BOT_LEVEL, BotLevel
 
 # Short enough for a drop-down on a phone (390 px): the longer names were cut off mid-word
 # (issue 44). Each preset's whole rules are on the rules page and under the table.

@@ -11,10 +11,11 @@ from enum import StrEnum
 
 from django.conf import settings
 
-from . import engine, selectors
-from .engine.par import step_seed
-from .models import BotLevel, Deal, Match, Seat
-from .prepared import PreparedQuery
+from games import engine
+from games.core import selectors
+from games.core.prepared import PreparedQuery
+from games.engine.par import step_seed
+from games.models import BotLevel, Deal, Match, Seat
 
 # The level of the bot that stands in for an absent person, or replaces one who left.
 STAND_IN_LEVEL = str(BotLevel.MEDIUM)

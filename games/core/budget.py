@@ -25,8 +25,8 @@ from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
 
-from . import hooks
-from .errors import GameError
+from games.core import hooks
+from games.core.errors import GameError
 
 ANALYSIS = "analysis"  # the coach queue: advice, reviews, face-up solves
 CHECKS = "checks"  # the checks queue: offline checks, data downloads

@@ -10,7 +10,7 @@ documented where it calls.
 import logging
 from collections.abc import Awaitable, Callable
 
-from .events import Event
+from games.core.events import Event
 
 log = logging.getLogger(__name__)
 
@@ -84,7 +84,7 @@ after_deal = Hook("after_deal")
 after_match = Hook("after_match")
 
 # Someone's turn is waiting to be played, with (match_id, turn: turns.Waiting): the task
-# layer enqueues the bot's move, the next deal, or a stand-in's timers (games/tasks.py).
+# layer enqueues the bot's move, the next deal, or a stand-in's timers (games/web/tasks.py).
 turn_waiting = Hook("turn_waiting")
 
 # A person's turn at a shared table has been still for a while, with (turn, match_id, still_for,
@@ -92,7 +92,7 @@ turn_waiting = Hook("turn_waiting")
 person_turn_stalled = Hook("person_turn_stalled")
 
 # A stand-in bot should play a person's turn after `countdown` seconds, with (match_id, version,
-# reason, countdown): the task layer enqueues it (games/tasks.py).
+# reason, countdown): the task layer enqueues it (games/web/tasks.py).
 stand_in_wanted = Hook("stand_in_wanted")
 
 # The coach scored a player's decisions in a deal, with (deal_id, seat, accuracy 0..1).
@@ -111,7 +111,7 @@ player_panels = Hook("player_panels")
 # for the matches a feature owns: "Daily 2026-12-03 · deal 2" (games/daily).
 match_labels = Hook("match_labels")
 
-# Tasks will run in this process (no broker; games/dispatch.py), with (): start the sweeper here.
+# Tasks will run in this process (no broker; games/core/dispatch.py), with (): start the sweeper here.
 in_process_tasks_started = Hook("in_process_tasks_started")
 
 # A seated player's table socket opened, with (match_id,): work the table may lack (the coach's
@@ -119,7 +119,7 @@ in_process_tasks_started = Hook("in_process_tasks_started")
 table_socket_opened = Hook("table_socket_opened")
 
 # Events of the features that a table's socket hears (the coach's "advice ready"), with the
-# consumer and the event: games/consumers.py dispatches them here (docs/architecture.md says
+# consumer and the event: games/web/consumers.py dispatches them here (docs/architecture.md says
 # how a feature adds one).
 table_socket_events = EventHandlers("table_socket_events")
 
@@ -137,7 +137,7 @@ seat_refusal = Hook("seat_refusal")
 # (person, viewer, request) and returning HTML, shown whatever the person's privacy: "Add friend".
 player_actions = Hook("player_actions")
 
-# Expensive work waiting or running (games/budget.py), each function called with (owner_id: a
+# Expensive work waiting or running (games/core/budget.py), each function called with (owner_id: a
 # person's id, or None for everyone's) and returning the `budget.Work` items of one kind: the
 # coach's reviews, face-up steps, offline checks, data downloads.
 work_in_flight = Hook("work_in_flight")
@@ -156,8 +156,8 @@ listing_changed = Hook("listing_changed")
 sweeping = Hook("sweeping")
 
 # The coach's marks on a seat's decisions in a finished deal, each function called with
-# (deal_row, seat) and returning the marks (games.marks.Mark) it has stored: never computed
-# when asked (games/marks.py says when the replay asks).
+# (deal_row, seat) and returning the marks (games.core.marks.Mark) it has stored: never computed
+# when asked (games/core/marks.py says when the replay asks).
 replay_marks = Hook("replay_marks")
 
 # The coach's stored first choice at one step, each function called with (deal_row, step, seat)

@@ -1,7 +1,7 @@
 """Every read of a game's rows: the engine state behind a deal (rebuilt, or from this process's
 cache), the match's standing, and who may know and see a table.
 
-`games.turns` says whose turn it is from these; `games.presenters` builds what templates show.
+`games.core.turns` says whose turn it is from these; `games.core.presenters` builds what templates show.
 """
 
 import json
@@ -10,10 +10,11 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from functools import lru_cache
 
-from . import engine, hooks
-from .errors import NotFound
-from .models import Action, Deal, Match, PersonalBlock, Seat
-from .prepared import PreparedQuery
+from games import engine
+from games.core import hooks
+from games.core.errors import NotFound
+from games.core.prepared import PreparedQuery
+from games.models import Action, Deal, Match, PersonalBlock, Seat
 
 
 def table_group(match_id: int) -> str:
@@ -43,7 +44,7 @@ _CURRENT_DEAL_WITH_MATCH = PreparedQuery(
 def current_deal_with_match(match_id: int) -> Deal | None:
     """A match's current deal, its match read with it in the same query (None while nothing is
     dealt): a screen is rendered at every move, and each query costs about a millisecond of the
-    web process's CPU (prepared: its SQL built once, games/prepared.py)."""
+    web process's CPU (prepared: its SQL built once, games/core/prepared.py)."""
     return _CURRENT_DEAL_WITH_MATCH.first(match_id)
 
 

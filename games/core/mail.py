@@ -30,8 +30,7 @@ from django.core.mail import EmailMultiAlternatives
 from django.db import transaction
 from django.template.loader import render_to_string
 
-from games import dispatch
-from setback_site import limits
+from games.core import dispatch, limits
 
 HOUR = limits.HOUR_SECONDS
 

@@ -10,9 +10,11 @@ from dataclasses import dataclass, field
 
 from django.utils import timezone
 
-from . import engine, refusals, selectors, turns
-from .engine.actions import PASS, PITCH, Action, parse_discard_token, pitch_token
-from .engine.display import (
+from games import engine
+from games.core import refusals, selectors, turns
+from games.core.forms import last_choices
+from games.engine.actions import PASS, PITCH, Action, parse_discard_token, pitch_token
+from games.engine.display import (
     going_out_note,
     in_hand_order,
     point_cards,
@@ -20,7 +22,7 @@ from .engine.display import (
     screen_places,
     status_line,
 )
-from .engine.wording import (
+from games.engine.wording import (
     POINT_NAMES,
     SUIT_NAMES,
     SUIT_SYMBOLS,
@@ -31,8 +33,7 @@ from .engine.wording import (
     short_card,
     trick_taken,
 )
-from .forms import last_choices
-from .models import DEFAULT_BOT_LEVEL, BotLevel, Deal, Match, PersonalBlock, seat_name
+from games.models import DEFAULT_BOT_LEVEL, BotLevel, Deal, Match, PersonalBlock, seat_name
 
 
 @dataclass(frozen=True)
