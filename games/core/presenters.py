@@ -11,8 +11,9 @@ from dataclasses import dataclass, field
 from django.utils import timezone
 
 from games import engine
-from games.core import refusals, selectors, turns
+from games.core import selectors, turns
 from games.core.forms import last_choices
+from games.engine import refusals
 from games.engine.actions import PASS, PITCH, Action, parse_discard_token, pitch_token
 from games.engine.display import (
     going_out_note,

@@ -16,7 +16,7 @@ from django.db import IntegrityError, InterfaceError, OperationalError, transact
 from django.utils import timezone
 
 from games import engine
-from games.core import events, hooks, prepared, refusals, selectors, turns
+from games.core import events, hooks, prepared, selectors, turns
 from games.core.errors import (  # noqa: F401  (re-exported: the views catch them as services.*)
     Forbidden,
     GameError,
@@ -27,6 +27,7 @@ from games.core.errors import (  # noqa: F401  (re-exported: the views catch the
     StaleMove,
 )
 from games.core.prepared import PreparedQuery
+from games.engine import refusals
 from games.models import Action, BotLevel, Deal, Match, Seat, known_bot_level
 
 log = logging.getLogger(__name__)

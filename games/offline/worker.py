@@ -42,6 +42,7 @@ from games.engine.display import (
     status_line,
 )
 from games.engine.offline import OfflineMatch
+from games.engine.refusals import unplayable_card
 from games.engine.rules import spec_from_choices
 from games.engine.scoring import POINT_NAMES
 from games.engine.wording import (
@@ -60,7 +61,7 @@ _match: OfflineMatch | None = None
 # --- Cards and names --------------------------------------------------------------------------
 
 
-def card(code: str, legal: bool = False, action: str = "") -> dict:
+def card(code: str, legal: bool = False, action: str = "", why: str = "") -> dict:
     return {
         "code": code,
         "rank_label": rank_label(code[0]),
@@ -69,6 +70,7 @@ def card(code: str, legal: bool = False, action: str = "") -> dict:
         "name": card_name(code),
         "legal": legal,
         "action": action or code,
+        "why": why,
     }
 
 
@@ -131,8 +133,14 @@ def _choices_view(match: OfflineMatch, obs, my_turn: bool) -> tuple[list, list, 
     decision before them: calls or suits to name, cards to discard."""
     deal, me = match.deal, match.seat
     legal = set(obs.legal_actions()) if my_turn else set()
+    playable = legal if deal.phase == PLAY else set()
     hand = [
-        card(c, my_turn and deal.phase == PLAY and c in legal)
+        # A card that may not be played says why, as on the live table (presenters._hand_card).
+        card(
+            c,
+            c in playable,
+            why="" if c in playable or deal.phase == OVER else unplayable_card(obs, c),
+        )
         for c in in_hand_order(obs.hand, deal.trump)
     ]
     bids, discard_choices = [], []

@@ -1,8 +1,8 @@
 // Draws the offline table and the coach's panel from the views games/offline/worker.py builds,
 // with the markup and classes of templates/games/_table.html and templates/coach/_panel.html,
 // so that static/css/site.css, js/table.js (keys) and js/cardtable.js (the last trick held in
-// view, the discard count, "deal on by itself") treat it as the live table. Keep the three in
-// step when the live table's markup changes.
+// view, the discard count, "deal on by itself") treat it as the live table. tests/db/
+// test_offline_twin.py draws the same positions both ways and fails when the two drift apart.
 (function () {
   "use strict";
 
@@ -103,12 +103,25 @@
     return html + "</div>";
   }
 
+  // A card of the hand that may not be played: why, on hover, focus and click (js/table.js).
+  function idleCard(card) {
+    if (!card.why) return '<span class="card card-idle">' + cardFace(card) + "</span>";
+    return '<button class="card card-idle" type="button" aria-disabled="true" title="' + esc(card.why) + '" aria-describedby="why-' + esc(card.code) +
+      '" data-why="' + esc(card.why) + '">' + cardFace(card) + '<span class="visually-hidden" id="why-' + esc(card.code) + '">' + esc(card.why) + "</span></button>";
+  }
+
   function hand(view) {
-    let html = "";
-    if (view.bids.length) {
-      html += '<form class="bid-bar" data-offline-form="act">';
-      for (const bid of view.bids) html += '<button class="button bid-button" type="submit" name="action" value="' + esc(bid.token) + '" data-action>' + esc(bid.label) + "</button>";
-      html += "</form>";
+    // The move note, and the calls in a row that keeps its height when empty, so the hand stays
+    // where it is between the auction and the play (a double click never lands on a card).
+    let html = '<p class="move-note" data-move-note role="status" aria-live="polite" hidden></p>';
+    if (!view.discard_choices.length) {
+      html += '<div class="action-row">';
+      if (view.bids.length) {
+        html += '<form class="bid-bar" data-offline-form="act">';
+        for (const bid of view.bids) html += '<button class="button bid-button" type="submit" name="action" value="' + esc(bid.token) + '" data-action>' + esc(bid.label) + "</button>";
+        html += "</form>";
+      }
+      html += "</div>";
     }
     if (view.discard_choices.length) {
       html += '<form class="discard-form" data-offline-form="discard"' + (view.discard_exact ? ' data-discard-exact="' + view.discard_exact + '"' : "") + '><div class="hand">';
@@ -124,7 +137,7 @@
       for (const card of view.hand) {
         html += card.legal
           ? '<button class="card card-legal" type="submit" name="action" value="' + esc(card.action) + '" data-action data-card>' + cardFace(card) + "</button>"
-          : '<span class="card card-idle">' + cardFace(card) + "</span>";
+          : idleCard(card);
       }
       html += "</form>";
     }

@@ -7,8 +7,9 @@ import pytest
 from django.urls import reverse
 
 from games import engine
-from games.core import refusals, selectors, services, turns
+from games.core import selectors, services, turns
 from games.core.turns import WaitingFor
+from games.engine import refusals
 from games.models import Action
 
 from .play import play_until

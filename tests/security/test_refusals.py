@@ -6,7 +6,8 @@ import pytest
 from django.urls import reverse
 
 from games import engine
-from games.core import refusals, services
+from games.core import services
+from games.engine import refusals
 from tests.security.twins import Position
 
 from .twins import materialize

@@ -12,8 +12,9 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 
 from games import engine
-from games.core import refusals, selectors, turns
+from games.core import selectors, turns
 from games.core.turns import WaitingFor
+from games.engine import refusals
 from games.models import Action, Match
 from tests.hidden import leaks
 from tests.security.test_refusals import play_position

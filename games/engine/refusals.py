@@ -7,13 +7,14 @@ and discards, the public history, the size of the stock. A refused token is neve
 as typed: a card is named ("the 10 of spades"), anything else is called what it is not.
 """
 
-from games.engine import AUCTION, DISCARD, OVER, TRUMP, Observation
-from games.engine.actions import PASS, parse_discard_token, pitched_card
-from games.engine.auction import Auction
-from games.engine.cards import SUITS, is_card, suit_of
-from games.engine.play import play_problem
-from games.engine.rules import BID_VALUES
-from games.engine.wording import card_words, short_card
+from .actions import PASS, parse_discard_token, pitched_card
+from .auction import Auction
+from .cards import SUITS, is_card, suit_of
+from .observation import Observation
+from .phases import AUCTION, DISCARD, OVER, TRUMP
+from .play import play_problem
+from .rules import BID_VALUES
+from .wording import card_words, short_card
 
 
 def card_name(card: str) -> str:
