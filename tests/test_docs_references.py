@@ -9,8 +9,9 @@ What is checked, per backticked token (fenced code blocks are commands and outpu
   extension or a "/" (`stats/`, `offline/worker.py`), which must be the end of a real path;
   `tests/x.py::test_name` also needs the test function;
 - a file name alone (`twins.py`, `_table.html`): some file of that name;
-- a dotted name: `games.x.y`, `accounts.`, `setback_site.`, `tests.` must resolve to a module
-  and the names defined in it (read with ast, nothing is imported, so no Django setup); a short
+- a dotted name: `games.x.y`, `accounts.`, `setback_site.`, `benchmarks.`, `tests.` must resolve
+  to a module and the names defined in it (read with ast, nothing is imported, so no Django
+  setup); a short
   form whose first part is a module of the repo (`tables.do_sit`, `stats.rating.rate_match`) must
   resolve in at least one module of that name; `Class.attr` for a class of the repo
   (`Match.closes_at`) needs the attribute in the class's body or a related_name. A dotted token
@@ -33,7 +34,7 @@ from pathlib import Path
 THIS_FILE = Path(__file__).resolve()  # its examples of stale names are not the code's strings
 ROOT = THIS_FILE.parent.parent
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-PACKAGES = ("games", "accounts", "setback_site", "tests")
+PACKAGES = ("games", "accounts", "setback_site", "benchmarks", "tests")
 RUNTIME = ("var/", "staticfiles/", "static/vendor/", ".venv/", "db.sqlite3")
 SKIPPED_DIRS = {".git", ".venv", "__pycache__", "node_modules", "var", "staticfiles", "vendor"}
 SOURCE_SUFFIXES = {".py", ".js", ".mjs", ".html", ".txt"}

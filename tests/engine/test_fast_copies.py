@@ -110,6 +110,10 @@ def _random_auction_in_the_engine(rules: Rules, rng: random.Random) -> int:
 DISCARD_SPECS = [spec for spec in ALL_SPECS if Rules.from_spec(spec).discard_kind]
 
 
+def _preset(spec) -> str:
+    return spec if isinstance(spec, str) else spec["preset"]
+
+
 @settings(max_examples=300, deadline=None)
 @given(
     spec=st.sampled_from(DISCARD_SPECS),
@@ -120,7 +124,23 @@ DISCARD_SPECS = [spec for spec in ALL_SPECS if Rules.from_spec(spec).discard_kin
 def test_random_discards_are_legal_discards(spec, seed, trump, dealer):
     """Every seat's random discard is one of the engine's legal discard tokens, and the seat
     draws its replacements from the top of the stock, in turn from the dealer's left."""
-    rules = Rules.from_spec(spec)
+    _discards_against_the_engine(Rules.from_spec(spec), seed, trump, dealer)
+
+
+@pytest.mark.parametrize("preset", sorted({_preset(s) for s in DISCARD_SPECS}))
+def test_random_discards_of_each_preset_are_legal_discards(preset):
+    """The same over STATES_PER_PRESET seats' discards of the preset (its options in turn)."""
+    specs = itertools.cycle([s for s in DISCARD_SPECS if _preset(s) == preset])
+    rng = random.Random(zlib.crc32(preset.encode()) ^ 0xD15C)
+    discards = 0
+    while discards < STATES_PER_PRESET:
+        rules = Rules.from_spec(next(specs))
+        discards += _discards_against_the_engine(
+            rules, rng.getrandbits(32), rng.randrange(4), rng.randrange(len(rules.seats))
+        )
+
+
+def _discards_against_the_engine(rules: Rules, seed: int, trump: int, dealer: int) -> int:
     kernel = fast.kernel_for(rules)
     dealer %= len(rules.seats)
     rng = random.Random(seed)
@@ -146,3 +166,4 @@ def test_random_discards_are_legal_discards(spec, seed, trump, dealer):
         )
         drawn_so_far += len(drawn)
         assert set(codes_of(hands[seat])) == (set(hand) - set(chosen)) | set(drawn)
+    return len(kernel.order_from[dealer])
