@@ -18,8 +18,8 @@ import threading
 import time
 import traceback
 from concurrent.futures import Future, ThreadPoolExecutor
+from importlib import import_module
 
-from celery import current_app
 from celery.utils.time import get_exponential_backoff_interval
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, close_old_connections, connections
@@ -167,13 +167,13 @@ def start_in_process_sweeper() -> None:
 
 
 def task_named(name: str):
-    """The task Celery knows as `name` (e.g. "games.coach.tasks.review_deal"): a service enqueues
-    its own app's task without importing the tasks module, which imports the service. Celery's
-    app finds every installed app's tasks module (setback_site/celery.py): a worker when it
-    starts, a web process the first time it asks here."""
-    if name not in current_app.tasks:
-        current_app.loader.import_default_modules()
-    return current_app.tasks[name]
+    """The task Celery knows as `name` (e.g. "games.coach.tasks.review_deal"): a service
+    enqueues its own app's task without importing the tasks module, which imports the service.
+    Its module is imported by name here (Python's import lock makes threads wait for it):
+    Celery's own registry is filled by its autodiscovery, once, on the first thread that asks,
+    and a request thread asking meanwhile found it without the lobby's task (a 500 in the soak)."""
+    module, _, attribute = name.rpartition(".")
+    return getattr(import_module(module), attribute)
 
 
 def enqueue(task, *args, countdown: float = 0, **kwargs) -> Future | None:
