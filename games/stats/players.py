@@ -13,7 +13,7 @@ from datetime import timedelta
 
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
-from django.db.models import Exists, OuterRef, Q
+from django.db.models import Exists, OuterRef, Q, Value
 from django.utils import timezone
 
 from accounts.models import FORMER_PLAYER
@@ -262,7 +262,13 @@ def _recent_shared(player, viewer) -> list[SharedMatch]:
     someone_private = Exists(
         Seat.objects.filter(match=OuterRef("pk"), user__history_public=False).exclude(user=player)
     )
-    viewer_sat = Exists(Seat.objects.filter(match=OuterRef("pk"), user_id=_viewer_pk(viewer)))
+    # A visitor who is not signed in sat nowhere: looked up with no id, "user_id IS NULL" would
+    # find every bot's seat, and show them matches with people who keep their history private.
+    viewer_sat = (
+        Exists(Seat.objects.filter(match=OuterRef("pk"), user_id=viewer.pk))
+        if viewer.is_authenticated
+        else Value(False)
+    )
     matches = (
         Match.objects.filter(
             status=Match.Status.FINISHED, invite_code__isnull=False, seats__user=player
@@ -296,10 +302,6 @@ def _recent_shared(player, viewer) -> list[SharedMatch]:
             )
         )
     return rows
-
-
-def _viewer_pk(viewer) -> int | None:
-    return viewer.pk if viewer.is_authenticated else None
 
 
 def shown_ratings(user_ids) -> dict[int, int]:

@@ -118,6 +118,17 @@ def test_a_private_player_is_not_named_on_their_opponents_pages(user, bob, carol
     assert reverse("replay:match", args=[matches[0].pk]) in as_bob
 
 
+def test_a_visitor_not_signed_in_finds_no_match_with_a_private_player(user, bob):
+    """The visitor's seat was looked up with no id, which found a bot's seat in any match with
+    one: a match with bob, who keeps his history private, was listed with his name."""
+    match = finished(user, bob)
+    Seat.objects.create(match=match, position="P3", bot_level="easy")  # a bot's seat too
+    client_for(bob).post(reverse("history_privacy"), {"public": "0"})
+    as_visitor = Client().get(reverse("player", args=["alice"])).content.decode()
+    assert "Member since" in as_visitor  # alice's page, her history public
+    assert "bob" not in as_visitor and f"/{match.pk}/" not in as_visitor
+
+
 def test_the_lobby_shows_no_rating_for_a_host_who_keeps_their_history_private(user, bob):
     for _ in range(3):
         finished(user, bob)
