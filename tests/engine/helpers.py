@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
 import random
+import zlib
 
 from games.engine import Deal, Rules
 
@@ -41,9 +43,19 @@ PRESETS = ("house", "classic", "auction", "family")
 STATES_PER_PRESET = 10_000
 
 
-def specs_of(preset: str) -> list:
-    """The specs of ``ALL_SPECS`` built on ``preset``."""
-    return [s for s in ALL_SPECS if (s if isinstance(s, str) else s["preset"]) == preset]
+def specs_of(preset: str, specs=ALL_SPECS) -> list:
+    """The specs of ``specs`` built on ``preset``."""
+    return [s for s in specs if (s if isinstance(s, str) else s["preset"]) == preset]
+
+
+def over_the_preset(preset: str, check, *, salt: int = 0, specs=ALL_SPECS) -> None:
+    """Call ``check(rules, rng)`` (which returns how many states it compared) over the preset's
+    specs in turn, until STATES_PER_PRESET states have been compared."""
+    rules_in_turn = itertools.cycle([Rules.from_spec(s) for s in specs_of(preset, specs)])
+    rng = random.Random(zlib.crc32(preset.encode()) ^ salt)
+    states = 0
+    while states < STATES_PER_PRESET:
+        states += check(next(rules_in_turn), rng)
 
 
 def hands_of(**hands: str) -> dict[str, list[str]]:

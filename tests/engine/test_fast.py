@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import itertools
 import random
-import zlib
 
 import pytest
 
 from games.engine import Deal, Rules, fast
 from games.engine.cards import CODES, INDEX
 
-from .helpers import ALL_SPECS, PRESETS, STATES_PER_PRESET, random_game, specs_of
+from .helpers import ALL_SPECS, PRESETS, over_the_preset, random_game
 
 
 def _codes(mask: int) -> set[str]:
@@ -26,11 +24,7 @@ def _side_name(rules: Rules, index: int) -> str | None:
 def test_kernel_agrees_with_deal_step_by_step(preset):
     """Over STATES_PER_PRESET random states of play of the preset (each option in turn): the
     same legal cards, trick winners, points and scores."""
-    specs = itertools.cycle(specs_of(preset))
-    rng = random.Random(zlib.crc32(preset.encode()))
-    states = 0
-    while states < STATES_PER_PRESET:
-        states += _play_against_the_deal(Rules.from_spec(next(specs)), rng)
+    over_the_preset(preset, _play_against_the_deal)
 
 
 def _play_against_the_deal(rules: Rules, rng: random.Random) -> int:

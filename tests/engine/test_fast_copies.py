@@ -11,9 +11,7 @@ calls of every preset, its options in turn.
 
 from __future__ import annotations
 
-import itertools
 import random
-import zlib
 
 import pytest
 from hypothesis import given, settings
@@ -26,7 +24,7 @@ from games.engine.bots.auction_model import AuctionState, call_code
 from games.engine.cards import CODES, INDEX, SUITS, codes_of
 from games.engine.discards import discard_tokens
 
-from .helpers import ALL_SPECS, PRESETS, STATES_PER_PRESET, specs_of
+from .helpers import ALL_SPECS, PRESETS, over_the_preset
 
 
 def _deal_hands(rules: Rules, rng: random.Random) -> dict[str, list[str]]:
@@ -46,11 +44,7 @@ def _model_codes(state: AuctionState, seat: int, hand: list[str]) -> set[int]:
 @pytest.mark.parametrize("preset", PRESETS)
 def test_bidding_model_offers_exactly_the_engines_calls(preset):
     """Over STATES_PER_PRESET random calls of the preset (each option in turn)."""
-    specs = itertools.cycle(specs_of(preset))
-    rng = random.Random(zlib.crc32(preset.encode()))
-    calls = 0
-    while calls < STATES_PER_PRESET:
-        calls += _bid_against_the_auction(Rules.from_spec(next(specs)), rng)
+    over_the_preset(preset, _bid_against_the_auction)
 
 
 def _bid_against_the_auction(rules: Rules, rng: random.Random) -> int:
@@ -79,11 +73,7 @@ def _bid_against_the_auction(rules: Rules, rng: random.Random) -> int:
 @pytest.mark.parametrize("preset", PRESETS)
 def test_random_auctions_are_legal_auctions(preset):
     """Over STATES_PER_PRESET random calls of the preset (each option in turn)."""
-    specs = itertools.cycle(specs_of(preset))
-    rng = random.Random(zlib.crc32(preset.encode()) ^ 0x5EED)
-    calls = 0
-    while calls < STATES_PER_PRESET:
-        calls += _random_auction_in_the_engine(Rules.from_spec(next(specs)), rng)
+    over_the_preset(preset, _random_auction_in_the_engine, salt=0x5EED)
 
 
 def _random_auction_in_the_engine(rules: Rules, rng: random.Random) -> int:
@@ -130,14 +120,12 @@ def test_random_discards_are_legal_discards(spec, seed, trump, dealer):
 @pytest.mark.parametrize("preset", sorted({_preset(s) for s in DISCARD_SPECS}))
 def test_random_discards_of_each_preset_are_legal_discards(preset):
     """The same over STATES_PER_PRESET seats' discards of the preset (its options in turn)."""
-    specs = itertools.cycle([s for s in DISCARD_SPECS if _preset(s) == preset])
-    rng = random.Random(zlib.crc32(preset.encode()) ^ 0xD15C)
-    discards = 0
-    while discards < STATES_PER_PRESET:
-        rules = Rules.from_spec(next(specs))
-        discards += _discards_against_the_engine(
-            rules, rng.getrandbits(32), rng.randrange(4), rng.randrange(len(rules.seats))
-        )
+
+    def discards(rules: Rules, rng: random.Random) -> int:
+        seed, trump, dealer = rng.getrandbits(32), rng.randrange(4), rng.randrange(7)
+        return _discards_against_the_engine(rules, seed, trump, dealer)
+
+    over_the_preset(preset, discards, salt=0xD15C, specs=DISCARD_SPECS)
 
 
 def _discards_against_the_engine(rules: Rules, seed: int, trump: int, dealer: int) -> int:
