@@ -89,6 +89,7 @@ class SeatView:
     bot_level: str = ""  # a bot's level, shown beside its name
     call: str = ""  # this seat's call in the auction, once made
     trick_card: CardView | None = None
+    led: bool = False  # this seat led the trick being played
     revealed: list = field(default_factory=list)  # the dealt hand, shown once the deal is over
     # A person's turn at a shared table: whole seconds before a stand-in plays it.
     turn_left: int | None = None
@@ -143,6 +144,8 @@ class TableView:
     auction: list  # (seat name, call label)
     trump: str | None
     trump_symbol: str
+    led_suit: str  # the suit led to the trick being played ("" before a card is led)
+    led_symbol: str
     pitcher: str | None
     bid_label: str
     totals: list  # (side label, points, is_mine)
@@ -264,6 +267,8 @@ def table_view(
         auction=[(seen.mover(s, n), call_label(t)) for n, (s, t) in enumerate(state.calls)],
         trump=state.trump,
         trump_symbol=SUIT_SYMBOLS.get(state.trump or "", ""),
+        led_suit=_led_suit(state),
+        led_symbol=SUIT_SYMBOLS.get(_led_suit(state), ""),
         pitcher=_pitcher(seen),
         bid_label=bid_label(state.bid),
         totals=totals,
@@ -397,10 +402,15 @@ def _seen(match: Match, me: str | None, seats: list | None, deal_row: Deal | Non
     )
 
 
+def _led_suit(state: engine.Deal) -> str:
+    return state.current_trick[0][1][1] if state.current_trick else ""
+
+
 def _seat_views(seen: _Seen) -> list[SeatView]:
     state = seen.state
     calls = {seat: token for seat, token in state.calls}
     current = dict(state.current_trick)
+    leader = state.current_trick[0][0] if state.current_trick else None
     # Played-out deals show every hand; a thrown-in one was never played, so never shown.
     reveal = seen.over and not state.thrown_in
     views = []
@@ -429,6 +439,7 @@ def _seat_views(seen: _Seen) -> list[SeatView]:
                 call=call_label(calls[position]) if position in calls else "",
                 turn_left=_turn_left(seen, position),
                 trick_card=card_view(current[position]) if position in current else None,
+                led=position == leader,
                 revealed=[
                     card_view(c) for c in in_hand_order(state.dealt_hands[position], state.trump)
                 ]

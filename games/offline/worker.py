@@ -179,6 +179,7 @@ def _seats_view(match: OfflineMatch, names: dict, places: dict) -> list[dict[str
     over = deal.phase == OVER
     calls = dict(deal.calls)
     current = dict(deal.current_trick)
+    leader = deal.current_trick[0][0] if deal.current_trick else None
     seats = []
     for position in rules.seats:
         place = places[position]
@@ -200,6 +201,7 @@ def _seats_view(match: OfflineMatch, names: dict, places: dict) -> list[dict[str
                 "bot_level": match.bots.get(position, ""),
                 "call": call_label(calls[position]) if position in calls else "",
                 "trick_card": card(current[position]) if position in current else None,
+                "led": position == leader,
                 # A played-out deal shows every hand in its result, not the backs.
                 "revealed": over and not deal.thrown_in,
             }
@@ -208,12 +210,15 @@ def _seats_view(match: OfflineMatch, names: dict, places: dict) -> list[dict[str
 
 
 def _contract_view(match: OfflineMatch, names: dict) -> dict[str, Any]:
-    """Trump, the pitcher and the bid, once known."""
+    """Trump, the pitcher and the bid, once known, and the suit led to the trick."""
     deal = match.deal
+    led_suit = deal.current_trick[0][1][1] if deal.current_trick else ""
     return {
         "trump": deal.trump,
         "trump_symbol": SUIT_SYMBOLS.get(deal.trump or "", ""),
         "trump_red": (deal.trump or "") in ("H", "D"),
+        "led_suit": led_suit,
+        "led_symbol": SUIT_SYMBOLS.get(led_suit, ""),
         "pitcher": names[deal.pitcher] if deal.pitcher else None,
         "bid_label": bid_label(deal.bid),
     }

@@ -61,9 +61,16 @@
     for (const seat of view.seats) if (!seat.is_me) html += seatHtml(seat);
     html += '<div class="trick trick-live" aria-label="Current trick">';
     for (const seat of view.seats) {
-      if (seat.trick_card) html += '<div class="trick-card at-x-' + seat.trick_x + " at-y-" + seat.trick_y + '" title="' + esc(seat.name) + '">' + cardFace(seat.trick_card, true) + "</div>";
+      if (seat.trick_card) {
+        html += '<div class="trick-card' + (seat.led ? " trick-led" : "") + " at-x-" + seat.trick_x + " at-y-" + seat.trick_y + '" title="' + esc(seat.name) + (seat.led ? " led" : "") + '">' +
+          cardFace(seat.trick_card, true) + (seat.led ? '<span class="led-mark" aria-hidden="true">led</span>' : "") + "</div>";
+      }
     }
     if (view.phase === "auction") html += '<div class="trick-note">Bidding</div>';
+    if (view.led_suit) {
+      html += '<p class="trick-suits"><span class="' + ("HD".includes(view.led_suit) ? "suit-red" : "") + '">Led ' + esc(view.led_symbol) + "</span>" +
+        (view.trump ? ' · <span class="' + (view.trump_red ? "suit-red" : "") + '">Trump ' + esc(view.trump_symbol) + "</span>" : "") + "</p>";
+    }
     html += "</div>";
     if (view.last_trick.length) {
       html += '<div class="trick trick-done' + (view.trick_just_done ? " trick-done-now" : "") + '" aria-label="Trick ' + view.tricks_done + ": " + esc(view.last_trick_winner) + '" data-trick-done="' + view.tricks_done + '">';

@@ -7,8 +7,9 @@ from django.template.loader import render_to_string
 from django.test import Client
 from django.urls import reverse
 
-from games.core import presenters, selectors, services, turns
+from games.core import pages, presenters, selectors, services, turns
 from games.core.turns import WaitingFor
+from games.engine.wording import SUIT_SYMBOLS
 from games.models import Action, Match
 
 from .play import opened_by, play_until
@@ -201,3 +202,24 @@ def test_with_pitching_allowed_each_card_in_the_auction_sends_its_pitch(logged_i
         assert f'value="{token}"' in page
     assert post_move(logged_in_client, match, pitches[0]).status_code == 204
     assert selectors.deal_state(selectors.current_deal(match)).calls[-1] == ("S", pitches[0])
+
+
+def test_the_trick_being_played_marks_who_led_and_shows_the_suit_led_beside_trump(match):
+    """Issue 50: who led is marked on the felt, and the led suit and trump are shown at the
+    trick (the offline table draws the same: tests/db/test_offline_twin.py)."""
+
+    def mid_trick(m):
+        state = selectors.deal_state(selectors.current_deal(m))
+        return len(state.current_trick) == 2
+
+    match = play_until(match, stop=mid_trick)
+    state = selectors.deal_state(selectors.current_deal(match))
+    (leader, first), _ = state.current_trick
+    view = presenters.table_view(match, "S")
+    html = pages.table_markup(view)
+    start = html.index('class="trick trick-live"')
+    trick = html[start : html.index("</p>", html.index("trick-suits", start))]
+    leader_name = next(seat.name for seat in view.seats if seat.position == leader)
+    assert trick.count("trick-led") == 1 and f'title="{leader_name} led"' in trick
+    led_symbol, trump_symbol = SUIT_SYMBOLS[first[1]], SUIT_SYMBOLS[state.trump]
+    assert f"Led {led_symbol}</span> · " in trick and f"Trump {trump_symbol}</span>" in trick
