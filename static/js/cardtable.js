@@ -1,7 +1,8 @@
 // What makes the live table read like a card table, across htmx swaps of #table:
 //  - a completed trick stays in view for a moment even when the next lead arrives at once
 //    (bots play quickly); the server goes on, and any click or key of the player ends the wait;
-//  - the discard step counts the chosen cards and allows the discard once the count is right.
+//  - the discard step counts the chosen cards and allows the discard once the count is right;
+//  - a card played travels from its seat to the trick.
 (function () {
   "use strict";
 
@@ -85,7 +86,44 @@
   }, true);
   document.addEventListener("keydown", function () { clearTimeout(autoDealTimer); }, true);
 
+  // A card played travels from its seat (the player's own from their hand) to its place on the
+  // trick, in TRAVEL_MS, with the Web Animations API on the card's own element: nothing waits
+  // for it (a swap mid-flight just shows the card in place, clicks are answered as ever), and a
+  // system that asks for less motion gets none.
+  const TRAVEL_MS = 250;
+  const lessMotion = window.matchMedia ? window.matchMedia("(prefers-reduced-motion: reduce)") : null;
+  let onFelt = null; // the trick cards last on screen, "deal:card"; null before the first table
+
+  function travelFrom(table, card) {
+    const seat = table.querySelector('.seat[data-seat="' + card.dataset.from + '"]');
+    const place = seat || table.querySelector(".me .hand") || table.querySelector(".me");
+    return place ? place.getBoundingClientRect() : null;
+  }
+
+  function moveNewCards() {
+    const table = document.getElementById("table");
+    if (!table) { onFelt = null; return; }
+    const now = new Set();
+    table.querySelectorAll(".trick-live .trick-card").forEach(function (card) {
+      const face = card.querySelector(".card-face");
+      const key = table.dataset.deal + ":" + (face ? face.getAttribute("aria-label") : "");
+      now.add(key);
+      if (onFelt === null || onFelt.has(key) || !card.animate || (lessMotion && lessMotion.matches)) return;
+      const from = travelFrom(table, card);
+      const to = card.getBoundingClientRect();
+      if (!from || !to.width) return; // held out of view (the trick before is still shown)
+      const dx = Math.round(from.left + from.width / 2 - (to.left + to.width / 2));
+      const dy = Math.round(from.top + from.height / 2 - (to.top + to.height / 2));
+      card.animate(
+        [{ transform: "translate(calc(-50% + " + dx + "px), calc(-50% + " + dy + "px))" }, { transform: "translate(-50%, -50%)" }],
+        { duration: TRAVEL_MS, easing: "ease-out" }
+      );
+    });
+    onFelt = now;
+  }
+
   function afterSwap() {
+    moveNewCards();
     holdCompletedTrick();
     countDiscards();
     autoDeal();

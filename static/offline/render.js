@@ -62,7 +62,7 @@
     html += '<div class="trick trick-live" aria-label="Current trick">';
     for (const seat of view.seats) {
       if (seat.trick_card) {
-        html += '<div class="trick-card' + (seat.led ? " trick-led" : "") + " at-x-" + seat.trick_x + " at-y-" + seat.trick_y + '" title="' + esc(seat.name) + (seat.led ? " led" : "") + '">' +
+        html += '<div class="trick-card' + (seat.led ? " trick-led" : "") + " at-x-" + seat.trick_x + " at-y-" + seat.trick_y + '" data-from="' + esc(seat.position) + '" title="' + esc(seat.name) + (seat.led ? " led" : "") + '">' +
           cardFace(seat.trick_card, true) + (seat.led ? '<span class="led-mark" aria-hidden="true">led</span>' : "") + "</div>";
       }
     }

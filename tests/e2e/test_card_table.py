@@ -253,3 +253,43 @@ def test_a_replay_plays_by_itself_and_any_finished_deal_can_be_reviewed(
     page.wait_for_function("() => Number(document.querySelector('#replay').dataset.step) >= 3")
     expect(page.locator("#replay")).to_have_attribute("data-step", last, timeout=60_000)
     expect(page.locator("[data-autoplay]")).to_have_text("▶ Play")  # it stops at the end
+
+
+# Counts the animations started on trick cards (issue 50's motion); installed before the page's
+# own scripts run.
+COUNT_TRAVELS = """
+window.__travels = 0;
+const animate = Element.prototype.animate;
+Element.prototype.animate = function (frames, options) {
+  if (this.classList && this.classList.contains("trick-card")) window.__travels += 1;
+  return animate.call(this, frames, options);
+};
+"""
+
+
+def travels_until_three_cards_arrive(site, browser, name: str, reduced_motion: str) -> int:
+    """Trick cards that travelled while the player plays on until three cards have reached the
+    felt after the first table (the bots' and the player's own, from the hand)."""
+    context = browser.new_context(reduced_motion=reduced_motion)
+    context.add_init_script(COUNT_TRAVELS)
+    page = context.new_page()
+    sign_up(page, site, name)
+    start_match(page, site)
+    arrived = (
+        "() => document.querySelectorAll('#table .trick-live .trick-card').length >= 3"
+        " || document.querySelectorAll('#table .trick-done').length > 0"
+    )
+    my_turn_or_next(
+        page,
+        lambda: page.locator("#table [data-action]:not([data-unarmed])").last.click(timeout=2000),
+        until=lambda: page.evaluate(arrived),
+    )
+    table_still_works(page)
+    travels = page.evaluate("() => window.__travels")
+    context.close()
+    return travels
+
+
+def test_a_card_played_travels_to_the_trick_unless_the_system_asks_for_less_motion(site, browser):
+    assert travels_until_three_cards_arrive(site, browser, "mover", "no-preference") >= 1
+    assert travels_until_three_cards_arrive(site, browser, "still", "reduce") == 0
