@@ -92,7 +92,7 @@
   // system that asks for less motion gets none.
   const TRAVEL_MS = 250;
   const lessMotion = window.matchMedia ? window.matchMedia("(prefers-reduced-motion: reduce)") : null;
-  let onFelt = null; // the trick cards last on screen, "deal:card"; null before the first table
+  let cardsOnFelt = null; // the trick cards last on screen, "deal:card"; null before the first table
 
   function travelFrom(table, card) {
     const seat = table.querySelector('.seat[data-seat="' + card.dataset.from + '"]');
@@ -102,13 +102,13 @@
 
   function moveNewCards() {
     const table = document.getElementById("table");
-    if (!table) { onFelt = null; return; }
+    if (!table) { cardsOnFelt = null; return; }
     const now = new Set();
     table.querySelectorAll(".trick-live .trick-card").forEach(function (card) {
       const face = card.querySelector(".card-face");
       const key = table.dataset.deal + ":" + (face ? face.getAttribute("aria-label") : "");
       now.add(key);
-      if (onFelt === null || onFelt.has(key) || !card.animate || (lessMotion && lessMotion.matches)) return;
+      if (cardsOnFelt === null || cardsOnFelt.has(key) || !card.animate || (lessMotion && lessMotion.matches)) return;
       const from = travelFrom(table, card);
       const to = card.getBoundingClientRect();
       if (!from || !to.width) return; // held out of view (the trick before is still shown)
@@ -119,7 +119,7 @@
         { duration: TRAVEL_MS, easing: "ease-out" }
       );
     });
-    onFelt = now;
+    cardsOnFelt = now;
   }
 
   function afterSwap() {
