@@ -36,19 +36,33 @@
     return copyTheOldWay(text);
   }
 
+  // What a copy button says for a moment ({key, text, copied, until}): the forming table is
+  // redrawn over its websocket (someone sits down, a presence changes), and the new button says
+  // it too, so "Copied" is not lost to a redraw right after the click.
+  let said = null;
+
+  function sayOn(button) {
+    if (!said || button.dataset.copy !== said.key) return;
+    if (!button.dataset.label) button.dataset.label = button.textContent;
+    const now = Date.now() < said.until;
+    button.textContent = now ? said.text : button.dataset.label;
+    button.classList.toggle("copied", now && said.copied);
+  }
+
+  function sayOnEvery() {
+    document.querySelectorAll("button[data-copy]").forEach(sayOn);
+  }
+
   document.addEventListener("click", async (event) => {
     const button = event.target.closest("button[data-copy]");
     if (!button) return;
     const target = document.querySelector(button.dataset.copy);
     if (!target) return;
-    const label = button.dataset.label || button.textContent;
-    button.dataset.label = label;
     const copied = await copy(textOf(target));
-    button.textContent = copied ? "Copied" : "Select the link and copy it";
-    button.classList.toggle("copied", copied);
-    setTimeout(() => {
-      button.textContent = label;
-      button.classList.remove("copied");
-    }, SAID_MS);
+    said = { key: button.dataset.copy, text: copied ? "Copied" : "Select the link and copy it", copied: copied, until: Date.now() + SAID_MS };
+    sayOnEvery();
+    setTimeout(sayOnEvery, SAID_MS);
   });
+  document.addEventListener("htmx:afterSettle", sayOnEvery);
+  document.addEventListener("htmx:oobAfterSwap", sayOnEvery);
 })();
