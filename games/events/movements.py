@@ -468,6 +468,30 @@ def _negated(values: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(-value for value in values)
 
 
+def _round_line(result: Result, side: Side, partner: Key) -> RoundLine:
+    return RoundLine(
+        table=result.table.number,
+        partner=partner,
+        opponents=result.table.pair(OTHER_SIDE[side]),
+        points_for=result.points[side],
+        points_against=result.points[OTHER_SIDE[side]],
+        won=result.winners() == side,
+    )
+
+
+def _totalled(unit: str | Pair, done: Sequence[RoundLine | None]) -> Line:
+    """The unit's line, its place still to be decided (by _placed)."""
+    played = [line for line in done if line is not None]
+    return Line(
+        key=unit,
+        place=0,
+        won=sum(line.won for line in played),
+        points_for=sum(line.points_for for line in played),
+        points_against=sum(line.points_against for line in played),
+        rounds=tuple(done),
+    )
+
+
 def standings(
     rounds: list[list[Result]],
     units: Literal["player", "pair"] = "player",
@@ -483,30 +507,12 @@ def standings(
     if units not in ("player", "pair"):
         raise ValueError(f"units are 'player' or 'pair', not {units!r}")
     pair_of = {frozenset(pair): pair for pair in pairs or ()}
-    played: dict[str | Pair, list[RoundLine | None]] = {
-        pair: [None] * len(rounds) for pair in pair_of.values() if units == "pair"
-    }
+    not_yet: list[RoundLine | None] = [None] * len(rounds)
+    played: dict[str | Pair, list[RoundLine | None]] = {}
+    if units == "pair":
+        played = {pair: list(not_yet) for pair in pair_of.values()}
     for number, results in enumerate(rounds):
         for result in results:
             for unit, side, partner in _units_at(result, units, pair_of):
-                line = RoundLine(
-                    table=result.table.number,
-                    partner=partner,
-                    opponents=result.table.pair(OTHER_SIDE[side]),
-                    points_for=result.points[side],
-                    points_against=result.points[OTHER_SIDE[side]],
-                    won=result.winners() == side,
-                )
-                played.setdefault(unit, [None] * len(rounds))[number] = line
-    lines = [
-        Line(
-            key=unit,
-            place=0,  # decided by _placed
-            won=sum(r.won for r in done if r),
-            points_for=sum(r.points_for for r in done if r),
-            points_against=sum(r.points_against for r in done if r),
-            rounds=tuple(done),
-        )
-        for unit, done in played.items()
-    ]
-    return _placed(lines)
+                played.setdefault(unit, list(not_yet))[number] = _round_line(result, side, partner)
+    return _placed([_totalled(unit, done) for unit, done in played.items()])
