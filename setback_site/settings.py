@@ -72,6 +72,7 @@ INSTALLED_APPS = [
     "games.lobby",
     "games.daily",
     "games.social",
+    "games.events",
     # The site's own commands: backup and restore (setback_site/backups.py); no models.
     "setback_site",
     # How the site is measured (benchmarks, load test, soak): commands only, never imported by
@@ -395,6 +396,8 @@ REQUEST_LIMITS_PER_MINUTE = {
     "data_download": 5,
     # Deals coming home from the offline page, one at a time (a long match is 10 to 20 deals).
     "offline_upload": 30,
+    # Scheduling a Setback night (games/events): a handful a minute is plenty for anyone.
+    "new_event": 5,
 }
 # What reaches another person by the hour, per user: friend requests, and invitations (to a
 # table, to a club). A minute's limit would still let one person fill another's bell all day.

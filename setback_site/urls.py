@@ -11,6 +11,7 @@ urlpatterns = [
     path("", include("games.stats.player_urls")),
     path("coach/", include("games.coach.urls")),
     path("offline/", include("games.offline.urls")),
+    path("events/", include("games.events.urls")),
     path("", include("games.social.urls")),
     path("", include("games.urls")),
 ]

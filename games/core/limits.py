@@ -29,6 +29,7 @@ KIND_WORDS = {
     "offline_upload": "deals sent home from the offline page",
     "friend_request": "friend requests",
     "invite": "invitations",
+    "new_event": "new events",
 }
 
 HOUR_SECONDS = 3600

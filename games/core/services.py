@@ -133,6 +133,8 @@ def lock_for_rematch(match_id: int, user) -> tuple[Match, Match | None]:
         raise GameError("The match is not over yet.")
     if old.single_deal:
         raise GameError("A daily deal is played once: there is no rematch.")
+    if old.deals_limit is not None:
+        raise GameError("A round of a Setback night has no rematch: the next round seats you.")
     return old, old.rematches.order_by("pk").first()
 
 
@@ -462,6 +464,10 @@ def _finish_deal(match: Match, deal_row: Deal, state: engine.Deal) -> None:
         standing = selectors.standing_after(match, deal_row, result)
         match.totals = dict(standing.totals)
         over, winner = standing.over, standing.winner or ""
+        if match.deals_limit is not None:
+            # A round of so many deals: its points never end it, its last deal does.
+            over = deal_row.number >= match.deals_limit
+            winner = side_ahead(match.totals) if over else ""
     # What a deal's end counts for (statistics, a daily result) each feature decides.
     hooks.after_deal(deal_row, deal_row.result)
     if over:
@@ -469,6 +475,36 @@ def _finish_deal(match: Match, deal_row: Deal, state: engine.Deal) -> None:
         match.winner = winner
         match.finished_at = timezone.now()
         hooks.after_match(match)
+
+
+def side_ahead(totals: dict[str, int]) -> str:
+    """The side with the most points, or "" when the highest are tied."""
+    best = max(totals.values())
+    leaders = [side for side, points in totals.items() if points == best]
+    return leaders[0] if len(leaders) == 1 else ""
+
+
+def do_last_deal(match_id: int, *, now) -> Match | None:
+    """A round's time ran out (games/events): the deal in play is the match's last, and from
+    `now` stand-ins play every person's turn in it at once. A match waiting for its next deal
+    ends now, scored as it stands. Asked again, it changes nothing. None if the match is over."""
+    with transaction.atomic():
+        match, deal_row = lock_match_with_deal(match_id)
+        if match.status != Match.Status.PLAYING or deal_row is None:
+            return None
+        if match.stand_ins_from is not None:
+            return match
+        match.stand_ins_from = now
+        match.deals_limit = deal_row.number
+        if deal_row.is_over:
+            match.status = Match.Status.FINISHED
+            match.winner = side_ahead(match.totals)
+            match.finished_at = now
+            hooks.after_match(match)
+        match.version += 1
+        match.save(update_fields=[*_MOVE_FIELDS, "stand_ins_from", "deals_limit"])
+        announce_after_commit(match, deal_row)
+    return match
 
 
 def do_next_deal(match_id: int, *, version: int) -> Outcome:

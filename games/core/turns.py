@@ -103,9 +103,10 @@ def waiting_at(match: Match, deal_row: Deal) -> Waiting:
         )
     user_id: int | None  # None for a bot's seat (the stubs type values_list's column as set)
     user_id, bot_level, connections, _, last_seen_at, left_at = rows[deal_row.to_act]
-    if left_at is not None and match.invite_code:
-        # A former player (their account deleted mid-match) never comes back: their seat plays
-        # as a bot's turn, at a bot's pace, not after a stalled person's grace.
+    if match.invite_code and (left_at is not None or match.stand_ins_from is not None):
+        # A former player (their account deleted mid-match) never comes back, and a Setback
+        # night's round out of time waits for nobody: the seat plays as a bot's turn, at a bot's
+        # pace, not after a stalled person's grace.
         user_id, bot_level = None, STAND_IN_LEVEL
     if user_id is None:
         return Waiting(

@@ -57,7 +57,7 @@ class TableFull(GameError):
     status = 409
 
 
-def _new_code() -> str:
+def new_invite_code() -> str:
     while True:
         code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
         if not Match.objects.filter(invite_code=code).exists():
@@ -137,7 +137,7 @@ def do_create_table(
             seats_with(rules, human_seat(rules), host.pk, bot_level=""),
             first_dealer=secrets.choice(rules.seats),
             status=Match.Status.FORMING,
-            invite_code=_new_code(),
+            invite_code=new_invite_code(),
             allow_spectators=bool(allow_spectators),
             turn_timeout_seconds=timeout,
             public=bool(public),
@@ -162,7 +162,7 @@ def do_create_paired_table(users: list, *, rules_spec, bot_level: str) -> Match:
         raise GameError("That many people do not fit at one table.")
     people = dict(zip(people_positions(rules, len(users)), users, strict=True))
     seats = [(p, people[p].pk, "") if p in people else (p, None, bot_level) for p in rules.seats]
-    return begin_match(rules, users[0], seats, invite_code=_new_code())
+    return begin_match(rules, users[0], seats, invite_code=new_invite_code())
 
 
 def do_sit(match_id: int, *, user, position: str) -> Match:
@@ -474,7 +474,7 @@ def do_table_rematch(match_id: int, *, user) -> Match:
             selectors.rules_of(old),
             old.host,
             seats,
-            invite_code=_new_code(),
+            invite_code=new_invite_code(),
             allow_spectators=old.allow_spectators,
             turn_timeout_seconds=old.turn_timeout_seconds,
             rematch_of=old,

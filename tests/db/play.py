@@ -41,7 +41,7 @@ def play_until(
             return match
         turn = turns.waiting_on(match.pk)
         if turn.kind == WaitingFor.BOT:
-            tasks.play_bot_turn(match.pk, turn.version)
+            tasks.play_bot_turn(match.pk, turn.version, turn.seat, turn.bot_level)
         elif turn.kind == WaitingFor.NEXT_DEAL:
             services.do_next_deal(match.pk, version=turn.version)
         else:
