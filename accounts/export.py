@@ -12,6 +12,7 @@
 - `chat.json`, `exercises.json`, `imports/import-<id>.json`: what they wrote, practised and uploaded;
 - `offline-uploads.json`: the deals sent home from the offline page, their state and reason.
 - `social.json`: friends and requests, notifications and the kinds mailed, clubs and club requests.
+- `events.json`: the Setback nights entered, with the place and the sheet round by round.
 
 A read: it changes nothing. The person is the one signed in; there is no way to name another.
 """
@@ -25,6 +26,7 @@ from django.utils import timezone
 
 from games.coach.models import ExerciseAttempt
 from games.core import selectors as game_selectors
+from games.events import selectors as event_selectors
 from games.models import ChatMessage, Match, PersonalBlock
 from games.offline.models import OfflineUpload
 from games.replay.models import ImportedDeal
@@ -51,6 +53,7 @@ imports/            the records you imported, as you uploaded them
 offline-uploads.json the deals you sent home from the offline page and what their check found
 social.json         your friends and friend requests, notifications (and which are mailed),
                     the clubs you belong to with your role, invitations and requests to join
+events.json         the Setback nights you entered: your place and your sheet, round by round
 """
 
 
@@ -203,6 +206,7 @@ def write_zip(user, out) -> None:
         archive.writestr("profile.json", _json(profile(user)))
         archive.writestr("statistics.json", _json(statistics(user)))
         archive.writestr("social.json", _json(social_data(user)))
+        archive.writestr("events.json", _json(event_selectors.person_data(user)))
         for match in _matches_of(user).iterator():
             seat = match.seats.get(user=user).position
             if match.deals.filter(phase="over").exists():

@@ -177,6 +177,8 @@ class TableView:
     single_deal: bool = False
     # A table of one deal (a daily or practice deal): no deal number, target or match score.
     one_deal: bool = False
+    # A round of a Setback night (games/events): no rematch; the event's panel says where next.
+    event_round: bool = False
     # What stand-in bots did for the viewer since their own last move in this deal (issue 44).
     away_notice: str = ""
 
@@ -299,6 +301,7 @@ def table_view(
         practice=_practice_note(match, rules, seen.seats, observer, seen.over),
         single_deal=match.single_deal,
         one_deal=match.single_deal or match.is_practice,
+        event_round=match.deals_limit is not None,
         away_notice=_away_notice(seen),
     )
 

@@ -115,80 +115,75 @@ def standings(event: Event) -> list[StandingRow]:
     """The standings: ranked on the rounds finished; the round in play shows its points so far
     on the sheets. A bot is never ranked (docs/events.md)."""
     history = round_results(event)
-    finished = (
-        event.round_number
-        if event.status == Event.Status.FINISHED
-        else max(0, event.round_number - 1)
-    )
-    playing = set(
-        Match.objects.filter(event_table__event=event, status=Match.Status.PLAYING).values_list(
-            "pk", flat=True
-        )
-    )
-    tables = {(t.round, t.number): t.match_id for t in event.tables.all()}
-    pairs = None
-    if event.by_pairs:
-        pairs = event_pairs(event)
+    pairs = event_pairs(event) if event.by_pairs else None
+    if pairs is not None:
         history = as_pairs(history, pairs)
     lines = movements.standings(
-        history[:finished], units="pair" if pairs else "player", pairs=pairs
+        history[: _rounds_finished(event)], units="pair" if pairs else "player", pairs=pairs
     )
-    user_ids = {
-        int(k)
-        for result in (r for rnd in history for r in rnd)
-        for k in result.table.seats.values()
-        if k
-    }
-    names = names_of(user_ids | {e.user_id for e in event.entries.all()})
     ranked = {line.key: line for line in lines}
-    units: list = list(ranked)
     # Everyone checked in has a sheet, even before their first round is over.
-    for entry_unit in _units(event, pairs):
-        if entry_unit not in ranked:
-            units.append(entry_unit)
-    rows = []
-    for unit in units:
-        line = ranked.get(unit)
-        keys = list(unit) if isinstance(unit, tuple) else [unit]
-        row = StandingRow(
-            place=line.place if line else len(lines) + 1,
-            names=_label(keys, names),
-            user_ids=[int(k) for k in keys if k],
-            won=line.won if line else 0,
-            points_for=line.points_for if line else 0,
-            points_against=line.points_against if line else 0,
-        )
-        for number, results in enumerate(history, start=1):
-            row.cells.append(_cell(results, keys[0], number, tables, playing, names))
-        rows.append(row)
+    units = list(ranked) + [unit for unit in _units(event, pairs) if unit not in ranked]
+    sheet = _Sheet(event, history)
+    rows = [sheet.row(unit, ranked.get(unit), unranked_place=len(lines) + 1) for unit in units]
     rows.sort(key=lambda r: (r.place, r.names.lower()))
     return rows
 
 
-def _side_of_seat(position: str) -> str:
-    return "NS" if position in ("N", "S") else "EW"
+def _rounds_finished(event: Event) -> int:
+    if event.status == Event.Status.FINISHED:
+        return event.round_number
+    return max(0, event.round_number - 1)
 
 
-def _cell(results, key, number, tables, playing, names) -> SheetCell | None:
-    for result in results:
-        table = result.table
-        side = table.side_of(key)
-        if side is None:
-            continue
-        other = "EW" if side == "NS" else "NS"
-        partner = table.partner_of(key)
-        opponents = [k for pos, k in table.seats.items() if _side_of_seat(pos) == other]
-        match_id = tables.get((number, table.number))
-        return SheetCell(
-            table=table.number,
-            partner=_label([partner], names),
-            opponents=_label(opponents, names),
-            points_for=result.points[side],
-            points_against=result.points[other],
-            won=None if match_id in playing else result.winners() == side,
-            match_id=match_id,
+class _Sheet:
+    """What every line of the standings is read against: the rounds, which tables still play,
+    each table's match, and the people's names."""
+
+    def __init__(self, event: Event, history: list[list[movements.Result]]) -> None:
+        self.history = history
+        self.playing = set(
+            Match.objects.filter(event_table__event=event, status=Match.Status.PLAYING).values_list(
+                "pk", flat=True
+            )
         )
-    return None
+        self.tables = {(t.round, t.number): t.match_id for t in event.tables.all()}
+        seated = {int(k) for rnd in history for r in rnd for k in r.table.seats.values() if k}
+        self.names = names_of(seated | set(event.entries.values_list("user_id", flat=True)))
+
+    def row(self, unit, line: movements.Line | None, unranked_place: int) -> StandingRow:
+        keys = list(unit) if isinstance(unit, tuple) else [unit]
+        return StandingRow(
+            place=line.place if line else unranked_place,
+            names=_label(keys, self.names),
+            user_ids=[int(k) for k in keys if k],
+            won=line.won if line else 0,
+            points_for=line.points_for if line else 0,
+            points_against=line.points_against if line else 0,
+            cells=[
+                self.cell(results, keys[0], number)
+                for number, results in enumerate(self.history, start=1)
+            ],
+        )
+
+    def cell(self, results: list[movements.Result], key, number: int) -> SheetCell | None:
+        for result in results:
+            table = result.table
+            side = table.side_of(key)
+            if side is None:
+                continue
+            other = movements.OTHER_SIDE[side]
+            match_id = self.tables.get((number, table.number))
+            return SheetCell(
+                table=table.number,
+                partner=_label([table.partner_of(key)], self.names),
+                opponents=_label(table.pair(other), self.names),
+                points_for=result.points[side],
+                points_against=result.points[other],
+                won=None if match_id in self.playing else result.winners() == side,
+                match_id=match_id,
+            )
+        return None
 
 
 def as_pairs(history: list[list[movements.Result]], pairs) -> list[list[movements.Result]]:
@@ -366,4 +361,41 @@ def player_events(player) -> list[PlayerEvent]:
         rows = standings(event)
         place = next((row.place for row in rows if player.pk in row.user_ids), None)
         found.append(PlayerEvent(event, place, len(rows)))
+    return found
+
+
+def person_data(user) -> list[dict]:
+    """The events a person entered, for "Download my data": each with their place and their
+    sheet, round by round (only what the event's page shows anyone who may see it)."""
+    found = []
+    for entry in Entry.objects.filter(user=user).select_related("event").order_by("checked_in_at"):
+        event = entry.event
+        rows = standings(event) if event.status != Event.Status.SCHEDULED else []
+        mine = next((row for row in rows if user.pk in row.user_ids), None)
+        found.append(
+            {
+                "event": event.name,
+                "starts_at": event.starts_at.isoformat(),
+                "status": event.status,
+                "movement": event.movement,
+                "checked_in_at": entry.checked_in_at.isoformat(),
+                "left_at": entry.left_at.isoformat() if entry.left_at else None,
+                "place": mine.place if mine and event.status == Event.Status.FINISHED else None,
+                "of": len(rows),
+                "rounds": [
+                    None
+                    if cell is None
+                    else {
+                        "table": cell.table,
+                        "partner": cell.partner,
+                        "opponents": cell.opponents,
+                        "points_for": cell.points_for,
+                        "points_against": cell.points_against,
+                        "won": cell.won,
+                        "match": cell.match_id,
+                    }
+                    for cell in (mine.cells if mine else [])
+                ],
+            }
+        )
     return found

@@ -251,32 +251,32 @@ def _make_pairs(event: Event, entries: list[Entry]) -> None:
     taken = event.entries.exclude(pair_number=None).values_list("pair_number", flat=True)
     next_number = max((number or 0 for number in taken), default=0) + 1
     waiting = [entry for entry in entries if entry.pair_number is None]
-    names = dict(
-        get_user_model()
-        .objects.filter(pk__in=[e.user_id for e in waiting])
-        .values_list("pk", "username")
-    )
-    by_name = {names[entry.user_id].lower(): entry for entry in waiting}
-    pairs: list[list[Entry]] = []
-    paired: set[int] = set()
-    for entry in waiting:
-        if entry.pk in paired:
-            continue
-        partner = by_name.get(entry.asked_partner.lower()) if entry.asked_partner else None
-        if (
-            partner is not None
-            and partner.pk not in paired
-            and partner.pk != entry.pk
-            and partner.asked_partner.lower() in ("", names[entry.user_id].lower())
-        ):
-            pairs.append([entry, partner])
-            paired |= {entry.pk, partner.pk}
+    pairs = _asked_pairs(waiting)
+    paired = {entry.pk for pair in pairs for entry in pair}
     alone = [entry for entry in waiting if entry.pk not in paired]
     pairs += [alone[i : i + 2] for i in range(0, len(alone), 2)]
     for number, pair in enumerate(pairs, start=next_number):
         for entry in pair:
             entry.pair_number = number
             entry.save(update_fields=["pair_number"])
+
+
+def _asked_pairs(waiting: list[Entry]) -> list[list[Entry]]:
+    """The pairs people asked for: a person and the partner they named, if that partner named
+    them or nobody."""
+    users = get_user_model().objects.filter(pk__in=[e.user_id for e in waiting])
+    names = {user.pk: user.username.lower() for user in users}
+    by_name = {names[entry.user_id]: entry for entry in waiting}
+    pairs: list[list[Entry]] = []
+    paired: set[int] = set()
+    for entry in waiting:
+        partner = by_name.get(entry.asked_partner.lower())
+        if partner is None or {entry.pk, partner.pk} & paired or partner.pk == entry.pk:
+            continue
+        if partner.asked_partner.lower() in ("", names[entry.user_id]):
+            pairs.append([entry, partner])
+            paired |= {entry.pk, partner.pk}
+    return pairs
 
 
 def _first_layout(event: Event, entries: list[Entry]) -> list[movements.Table]:
@@ -296,18 +296,24 @@ def _next_layout(event: Event, number: int) -> list[movements.Table]:
     history = selectors.round_results(event)
     entries = list(event.entries.filter(left_at__isnull=True, first_round__lte=number))
     present = {str(entry.user_id) for entry in entries}
-    seated = {key for result in history[-1] for key in result.table.seats.values() if key}
-    arrivals = [str(e.user_id) for e in entries if str(e.user_id) not in seated]
-    if event.movement == Event.Movement.ROTATION:
-        moved = movements.rotate([result.table for result in history[-1]])
-        return movements.refill(moved, present, arrivals)
-    if event.movement == Event.Movement.WINNERS:
-        return movements.refill(movements.winners_move_up(history[-1]), present, arrivals)
+    if event.movement == Event.Movement.SWISS:
+        return _swiss_layout(event, history, entries, present)
     if event.movement == Event.Movement.INDIVIDUAL:
         played = [result.table for results in history for result in results]
         partnered, opposed = movements.partnerships(played), movements.oppositions(played)
         keys = [str(entry.user_id) for entry in entries]
         return movements.individual_tables(keys, partnered, opposed, seed=event.pk * 100 + number)
+    if event.movement == Event.Movement.ROTATION:
+        moved = movements.rotate([result.table for result in history[-1]])
+    else:
+        moved = movements.winners_move_up(history[-1])
+    seated = {key for result in history[-1] for key in result.table.seats.values() if key}
+    arrivals = [key for key in sorted(present) if key not in seated]
+    return movements.refill(moved, present, arrivals)
+
+
+def _swiss_layout(event: Event, history, entries: list[Entry], present: set[str]):
+    """Swiss: the pairs (new ones for late arrivals), ranked on the rounds so far, paired."""
     _make_pairs(event, [e for e in entries if e.pair_number is None])
     # A pair stays one unit when one of its players has left (a bot takes their seat).
     pairs = [
