@@ -32,6 +32,7 @@ from games.core import mail
 from games.core.errors import GameError
 from games.core.sockets import end_sockets
 from games.daily import services as daily
+from games.events import services as events
 from games.lobby.models import PairingTicket
 from games.models import ChatMessage, Match, PersonalBlock, Seat
 from games.offline.models import OfflineMatch, OfflineUpload
@@ -243,7 +244,9 @@ def do_delete_account(user, *, password: str) -> None:
     Removed at once: the login (no name, no password, inactive), the e-mail addresses, every
     session and socket, chat lines, mutes and blocks either way, friendships, notifications,
     club memberships and requests (a club they owned passes to an admin or member, or goes with
-    them when nobody else is in it), waiting pairing requests,
+    them when nobody else is in it), waiting pairing requests, check-ins to events (an event
+    under way is left as by "Leave the event"; one they organised that has not started is
+    cancelled),
     imported records, exercise attempts, offline uploads, data downloads (their files too), the
     overall rating, and the person's rows in the login
     lockout's logs. Their name is also taken out of what other people wrote or uploaded (chat
@@ -265,6 +268,7 @@ def do_delete_account(user, *, password: str) -> None:
         if user.has_left:
             raise AccountError("This account has already been deleted.", status=410)
         _leave_forming_tables(user)
+        events.do_leave_every_event(user)
         daily.note_leaver(user)  # the name does not play today's deals again (docs/daily.md)
         Seat.objects.filter(user=user).update(connections=0)
         ChatMessage.objects.filter(user=user).delete()

@@ -467,3 +467,20 @@ def sweep_events(now=None) -> None:
             do_round_time_up(event_id, now=now)
         else:
             end_round_if_done(event_id, round_number, now=now)
+
+
+def do_leave_every_event(user) -> None:
+    """A person deleting their account: their check-ins to events not yet started are undone,
+    they leave the events under way (a stand-in finishes their round), and the events they
+    organised that have not started are cancelled. Finished events keep their rows, under the
+    placeholder the account becomes."""
+    for event_id in Entry.objects.filter(
+        user=user,
+        left_at__isnull=True,
+        event__status__in=[Event.Status.SCHEDULED, Event.Status.PLAYING],
+    ).values_list("event_id", flat=True):
+        do_leave_event(event_id, user=user)
+    for event_id in Event.objects.filter(
+        organiser=user, status=Event.Status.SCHEDULED
+    ).values_list("pk", flat=True):
+        do_cancel_event(event_id, user=user)

@@ -8,6 +8,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from accounts.services import do_delete_account
+
 from games.core import dispatch, turns
 from games.core.errors import Forbidden, GameError
 from games.events import selectors, services
@@ -241,3 +243,25 @@ def test_bad_schedules_are_refused_and_one_person_cannot_schedule_without_limit(
     with pytest.raises(GameError, match="waiting to start"):
         _schedule(organiser, "rotation", now)
     assert Event.objects.count() == services.MOST_SCHEDULED
+
+
+def test_deleting_an_account_leaves_its_events(make_user, password):
+    now = timezone.now()
+    people = _people(make_user, 5)
+    playing = _schedule(people[1], "rotation", now)
+    _checked_in(playing, people[:4])
+    services.do_start_event(playing.pk, now=playing.starts_at)
+    waiting = _schedule(people[0], "individual", now)
+    _checked_in(waiting, [people[0], people[4]])
+    do_delete_account(people[0], password=password)
+    waiting.refresh_from_db()
+    assert waiting.status == "cancelled"
+    entry = Entry.objects.get(event=playing, user=people[0])
+    assert entry.left_at is not None
+    [table] = _round_tables(playing, 1)
+    seat = Match.objects.get(pk=table.match_id).seats.get(position=_position_of(table, people[0]))
+    assert seat.user_id is None and seat.bot_level  # a stand-in plays the rest of the round
+
+
+def _position_of(table: EventTable, user) -> str:
+    return next(position for position, uid in table.seats.items() if uid == user.pk)

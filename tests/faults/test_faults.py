@@ -8,8 +8,9 @@ The last test checks the whole record. Run with `make faults`.
 """
 
 import signal
+import threading
 
-from tests.faults import browser, play
+from tests.faults import browser, event_night, play
 from tests.faults.site import RECOVERY_LIMIT
 
 
@@ -81,6 +82,29 @@ def test_a_hung_worker_goes_on_when_it_wakes(site):
         lambda: site.worker.signal(signal.SIGCONT),
     )
     assert_healed(result)
+
+
+def test_a_setback_night_goes_on_through_a_killed_worker(site):
+    """Started by the sweeper at its time; the worker killed mid-round and back 10 s later: its
+    sweeper wakes the round's bots, the round ends, the next one is made, and the night ends
+    with both rounds stored and the standings read from their deals."""
+    event = event_night.schedule()
+    people = event_night.People(event.pk, set(event.entries.values_list("user_id", flat=True)))
+    people.start()
+    try:
+        event_night.wait_for(event.pk, "playing", 60)
+        site.worker.kill()
+        threading.Event().wait(10)  # the outage: that is the fault, not a wait
+        site.start_worker()
+        event_night.wait_for(event.pk, "finished", 180)
+    finally:
+        people.stop()
+        people.join(timeout=20)
+    tables = event_night.tables(event.pk)
+    assert [(t.round, t.number) for t in tables] == [(1, 1), (2, 1)]
+    assert all(t.match.status == "finished" for t in tables)
+    assert people.moves > 0
+    site.every_table += [t.match_id for t in tables]  # their records are checked below
 
 
 def test_nothing_was_lost_or_doubled_and_no_saved_move_got_an_error(site):
