@@ -9,7 +9,6 @@ import pytest
 from django.utils import timezone
 
 from accounts.services import do_delete_account
-
 from games.core import dispatch, turns
 from games.core.errors import Forbidden, GameError
 from games.events import selectors, services
