@@ -480,7 +480,7 @@ def do_leave_every_event(user) -> None:
         event__status__in=[Event.Status.SCHEDULED, Event.Status.PLAYING],
     ).values_list("event_id", flat=True):
         do_leave_event(event_id, user=user)
-    for event_id in Event.objects.filter(
-        organiser=user, status=Event.Status.SCHEDULED
-    ).values_list("pk", flat=True):
+    for event_id in Event.objects.filter(organiser=user, status=Event.Status.SCHEDULED).values_list(
+        "pk", flat=True
+    ):
         do_cancel_event(event_id, user=user)
