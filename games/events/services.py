@@ -15,6 +15,7 @@ from functools import partial
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
+from django.urls import reverse
 from django.utils import timezone
 
 from games import engine
@@ -22,7 +23,8 @@ from games.core import services as core
 from games.core.errors import Forbidden, GameError, NotFound
 from games.models import Match, known_bot_level
 from games.social import selectors as social
-from games.social.models import Membership
+from games.social import services as social_services
+from games.social.models import Membership, Notification
 from games.tables import services as tables
 
 from . import movements, realtime, selectors
@@ -117,7 +119,7 @@ def do_schedule_event(
             raise GameError(
                 f"You have {waiting} events waiting to start: that is the most at once."
             )
-        return Event.objects.create(
+        event = Event.objects.create(
             name=name,
             organiser=organiser,
             club_id=club_id,
@@ -129,6 +131,22 @@ def do_schedule_event(
             bot_level=bot_level,
             starts_at=starts_at,
         )
+        if club_id is not None:
+            _tell_the_club(event, organiser)
+        return event
+
+
+def _tell_the_club(event: Event, organiser) -> None:
+    """Each member of the club hears of its new event on their bell (and by mail if they chose
+    news of their clubs)."""
+    url = reverse("events:event", args=[event.pk])
+    text = (
+        f"{organiser.username} scheduled {event.name} for {event.club.name}: "
+        f"{event.starts_at:%d %b, %H:%M} UTC"
+    )
+    members = Membership.objects.filter(club_id=event.club_id).exclude(user=organiser)
+    for member in members.select_related("user"):
+        social_services.notify(member.user, Notification.Kind.CLUB_EVENT, text, url)
 
 
 def do_cancel_event(event_id: int, *, user) -> Event:

@@ -14,7 +14,7 @@ from games.core.errors import Forbidden, GameError
 from games.events import selectors, services
 from games.events.models import Entry, Event, EventTable
 from games.models import Match
-from games.social.models import Club, Membership
+from games.social.models import Club, Membership, Notification
 from tests.db.play import play_until
 
 pytestmark = pytest.mark.django_db
@@ -215,6 +215,9 @@ def test_a_clubs_event_is_scheduled_by_its_admins_and_played_by_its_members(make
     with pytest.raises(Forbidden):
         _schedule(member, "rotation", now, club_id=club.pk)
     event = _schedule(owner, "rotation", now, club_id=club.pk)
+    [news] = Notification.objects.filter(user=member)  # the members hear of it
+    assert news.url == f"/events/{event.pk}/" and "Friday night" in news.text
+    assert not Notification.objects.filter(user=owner).exists()
     services.do_check_in(event.pk, user=member, now=event.starts_at)
     with pytest.raises(Forbidden):
         services.do_check_in(event.pk, user=stranger, now=event.starts_at)
