@@ -261,6 +261,9 @@ class Action(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
     )
     bot_level = bot_level_field(blank=True)
+    # Played by a claim (games/engine/claim.py): the claimer's cards and everyone else's, all at
+    # once; the others' cards are their lowest legal ones, which cannot change the score.
+    claimed = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -179,6 +179,11 @@ class TableView:
     one_deal: bool = False
     # A round of a Setback night (games/events): no rematch; the event's panel says where next.
     event_round: bool = False
+    # The viewer leads a trick after trump is named: "Claim the rest" is offered (the engine
+    # decides on the click whether every remaining trick is surely theirs).
+    may_claim: bool = False
+    # Once a deal a claim ended is over: "South claimed the last 3 tricks."
+    claim_note: str = ""
     # What stand-in bots did for the viewer since their own last move in this deal (issue 44).
     away_notice: str = ""
 
@@ -302,6 +307,8 @@ def table_view(
         single_deal=match.single_deal,
         one_deal=match.single_deal or match.is_practice,
         event_round=match.deals_limit is not None,
+        may_claim=_may_claim(seen),
+        claim_note=_claim_note(seen),
         away_notice=_away_notice(seen),
     )
 
@@ -487,6 +494,33 @@ def _hand_and_choices(seen: _Seen) -> tuple[list, list, list]:
         discardable = set(state.discardable(seen.observer))
         return hand, [], [card_view(code, code in discardable) for code in in_order]
     return hand, [], []
+
+
+def _may_claim(seen: _Seen) -> bool:
+    state = seen.state
+    return (
+        seen.my_turn
+        and state.phase == engine.PLAY
+        and state.trump is not None
+        and not state.current_trick
+    )
+
+
+def _claim_note(seen: _Seen) -> str:
+    """Who claimed the deal's last tricks, once it is over (one read, at the deal's end only)."""
+    if not seen.over:
+        return ""
+    claimed = list(
+        seen.deal_row.actions.filter(claimed=True)
+        .order_by("sequence")
+        .values_list("seat", flat=True)
+    )
+    if not claimed:
+        return ""
+    tricks = len(claimed) // len(seen.rules.seats)
+    who = seen.name(claimed[0])
+    last = "the last trick" if tricks == 1 else f"the last {tricks} tricks"
+    return f"{who} claimed {last}."
 
 
 def _own_observation(seen: _Seen) -> Observation:

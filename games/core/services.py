@@ -28,7 +28,7 @@ from games.core.errors import (  # noqa: F401  (re-exported: the views catch the
     StaleMove,
 )
 from games.core.prepared import PreparedQuery
-from games.engine import refusals
+from games.engine import claim, refusals
 from games.models import Action, BotLevel, Deal, Match, Seat, known_bot_level
 
 log = logging.getLogger(__name__)
@@ -347,41 +347,92 @@ def do_act(match_id: int, *, seat: str, token: str, version: int, actor: Actor) 
                 "This deal closed at the end of its day (UTC): it is scored as it stands."
             )
         if version != match.version:
-            last = deal_row.actions.order_by("-sequence").first()
-            if (
-                version == match.version - 1
-                and last is not None
-                and (last.seat, last.token) == (seat, token)
-            ):
+            if _just_made(deal_row, seat, token, behind=match.version - version):
                 return Outcome(match, applied=False)
             raise StaleMove(
                 "The table moved on before your move arrived; it now shows the latest position."
             )
         state = selectors.current_state(deal_row)
-        phase = apply_move(state, seat, token)
-        action = Action(
-            deal=deal_row,
-            sequence=state.version - 1,
-            seat=seat,
-            kind=ACTION_KINDS[phase],
-            token=token,
-            user=actor.user,
-            bot_level=actor.bot_level,
-        )
         try:
-            prepared.insert(action)
+            if token == CLAIM:
+                Action.objects.bulk_create(_claimed_rows(match, deal_row, state, seat, actor))
+            else:
+                phase = apply_move(state, seat, token)
+                prepared.insert(
+                    Action(
+                        deal=deal_row,
+                        sequence=state.version - 1,
+                        seat=seat,
+                        kind=ACTION_KINDS[phase],
+                        token=token,
+                        user=actor.user,
+                        bot_level=actor.bot_level,
+                    )
+                )
         except IntegrityError as error:
             # The unique (deal, sequence) constraint backs up the row lock: a second writer of
             # the same step fails here and its whole transaction rolls back.
             raise StaleMove("Another move was recorded first.") from error
+        moves = state.version - deal_row.steps  # a claim is several: one version each
         save_state_columns(deal_row, state)
         if state.phase == engine.OVER:
             _finish_deal(match, deal_row, state)
-        match.version += 1
+        match.version += moves
         prepared.save_fields(match, _MOVE_FIELDS)
         transaction.on_commit(partial(selectors.remember_state, deal_row, state), robust=True)
         announce_after_commit(match, deal_row)
     return Outcome(match, applied=True)
+
+
+# The move that claims the rest of the tricks (games/engine/claim.py): the cards it stands for
+# are stored, each as its own row.
+CLAIM = claim.CLAIM
+
+
+def _just_made(deal_row: Deal, seat: str, token: str, behind: int) -> bool:
+    """Whether `token` by `seat`, made `behind` versions ago, is the change the table last
+    recorded (a double click, a message sent again after a reconnect): the last move, or the
+    claim whose cards are the deal's last moves."""
+    last = deal_row.actions.order_by("-sequence").first()
+    if last is None or behind < 1:
+        return False
+    if token == CLAIM:
+        claimed = list(deal_row.actions.filter(claimed=True).values_list("seat", flat=True))
+        return last.claimed and len(claimed) == behind and claimed[0] == seat
+    return behind == 1 and (last.seat, last.token) == (seat, token)
+
+
+def _claimed_rows(
+    match: Match, deal_row: Deal, state: engine.Deal, seat: str, actor: Actor
+) -> list[Action]:
+    """The rows of `seat`'s claim, applied to `state`: the claimer's cards are theirs (or their
+    bot's), every other seat's card is recorded as that seat's. Refused, with the reason in the
+    claimer's own words, unless every remaining trick is surely theirs."""
+    if state.phase == engine.OVER:
+        raise GameError("This deal is over; start the next one.")
+    if state.to_act != seat:
+        raise NotYourTurn("It is not your turn.")
+    refusal = claim.claim_refusal(state.observation(seat))
+    if refusal is not None:
+        raise IllegalMove(refusal)
+    seats = {s.position: s for s in match.seats.select_related("user")}
+    rows = []
+    for mover, card in claim.claim_moves(state, seat):
+        phase = apply_move(state, mover, card)
+        decider = actor if mover == seat else Actor(seats[mover].user, seats[mover].bot_level)
+        rows.append(
+            Action(
+                deal=deal_row,
+                sequence=state.version - 1,
+                seat=mover,
+                kind=ACTION_KINDS[phase],
+                token=card,
+                user=decider.user,
+                bot_level=decider.bot_level,
+                claimed=True,
+            )
+        )
+    return rows
 
 
 # What a move may change in the match row (a deal's end: the totals, and the match's end).

@@ -14,6 +14,7 @@ from django.conf import settings
 from games import engine
 from games.core import selectors
 from games.core.prepared import PreparedQuery
+from games.engine.observation import Observation
 from games.engine.par import step_seed
 from games.models import BotLevel, Deal, Match, Seat
 
@@ -180,7 +181,7 @@ def search_seed(match_id: int, version: int, bot_seed: int | None = None) -> int
 class BotTurn:
     seat: str
     level: str
-    observation: object
+    observation: Observation
     seed: int
 
 

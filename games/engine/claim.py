@@ -17,18 +17,22 @@ each plays its lowest legal card (`claim_moves`), and the moves are stored as an
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
+
 from .cards import DISPLAY_ORDER, RANKS, SUITS, rank_of, suit_of
 from .deal import Deal
 from .observation import Observation
 from .phases import PLAY
 from .wording import card_words
 
+# The move that claims (a table's form sends it like any other move).
+CLAIM = "claim"
 NOT_IN_PLAY = "You can claim only while the cards are being played."
 NOT_YOUR_LEAD = "You can claim only when it is your lead."
 NO_TRUMP_YET = "Lead your first card first: it names trump."
 
 
-def claim_order(hand, trump: str) -> list[str]:
+def claim_order(hand: Iterable[str], trump: str) -> list[str]:
     """The order the claimer leads in: trumps from the highest down, then each other suit
     (in the display order of suits) from its highest down."""
     suits = [trump, *[suit for suit in SUITS if suit != trump]]
@@ -61,7 +65,9 @@ def claim_refusal(observation: Observation) -> str | None:
     return None
 
 
-def _possible_beater(card: str, trump: str, out: set[str], others, voids) -> str | None:
+def _possible_beater(
+    card: str, trump: str, out: set[str], others: list[str], voids: Mapping[str, frozenset[str]]
+) -> str | None:
     """Words for a card still out that some other seat might hold and play over `card`, or None."""
     suit = suit_of(card)
     for seat in others:
@@ -87,10 +93,7 @@ def claim_moves(deal: Deal, seat: str) -> list[tuple[str, str]]:
     while not state.is_over:
         mover = state.to_act
         assert mover is not None  # a deal being played has someone to act
-        if mover == seat:
-            card = leads.pop(0)
-        else:
-            card = min(state.legal_actions(), key=_lowest)
+        card = leads.pop(0) if mover == seat else min(state.legal_actions(), key=_lowest)
         state.apply(card, mover)
         moves.append((mover, card))
     return moves
@@ -98,3 +101,23 @@ def claim_moves(deal: Deal, seat: str) -> list[tuple[str, str]]:
 
 def _lowest(card: str) -> tuple[int, int]:
     return (RANKS.index(card[0]), DISPLAY_ORDER.index(card))
+
+
+def claimed_at(dealt: Deal, history: Iterable[tuple[str, str]]) -> tuple[int, str] | None:
+    """Where a deal's moves end in a claim: (the step, the claimer) of the first moment a seat
+    on lead could claim and every move from there on is the claim's; None if they do not. Read
+    from the moves alone (a record keeps no mark of a claim): someone who played the claim's
+    cards by hand, in its order, reads as having claimed, which changes nothing of the deal."""
+    replay = dealt.copy()
+    moves = list(history)
+    for step, (seat, token) in enumerate(moves):
+        if (
+            replay.phase == PLAY
+            and replay.trump is not None
+            and not replay.current_trick
+            and claim_refusal(replay.observation(seat)) is None
+            and claim_moves(replay, seat) == moves[step:]
+        ):
+            return step, seat
+        replay.apply(token, seat)
+    return None

@@ -36,10 +36,12 @@ with contextlib.suppress(ModuleNotFoundError):
     import hashlib
 
 from . import bots
+from .claim import CLAIM, claim_moves, claim_refusal
 from .deal import Deal
-from .errors import RecordError
+from .errors import IllegalAction, RecordError
 from .match import MatchState
 from .observation import Observation
+from .phases import PLAY
 from .records import DEAL_FORMAT, DEAL_KEYS, deal_from_record, deal_to_record
 from .rules import Rules
 
@@ -180,11 +182,28 @@ class OfflineMatch:
         self.deal.apply(token, self.seat)
         self._after_move()
 
+    def claim(self) -> None:
+        """The person claims the rest (IllegalAction, with the reason in their own words, if
+        not every remaining trick is surely theirs): every card it stands for is played."""
+        refusal = claim_refusal(self.observation(self.seat))
+        if refusal is not None:
+            raise IllegalAction(CLAIM, self.seat, refusal)
+        self._play_claim(self.seat)
+
+    def _play_claim(self, seat: str) -> None:
+        for mover, card in claim_moves(self.deal, seat):
+            self.deal.apply(card, mover)
+        self._after_move()
+
     def play_bot(self) -> str:
-        """The bot to act decides, from its own seat's observation, and moves."""
+        """The bot to act decides, from its own seat's observation, and moves. A bot on lead
+        whose remaining tricks are all surely its own claims them, as at the site's tables."""
         seat = self.bot_to_act
         if seat is None:
             raise ValueError("it is not a bot's turn")
+        if claim_refusal(self.observation(seat)) is None:
+            self._play_claim(seat)
+            return CLAIM
         token = bots.choose(
             self.observation(seat), self.bots[seat], seed=bot_seed(self.seed, self.deal.version)
         )
@@ -445,6 +464,14 @@ def redecide_bots(envelope: dict[str, Any]) -> list[Mismatch]:
     replay = Deal(checked.rules, deal.dealer, deal.dealt_hands, deal.stock)
     mismatches = []
     for step, (seat, token) in enumerate(deal.history):
+        claim = _claim_from(replay, seat)
+        if claim is not None:
+            # A claim: the rest of the moves are its own (a bot must claim when it can).
+            if claim == list(deal.history[step:]):
+                break
+            if seat in levels:
+                mismatches.append(Mismatch(step, seat, levels[seat], token, "a claim"))
+                break
         if seat in levels:
             expected = bots.choose(
                 replay.observation(seat, match_totals=totals),
@@ -456,6 +483,13 @@ def redecide_bots(envelope: dict[str, Any]) -> list[Mismatch]:
                 break  # after one wrong move the positions differ: nothing more to learn
         replay.apply(token, seat)
     return mismatches
+
+
+def _claim_from(replay: Deal, seat: str) -> list[tuple[str, str]] | None:
+    """The moves of `seat`'s claim at this moment, if it may claim (a bot then must)."""
+    if replay.phase != PLAY or claim_refusal(replay.observation(seat)) is not None:
+        return None
+    return claim_moves(replay, seat)
 
 
 def redecide_report(envelope: dict[str, Any]) -> tuple[list[str], float]:

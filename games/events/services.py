@@ -24,7 +24,7 @@ from games.core.errors import Forbidden, GameError, NotFound
 from games.models import Match, known_bot_level
 from games.social import selectors as social
 from games.social import services as social_services
-from games.social.models import Membership, Notification
+from games.social.models import Club, Membership, Notification
 from games.tables import services as tables
 
 from . import movements, realtime, selectors
@@ -132,19 +132,20 @@ def do_schedule_event(
             starts_at=starts_at,
         )
         if club_id is not None:
-            _tell_the_club(event, organiser)
+            _tell_the_club(event, club_id, organiser)
         return event
 
 
-def _tell_the_club(event: Event, organiser) -> None:
+def _tell_the_club(event: Event, club_id: int, organiser) -> None:
     """Each member of the club hears of its new event on their bell (and by mail if they chose
     news of their clubs)."""
     url = reverse("events:event", args=[event.pk])
+    club_name = Club.objects.filter(pk=club_id).values_list("name", flat=True).get()
     text = (
-        f"{organiser.username} scheduled {event.name} for {event.club.name}: "
+        f"{organiser.username} scheduled {event.name} for {club_name}: "
         f"{event.starts_at:%d %b, %H:%M} UTC"
     )
-    members = Membership.objects.filter(club_id=event.club_id).exclude(user=organiser)
+    members = Membership.objects.filter(club_id=club_id).exclude(user=organiser)
     for member in members.select_related("user"):
         social_services.notify(member.user, Notification.Kind.CLUB_EVENT, text, url)
 

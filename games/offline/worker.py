@@ -29,6 +29,7 @@ from games.engine import (
     worth,
 )
 from games.engine.actions import PITCH, Action, pitch_token
+from games.engine.claim import CLAIM, claimed_at
 from games.engine.coach import panel as coach_panel
 from games.engine.coach.advice import advise as coach_advise
 from games.engine.coach.reasons import action_label
@@ -122,6 +123,10 @@ def table_view(match: OfflineMatch) -> dict[str, Any]:
         "auction": [[names[s], call_label(t)] for s, t in deal.calls],
         **_tricks_view(match, names, places),
         "my_turn": my_turn,
+        "may_claim": my_turn
+        and deal.phase == PLAY
+        and deal.trump is not None
+        and not deal.current_trick,
         "bot_to_act": match.bot_to_act is not None,
         "status": status_line(deal.phase, deal.to_act, deal.current_trick, names, my_turn),
         **_end_view(match, names),
@@ -289,6 +294,7 @@ def _result_view(match: OfflineMatch, names: dict) -> dict[str, Any]:
             for kind in POINT_NAMES
         ],
         "game_points": [[sides[side], n] for side, n in result.game_points.items()],
+        "claim_note": _claim_note(deal, names),
         "score": [
             [sides[side], points_text(n) if n < 0 else f"+{n}" if n > 0 else "0"]
             for side, n in result.score.items()
@@ -298,6 +304,17 @@ def _result_view(match: OfflineMatch, names: dict) -> dict[str, Any]:
             for seat in rules.seats
         ],
     }
+
+
+def _claim_note(deal, names: dict) -> str:
+    """Who claimed the deal's last tricks (as the live table says it), or ""."""
+    found = claimed_at(deal.as_dealt(), deal.history)
+    if found is None:
+        return ""
+    step, seat = found
+    tricks = (len(deal.history) - step) // len(deal.rules.seats)
+    last = "the last trick" if tricks == 1 else f"the last {tricks} tricks"
+    return f"{names[seat]} claimed {last}."
 
 
 # --- The coach --------------------------------------------------------------------------------
@@ -409,9 +426,13 @@ def act(token: str) -> str:
     if match.deal.to_act != match.seat:
         return _answer(error="It is not your turn.", table=table_view(match))
     try:
-        match.act(token)
-    except IllegalAction:
-        return _answer(error="That move is not allowed now.", table=table_view(match))
+        if token == CLAIM:
+            match.claim()
+        else:
+            match.act(token)
+    except IllegalAction as error:
+        refusal = error.reason if token == CLAIM else "That move is not allowed now."
+        return _answer(error=refusal, table=table_view(match))
     return _moved(match)
 
 

@@ -14,7 +14,7 @@ from django.db import connection
 from games.core import dispatch, events, searches, services, turns
 from games.core.dispatch import TRANSIENT
 from games.core.errors import GameError, NotFound, NotPlaying, NotYourTurn, StaleMove
-from games.engine import bots
+from games.engine import bots, claim
 from games.tables import services as tables
 from games.web.sweeper import start_watchdog
 
@@ -92,7 +92,11 @@ def play_bot_turn(match_id: int, version: int, seat: str = "", level: str = "") 
 def _play(match_id: int, version: int, turn: turns.BotTurn) -> str:
     """The bot's choice for `turn`, made through the one service path; "stale" when the table
     moved on (a person, another task) or went away while the bot was thinking."""
-    action = searches.compute(bots.choose, turn.observation, turn.level, seed=turn.seed)
+    if claim.claim_refusal(turn.observation) is None:
+        # Every remaining trick is surely the bot's: it claims them, as a person may.
+        action = services.CLAIM
+    else:
+        action = searches.compute(bots.choose, turn.observation, turn.level, seed=turn.seed)
     try:
         actor = services.Actor.bot(turn.level)
         services.through_restarts(

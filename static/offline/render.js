@@ -94,7 +94,7 @@
       for (const [kind, taker, card] of r.points) html += "<tr><th>" + esc(kind) + "</th><td>" + (card ? miniCard(card) + " " : "") + esc(taker) + "</td></tr>";
       html += '</tbody></table><p class="deal-scores">';
       for (const [name, shown] of r.score) html += "<span>" + esc(name) + ": <strong>" + esc(shown) + "</strong></span>";
-      html += '</p><p class="muted small">Game points: ' + r.game_points.map(([name, n]) => esc(name) + " " + esc(n)).join(" · ") + "</p>";
+      html += "</p>" + (r.claim_note ? '<p class="claim-note" data-claim-note>' + esc(r.claim_note) + "</p>" : "") + '<p class="muted small">Game points: ' + r.game_points.map(([name, n]) => esc(name) + " " + esc(n)).join(" · ") + "</p>";
       html += '<details class="dealt-hands" open><summary>The hands as dealt</summary><ul class="dealt-hand-list">';
       for (const [name, cards] of r.hands) html += '<li><span class="dealt-who">' + esc(name) + '</span> <span class="dealt-cards">' + cards.map(miniCard).join("") + "</span></li>";
       html += "</ul></details>";
@@ -146,6 +146,7 @@
           ? '<button class="card card-legal" type="submit" name="action" value="' + esc(card.action) + '" data-action data-card>' + cardFace(card) + "</button>"
           : idleCard(card);
       }
+      if (view.may_claim) html += '<button class="button button-small button-ghost claim-button" type="submit" name="action" value="claim" data-action data-claim title="Play out the rest at once, if every remaining trick is surely yours">Claim the rest</button>';
       html += "</form>";
     }
     return html;

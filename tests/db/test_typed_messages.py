@@ -12,6 +12,7 @@ import pytest
 from games.core import events, hooks
 from games.core.turns import WaitingFor
 from games.engine.phases import Phase
+from games.events.consumers import EventConsumer
 from games.lobby.consumers import LobbyConsumer, PairingConsumer
 from games.web.consumers import TableConsumer
 
@@ -90,7 +91,7 @@ def test_no_event_type_is_written_by_hand_outside_its_class():
 
 def test_every_event_has_a_consumer_that_handles_it():
     _import_everything()
-    consumers = (TableConsumer, LobbyConsumer, PairingConsumer)
+    consumers = (TableConsumer, LobbyConsumer, PairingConsumer, EventConsumer)
     unhandled = []
     for event_type, event_class in events.known().items():
         by_method = any(hasattr(c, event_class.handler_name()) for c in consumers)
