@@ -2,23 +2,29 @@
 defeats, the refusals' words, and, over random deals of every preset, that an allowed claim
 wins every trick and scores the same whatever the others hold and play."""
 
+import copy
 import random
 
 import pytest
 
-from games.engine import Rules
+from games.engine import Rules, bots, deal_from_record, deal_to_record
 from games.engine.claim import (
+    CLAIM,
     NO_TRUMP_YET,
     NOT_IN_PLAY,
     NOT_YOUR_LEAD,
     claim_moves,
     claim_order,
     claim_refusal,
+    claimed_at,
 )
+from games.engine.offline import bot_seed, deal_seed, redecide_bots
 from games.engine.phases import PLAY
 from games.engine.play import trick_winner
+from games.offline import worker
 
 from .helpers import PRESETS, deal_from, play, random_game, specs_of
+from .offline_helpers import offline_match
 
 # Dealer W: N bids first. N holds the six best spades and pitches the ace.
 CERTAIN = {
@@ -123,3 +129,87 @@ def test_an_allowed_claim_wins_every_trick_whatever_the_others_hold_and_play(pre
                 )
                 assert other.result().score == claimed.result().score
     assert claims >= 20, f"only {claims} claims came up in {preset}'s random deals"
+
+
+# --- Offline: the page's claims, and the server's check of a deal that came home -----------
+
+
+def _offline_deal_with_a_claim(by_person: bool):
+    """An offline match's first deal, played to its end, in which the person (or a bot) claims:
+    the first seed whose deal comes to such a claim."""
+    for seed in range(200):
+        match = offline_match("house", level="easy", seed=seed)
+        claimed = None
+        while not match.deal.is_over:
+            if match.bot_to_act:
+                if match.play_bot() == CLAIM:
+                    claimed = "bot"
+            elif claim_refusal(match.observation(match.seat)) is None:
+                match.claim()
+                claimed = "person"
+            else:
+                seen = match.observation(match.seat)
+                match.act(bots.choose(seen, "easy", seed=match.deal.version))
+        if claimed == ("person" if by_person else "bot"):
+            return match
+    raise AssertionError("no deal came to a claim")
+
+
+@pytest.mark.parametrize("by_person", [True, False], ids=["the person", "a bot"])
+def test_an_offline_claim_comes_home_and_passes_the_check(by_person):
+    match = _offline_deal_with_a_claim(by_person)
+    envelope = match.envelope("deal-0001")
+    assert redecide_bots(envelope) == []
+    found = claimed_at(match.deal.as_dealt(), match.deal.history)
+    assert found is not None and (found[1] == match.seat) == by_person
+    note = worker._claim_note(match.deal, {seat: seat for seat in match.rules.seats})
+    assert note.endswith("tricks.") or note.endswith("trick.")
+
+
+def _forged_after_claim(match):
+    """The envelope of `match`'s deal, with the first bot card after the person's claim began
+    that could be otherwise replaced by a legal card neither the claim nor the bot would play
+    (the deal then finished legally); None if no bot had such a choice."""
+    envelope = match.envelope("deal-0001")
+    deal = deal_from_record(envelope["record"])
+    step, claimer = claimed_at(deal.as_dealt(), deal.history)
+    seed = deal_seed(envelope["match_seed"], envelope["number"])
+    replay = deal.as_dealt()
+    for number, (seat, token) in enumerate(deal.history):
+        if number > step and seat != claimer:
+            seen = replay.observation(seat, match_totals=envelope["totals_before"])
+            wanted = bots.choose(seen, envelope["bots"][seat], seed=bot_seed(seed, number))
+            others = [c for c in replay.legal_actions() if c not in (token, wanted)]
+            if others:
+                replay.apply(others[0], seat)
+                while not replay.is_over:
+                    replay.apply(replay.legal_actions()[0])
+                forged = copy.deepcopy(envelope)
+                forged["record"] = deal_to_record(replay)
+                forged["score"] = dict(replay.result().score)
+                return forged
+        replay.apply(token, seat)
+    return None
+
+
+def test_a_claims_cards_changed_on_the_way_home_are_found():
+    for seed in range(200):
+        match = offline_match("house", level="easy", seed=seed)
+        while not match.deal.is_over:
+            if match.bot_to_act:
+                match.play_bot()
+            elif claim_refusal(match.observation(match.seat)) is None:
+                match.claim()
+            else:
+                seen = match.observation(match.seat)
+                match.act(bots.choose(seen, "easy", seed=match.deal.version))
+        found = claimed_at(match.deal.as_dealt(), match.deal.history)
+        if found is None or found[1] != match.seat:
+            continue
+        forged = _forged_after_claim(match)
+        if forged is not None:
+            assert redecide_bots(match.envelope("deal-0001")) == []
+            [mismatch] = redecide_bots(forged)
+            assert mismatch.seat != match.seat
+            return
+    raise AssertionError("no offline deal had a claim whose cards could be forged")
