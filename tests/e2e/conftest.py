@@ -64,10 +64,12 @@ def site_mailbox():
 
 @pytest.fixture(scope="session")
 def daphne_url(django_db_setup, django_db_blocker, site_mailbox):
-    from channels.testing.live import make_application, set_database_connection
+    from channels.testing.live import set_database_connection
     from daphne.testing import DaphneProcess
     from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
     from django.db import connection
+
+    from tests.e2e.in_server import make_application
 
     # A forked child inherits the parent's event-loop state and breaks websocket handshakes.
     multiprocessing.set_start_method("spawn", force=True)
@@ -82,6 +84,7 @@ def daphne_url(django_db_setup, django_db_blocker, site_mailbox):
         os.environ["SETBACK_TEST_SQLITE"] = connection.settings_dict["NAME"]
     server = DaphneProcess(
         "127.0.0.1",
+        # The site, and a path for calls a test runs in the server's process (in_server.py).
         partial(make_application, static_wrapper=ASGIStaticFilesHandler),
         setup=set_database_connection,
     )
@@ -98,6 +101,15 @@ def daphne_url(django_db_setup, django_db_blocker, site_mailbox):
 def site(daphne_url, transactional_db):
     """The live site's base URL, with a clean database for each test."""
     return daphne_url
+
+
+@pytest.fixture
+def in_server(site):
+    """`in_server(function, *args, **kwargs)`: run a function in the site's server process and
+    get its result (tests/e2e/in_server.py): for a change the pages must hear of."""
+    from tests.e2e.in_server import call
+
+    return partial(call, site)
 
 
 @pytest.fixture(autouse=True)
