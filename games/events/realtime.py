@@ -4,6 +4,7 @@ import time
 from dataclasses import dataclass
 
 from games.core import events
+from games.core.selectors import table_group
 
 
 @dataclass(frozen=True)
@@ -18,6 +19,15 @@ class EventChanged(events.Event, type="event.changed"):
 
 def event_group(event_id: int) -> str:
     return f"event-{event_id}"
+
+
+def announce_tables_over(tables: list[tuple[int, int]]) -> None:
+    """A round is over (the next one is made, or the event ends): the screens of its tables,
+    (match id, version), draw their panels again, which now say where each player goes next.
+    Without this only the last table to finish heard of it; the others kept saying "the next
+    round starts when every table has finished"."""
+    for match_id, version in tables:
+        events.send(table_group(match_id), events.TableChanged(version=version, same_version=True))
 
 
 def announce_event(event_id: int, version: int | None, moved: bool = False) -> None:

@@ -405,6 +405,11 @@ def end_round_if_done(event_id: int, round_number: int, *, now=None) -> bool:
 
 
 def _advance(event: Event, now) -> None:
+    over = Match.objects.filter(event_table__event=event, event_table__round=event.round_number)
+    transaction.on_commit(
+        partial(realtime.announce_tables_over, list(over.values_list("pk", "version"))),
+        robust=True,
+    )
     event.version += 1
     if event.round_number >= event.rounds:
         event.status = Event.Status.FINISHED
