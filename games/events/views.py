@@ -10,6 +10,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_POST
+from django_htmx.http import HttpResponseClientRedirect
 
 from games.core import pages
 from games.core.errors import GameError, NotFound
@@ -108,23 +109,43 @@ def event(request: HttpRequest, event_id: int) -> HttpResponse:
     )
 
 
-@login_required
-@require_POST
-@refusals_as_pages
-def check_in(request: HttpRequest, event_id: int) -> HttpResponse:
-    _visible(request, event_id)
-    services.do_check_in(event_id, user=request.user, partner_name=request.POST.get("partner", ""))
-    return redirect("events:event", event_id=event_id)
+def _back_to_the_event(request: HtmxRequest, event_id: int) -> HttpResponse:
+    """The event's page again, after a check-in or a leave. Their forms also come over the
+    event's socket, rendered without a request and so without a CSRF field: those post through
+    htmx (with the page's CSRF header, base.html), and the page then loads again as a whole."""
+    url = reverse("events:event", args=[event_id])
+    return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
 
 
 @login_required
 @require_POST
 @refusals_as_pages
-def leave(request: HttpRequest, event_id: int) -> HttpResponse:
+def check_in(request: HtmxRequest, event_id: int) -> HttpResponse:
     _visible(request, event_id)
-    services.do_leave_event(event_id, user=request.user)
-    messages.success(request, "You left the event.")
-    return redirect("events:event", event_id=event_id)
+    try:
+        services.do_check_in(
+            event_id, user=request.user, partner_name=request.POST.get("partner", "")
+        )
+    except GameError as error:
+        if not request.htmx:
+            raise
+        messages.error(request, str(error))  # said on the event's page, where they asked
+    return _back_to_the_event(request, event_id)
+
+
+@login_required
+@require_POST
+@refusals_as_pages
+def leave(request: HtmxRequest, event_id: int) -> HttpResponse:
+    _visible(request, event_id)
+    try:
+        services.do_leave_event(event_id, user=request.user)
+        messages.success(request, "You left the event.")
+    except GameError as error:
+        if not request.htmx:
+            raise
+        messages.error(request, str(error))
+    return _back_to_the_event(request, event_id)
 
 
 @login_required

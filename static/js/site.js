@@ -11,7 +11,10 @@
       return;
     }
     const question = form.getAttribute("data-confirm");
-    if (question && !window.confirm(question)) event.preventDefault();
+    if (question && !window.confirm(question)) {
+      event.preventDefault();
+      event.stopPropagation(); // nor does an htmx form (hx-post) send it: htmx listens on the form
+    }
   }, true);
 
   function goOn(root) {

@@ -2,14 +2,16 @@
 a round's end reaches every table of the round, not only the last to finish, and the forms the
 event's socket sends can be posted."""
 
+import re
 from datetime import timedelta
 
 import pytest
+from django.urls import reverse
 from django.utils import timezone
 
 from games.core import events as core_events
 from games.core.selectors import table_group
-from games.events import services
+from games.events import consumers, services
 from games.events.models import EventTable
 from games.models import Match
 from tests.db.play import play_until
@@ -63,3 +65,26 @@ def test_the_next_round_is_told_to_every_table_of_the_round_not_only_the_last(
     }
     # The table that finished first draws its panel again: it now sends its players on.
     assert told == {table_group(first.match_id), table_group(last.match_id)}
+
+
+def test_the_forms_the_event_socket_sends_post_through_htmx(make_user, client):
+    people = [make_user(f"p{i}") for i in range(4)]
+    event = _started(people, rounds=2)
+    stranger = make_user("stranger")
+    for viewer in (people[0], stranger):  # the leave form, the check-in form
+        html = consumers.render_mine(event.pk, viewer, moved=False)
+        forms = re.findall(r"<form[^>]*>", html)
+        assert forms and all("hx-post=" in form for form in forms), forms
+        assert "csrfmiddlewaretoken" not in html  # rendered without a request: no CSRF field
+
+    # Through htmx the page loads again whole; without it, a redirect as ever.
+    client.force_login(stranger)
+    answer = client.post(reverse("events:check_in", args=[event.pk]), HTTP_HX_REQUEST="true")
+    assert answer["HX-Redirect"] == reverse("events:event", args=[event.pk])
+    answer = client.post(reverse("events:leave", args=[event.pk]))
+    assert answer.status_code == 302
+    # A refusal through htmx is said on the event's page.
+    answer = client.post(reverse("events:leave", args=[event.pk]), HTTP_HX_REQUEST="true")
+    assert answer["HX-Redirect"] == reverse("events:event", args=[event.pk])
+    page = client.get(reverse("events:event", args=[event.pk]))
+    assert "You are not checked in to this event." in page.content.decode()
