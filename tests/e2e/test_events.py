@@ -4,8 +4,8 @@ each, the panel beside the cards sends each person on to their next table, one o
 leaves mid-round from the event page (a stand-in finishes their table's round, and they are in
 no later round), and the other plays to the end and reads the final standings and their replays.
 
-The six simulated people have no browser: a thread of the test plays their turns (the first
-legal move) as soon as they come. Their moves, the check-ins and the start are made in the
+The six simulated people have no browser: a thread of the test plays their turns (the lowest
+bid they may make, else the first legal move) as soon as they come. Their moves, the check-ins and the start are made in the
 server's process (tests/e2e/in_server.py), as a request or the sweeper would make them there:
 the pages hear of them, and the bots whose turn follows are woken there.
 """
@@ -177,7 +177,7 @@ def play(people: list[Person], match_ids: dict[str, int], done=None, seconds: fl
 def goes_to_next_table(person: Person, event: Event, number: int, at: dict[str, int]) -> None:
     """The person's page goes to their table of round `number` by itself."""
     table = table_in_round(event, person.user_id, number)
-    assert table is not None, f"{person.name} has no table in round {number}"
+    assert table is not None and table.match_id, f"{person.name} has no table in round {number}"
     at[person.name] = table.match_id
     expect(person.page).to_have_url(table_url(table.match_id), timeout=30_000)
     expect(person.page.locator(".table-socket[data-connected]")).to_be_attached()
@@ -190,8 +190,15 @@ def test_a_setback_night_of_eight_with_two_in_chromium(
     ada_page = page
     bea_context = browser.new_context()
     bea_page = bea_context.new_page()
+    refused = []  # the Content-Security-Policy's reports (no inline script, no eval): none
     for p in (ada_page, bea_page):
         p.set_viewport_size({"width": 1280, "height": 900})
+        p.on(
+            "console",
+            lambda message: (
+                refused.append(message.text) if "Content Security Policy" in message.text else None
+            ),
+        )
     sign_up(ada_page, site, "ada")
     sign_up(bea_page, site, "bea")
     ada, bea = Person("ada", ada_page, keyboard=False), Person("bea", bea_page, keyboard=True)
@@ -308,7 +315,7 @@ def test_a_setback_night_of_eight_with_two_in_chromium(
         stand_in = Match.objects.get(pk=at["bea"]).seats.get(position=bea_seat)
         assert stand_in.user_id is None and stand_in.bot_level, "no stand-in took bea's seat"
 
-        # Ada plays round 2 out, and the stand-in bea's table.
+        # Ada plays round 2 out; the stand-in finishes bea's table.
         play([ada], at)
         # Round 3: ada goes on by herself; bea, who left, is at no table and her page stays.
         ada_page.wait_for_url(lambda url: not table_url(at["ada"]).search(url), timeout=60_000)
@@ -354,3 +361,4 @@ def test_a_setback_night_of_eight_with_two_in_chromium(
     expect(ada_page.locator(".replay-seat")).to_have_count(4)
     screenshot("event-replay")
     bea_context.close()
+    assert not refused, refused
