@@ -38,9 +38,12 @@ pytestmark = pytest.mark.browser
 
 SIMULATED = ("carl", "dina", "ed", "fay", "gus", "hal")
 ROUNDS = 3
+# A move a person may press: armed (table.js's click guard), and not "Claim the rest" (a claim
+# the engine cannot prove is refused, which is a turn lost here, not a test of claims).
+ARMED_MOVE = "[data-action]:not([data-unarmed]):not([data-claim])"
 # A person's move, or the table showing the match is over.
-TURN_OR_OVER = """() => !!document.querySelector(
-  '#table.table-my-turn [data-action]:not([data-unarmed]), #table .match-over')"""
+TURN_OR_OVER = f"""() => !!document.querySelector(
+  '#table.table-my-turn {ARMED_MOVE}, #table .match-over')"""
 
 TABLE_PAGE = re.compile(r"/matches/\d+/$")
 
@@ -135,12 +138,12 @@ def take_turn(person: Person) -> bool:
     """If it is this person's turn and a control is armed, make the first legal move."""
     page = person.page
     try:
-        if not page.locator("#table.table-my-turn [data-action]:not([data-unarmed])").count():
+        if not page.locator(f"#table.table-my-turn {ARMED_MOVE}").count():
             return False
         if person.keyboard:
             page.keyboard.press("1")
         else:
-            page.locator("#table [data-action]:not([data-unarmed])").first.click(timeout=2000)
+            page.locator(f"#table {ARMED_MOVE}").first.click(timeout=2000)
         return True
     except PlaywrightTimeout:
         return False  # the table was swapped under the pointer (a newer one came); look again
