@@ -95,8 +95,9 @@ class Match(models.Model):
     # The bots' searches are seeded from this instead of the match's number when set, so that
     # the same cards and the same moves meet the same replies at every table (the daily deals).
     bot_seed = models.BigIntegerField(null=True, blank=True)
-    # Over after this many deals, won by the side ahead (nobody on a tie), whatever the points:
-    # a round of a Setback night (games/events), or its deal in play once the round's time ran out.
+    # Over after this many deals (a deal everyone passed is dealt again and does not count), won
+    # by the side ahead (nobody on a tie), whatever the points: a round of a Setback night
+    # (games/events). Its deal in play is its last once its time ran out (stand_ins_from).
     deals_limit = models.PositiveSmallIntegerField(null=True, blank=True)
     # From then on stand-ins play every person's turn at once: a Setback night's round whose
     # time ran out finishes its deal in play without waiting for anyone (docs/events.md).

@@ -179,6 +179,8 @@ class TableView:
     one_deal: bool = False
     # A round of a Setback night (games/events): no rematch; the event's panel says where next.
     event_round: bool = False
+    # Its deals (the header says so instead of the match's target).
+    round_deals: int | None = None
     # The viewer leads a trick after trump is named: "Claim the rest" is offered (the engine
     # decides on the click whether every remaining trick is surely theirs).
     may_claim: bool = False
@@ -307,6 +309,7 @@ def table_view(
         single_deal=match.single_deal,
         one_deal=match.single_deal or match.is_practice,
         event_round=match.deals_limit is not None,
+        round_deals=match.deals_limit,
         may_claim=_may_claim(seen),
         claim_note=_claim_note(seen),
         away_notice=_away_notice(seen),

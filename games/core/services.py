@@ -516,8 +516,7 @@ def _finish_deal(match: Match, deal_row: Deal, state: engine.Deal) -> None:
         match.totals = dict(standing.totals)
         over, winner = standing.over, standing.winner or ""
         if match.deals_limit is not None:
-            # A round of so many deals: its points never end it, its last deal does.
-            over = deal_row.number >= match.deals_limit
+            over = _round_over(match)
             winner = side_ahead(match.totals) if over else ""
     # What a deal's end counts for (statistics, a daily result) each feature decides.
     hooks.after_deal(deal_row, deal_row.result)
@@ -528,6 +527,16 @@ def _finish_deal(match: Match, deal_row: Deal, state: engine.Deal) -> None:
         hooks.after_match(match)
 
 
+def _round_over(match: Match) -> bool:
+    """Whether a round of so many deals (a Setback night's) is over after the deal just
+    finished: its points never end it, its last deal does. A deal everyone passed is dealt again
+    and does not count; once the round's time is up, the deal in play is its last."""
+    if match.stand_ins_from is not None:
+        return True
+    played = match.deals.filter(finished_at__isnull=False).exclude(result__thrown_in=True)
+    return played.count() >= (match.deals_limit or 0)
+
+
 def side_ahead(totals: dict[str, int]) -> str:
     """The side with the most points, or "" when the highest are tied."""
     best = max(totals.values())
@@ -536,9 +545,10 @@ def side_ahead(totals: dict[str, int]) -> str:
 
 
 def do_last_deal(match_id: int, *, now) -> Match | None:
-    """A round's time ran out (games/events): the deal in play is the match's last, and from
-    `now` stand-ins play every person's turn in it at once. A match waiting for its next deal
-    ends now, scored as it stands. Asked again, it changes nothing. None if the match is over."""
+    """A round's time ran out (games/events): the deal in play is the match's last (whatever it
+    scores, a deal everyone passed included), and from `now` stand-ins play every person's turn
+    in it at once. A match waiting for its next deal ends now, scored as it stands. Asked again,
+    it changes nothing. None if the match is over."""
     with transaction.atomic():
         match, deal_row = lock_match_with_deal(match_id)
         if match.status != Match.Status.PLAYING or deal_row is None:
@@ -546,14 +556,13 @@ def do_last_deal(match_id: int, *, now) -> Match | None:
         if match.stand_ins_from is not None:
             return match
         match.stand_ins_from = now
-        match.deals_limit = deal_row.number
         if deal_row.is_over:
             match.status = Match.Status.FINISHED
             match.winner = side_ahead(match.totals)
             match.finished_at = now
             hooks.after_match(match)
         match.version += 1
-        match.save(update_fields=[*_MOVE_FIELDS, "stand_ins_from", "deals_limit"])
+        match.save(update_fields=[*_MOVE_FIELDS, "stand_ins_from"])
         announce_after_commit(match, deal_row)
     return match
 

@@ -304,7 +304,13 @@ def round_tables(event: Event) -> list[dict]:
                 for pos, uid in t.seats.items()
             ],
             "playing": t.match is not None and t.match.status == Match.Status.PLAYING,
-            "deals_done": t.match.deals.filter(finished_at__isnull=False).count() if t.match else 0,
+            "deals_done": (
+                t.match.deals.filter(finished_at__isnull=False)
+                .exclude(result__thrown_in=True)
+                .count()
+                if t.match
+                else 0
+            ),
         }
         for t in tables
     ]

@@ -26,6 +26,20 @@ def person_move(match: Match, seat: str) -> str:
     return state.observation(seat).legal_actions()[0]
 
 
+def bidding_move(match: Match, seat: str) -> str:
+    """A legal move for a person's seat who bids: the lowest bid when one may be made, else the
+    first legal action. (People who always pass would see every deal thrown in, and a round of
+    a Setback night counts only the deals played.)"""
+    legal = selectors.deal_state(selectors.current_deal(match)).observation(seat).legal_actions()
+    bids = [token for token in legal if token.isdigit()]
+    return min(bids, key=int) if bids else legal[0]
+
+
+def play_round(match: Match, **options) -> Match:
+    """`play_until` with people who bid (`bidding_move`): an event's round, played out."""
+    return play_until(match, person=bidding_move, **options)
+
+
 def seat_user(seat, step) -> services.Actor:
     return services.Actor(user=seat.user)
 

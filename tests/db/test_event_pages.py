@@ -17,7 +17,7 @@ from games.events import services
 from games.events.models import Event, EventTable
 from games.models import Match
 from games.social.models import Club, Membership
-from tests.db.play import play_until
+from tests.db.play import play_round
 
 pytestmark = pytest.mark.django_db
 
@@ -99,7 +99,7 @@ def test_the_panel_beside_the_cards_sends_players_to_their_next_table(client, ma
     assert 'id="event-panel"' in page and "round 1 of 2, table 1" in page
     assert "data-next-table" not in page
 
-    play_until(Match.objects.get(pk=first.match_id))
+    play_round(Match.objects.get(pk=first.match_id))
     services.end_round_if_done(event.pk, 1)
     second = EventTable.objects.get(event=event, round=2)
     page = client.get(reverse("table", args=[first.match_id])).content.decode()
@@ -109,7 +109,7 @@ def test_the_panel_beside_the_cards_sends_players_to_their_next_table(client, ma
     client.post(reverse("rematch", args=[first.match_id]))
     assert Match.objects.count() == before  # a round is not played again outside the event
 
-    play_until(Match.objects.get(pk=second.match_id))
+    play_round(Match.objects.get(pk=second.match_id))
     services.end_round_if_done(event.pk, 2)
     event.refresh_from_db()
     assert event.status == "finished"
@@ -142,7 +142,7 @@ def test_a_clubs_event_is_hidden_from_strangers(client, make_user, password):
     services.do_check_in(event.pk, user=owner, now=event.starts_at)
     services.do_start_event(event.pk, now=event.starts_at)
     match_id = EventTable.objects.get(event=event).match_id
-    play_until(Match.objects.get(pk=match_id))
+    play_round(Match.objects.get(pk=match_id))
     services.end_round_if_done(event.pk, 1)
 
     _log_in(client, stranger, password)

@@ -14,7 +14,7 @@ from games.core.selectors import table_group
 from games.events import consumers, services
 from games.events.models import EventTable
 from games.models import Match
-from tests.db.play import play_until
+from tests.db.play import play_round
 
 pytestmark = pytest.mark.django_db
 
@@ -50,8 +50,8 @@ def test_the_next_round_is_told_to_every_table_of_the_round_not_only_the_last(
     people = [make_user(f"p{i}") for i in range(8)]
     event = _started(people)
     first, last = _tables(event, 1)
-    play_until(Match.objects.get(pk=first.match_id))
-    play_until(Match.objects.get(pk=last.match_id))
+    play_round(Match.objects.get(pk=first.match_id))
+    play_round(Match.objects.get(pk=last.match_id))
     sent = []
     monkeypatch.setattr(core_events, "send", lambda group, event: sent.append((group, event)))
 

@@ -10,12 +10,13 @@ from django.utils import timezone
 
 from accounts.services import do_delete_account
 from games.core import dispatch, turns
+from games.core import services as core
 from games.core.errors import Forbidden, GameError
 from games.events import selectors, services
 from games.events.models import Entry, Event, EventTable
 from games.models import Match
 from games.social.models import Club, Membership, Notification
-from tests.db.play import play_until
+from tests.db.play import play_round
 
 pytestmark = pytest.mark.django_db
 
@@ -52,7 +53,7 @@ def _round_tables(event: Event, number: int) -> list[EventTable]:
 def _play_round(event: Event, number: int) -> None:
     for table in _round_tables(event, number):
         if table.match_id is not None:
-            assert play_until(Match.objects.get(pk=table.match_id)).status == "finished"
+            assert play_round(Match.objects.get(pk=table.match_id)).status == "finished"
 
 
 def _seated(tables: list[EventTable]) -> list[int]:
@@ -139,10 +140,10 @@ def test_a_round_out_of_time_is_finished_by_stand_ins_and_the_next_one_made(make
     assert not services.do_round_time_up(event.pk, now=event.round_ends_at - timedelta(seconds=1))
     services.sweep_events(now=event.round_ends_at)
     match.refresh_from_db()
-    assert match.deals_limit == 1 and match.stand_ins_from is not None
+    assert match.stand_ins_from is not None
     # Nobody is waited for: every person's turn is now a bot's.
     assert turns.waiting_on(match.pk).kind == turns.WaitingFor.BOT
-    play_until(match, person=None)
+    play_round(match)
     match.refresh_from_db()
     assert match.status == "finished" and match.deals.count() == 1
     assert all(a.user_id is None for a in match.deals.get().actions.all())
@@ -163,7 +164,7 @@ def test_the_last_table_to_finish_makes_the_next_round_at_once(
     [table] = _round_tables(event, 1)
     match = Match.objects.get(pk=table.match_id)
     with django_capture_on_commit_callbacks(execute=True):
-        play_until(match)
+        play_round(match)
     dispatch.wait_for_in_process_tasks()
     event.refresh_from_db()
     assert event.round_number == 2  # no sweeper: the table's end made it
@@ -267,3 +268,26 @@ def test_deleting_an_account_leaves_its_events(make_user, password):
 
 def _position_of(table: EventTable, user) -> str:
     return next(position for position, uid in table.seats.items() if uid == user.pk)
+
+
+def test_a_deal_everyone_passed_is_dealt_again_and_not_counted_in_the_round(make_user):
+    now = timezone.now()
+    people = _people(make_user, 4)
+    event = _schedule(people[0], "rotation", now, deals_per_round=1)
+    _checked_in(event, people)
+    services.do_start_event(event.pk, now=event.starts_at)
+    [table] = _round_tables(event, 1)
+    match = Match.objects.get(pk=table.match_id)
+    for _ in range(4):  # everyone passes: the deal is thrown in
+        turn = turns.waiting_on(match.pk)
+        seat = match.seats.get(position=turn.seat)
+        core.do_act(
+            match.pk,
+            seat=turn.seat,
+            token="pass",
+            version=turn.version,
+            actor=core.Actor(user=seat.user),
+        )
+    match.refresh_from_db()
+    assert match.status == "playing" and match.deals.get().result["thrown_in"]
+    assert turns.waiting_on(match.pk).kind == turns.WaitingFor.NEXT_DEAL

@@ -11,7 +11,7 @@ from games.core import hooks
 from games.events import services
 from games.events.models import Event, EventTable
 from games.models import Match
-from tests.db.play import play_until
+from tests.db.play import play_round
 
 from .concurrency import in_parallel
 
@@ -42,7 +42,7 @@ def round_played_but_not_ended(make_user):
     hooks.after_match.unregister(services.after_match)
     try:
         for table in EventTable.objects.filter(event=event, round=1):
-            play_until(Match.objects.get(pk=table.match_id))
+            play_round(Match.objects.get(pk=table.match_id))
     finally:
         hooks.after_match.register(services.after_match)
     event.refresh_from_db()

@@ -15,7 +15,7 @@ from games.events.models import EventTable
 from games.models import Match
 from games.social.models import Club, Membership
 from setback_site.asgi import application
-from tests.db.play import play_until
+from tests.db.play import play_round
 
 from .test_shared_table import ORIGIN, person
 from .test_table_socket import until
@@ -53,7 +53,7 @@ async def connect(event, cookie):
 @database_sync_to_async
 def play_deal(match_id: int, number: int) -> None:
     """Play the match until its deal `number` is over (people by their first legal move)."""
-    play_until(
+    play_round(
         Match.objects.get(pk=match_id),
         stop=lambda m: m.deals.filter(number=number, finished_at__isnull=False).exists(),
     )
