@@ -76,6 +76,8 @@ def profile(user) -> dict:
         "settings": {
             "coach_enabled": user.coach_enabled,
             "history_public": user.history_public,
+            "sound_muted": user.sound_muted,
+            "sound_volume": user.sound_volume,
             "last_choices": user.last_choices,
         },
         "sessions": [

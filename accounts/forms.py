@@ -64,6 +64,14 @@ class EmailForm(forms.Form):
     email = OptionalEmailField(label="E-mail address", required=True)
 
 
+class SoundForm(forms.Form):
+    """The table's sounds (accounts.services.do_set_sound): the mute switch, a checkbox, and the
+    volume, a slider from 0 to 100."""
+
+    muted = forms.BooleanField(required=False, label="Mute sounds")
+    volume = forms.IntegerField(min_value=0, max_value=100, label="Volume")
+
+
 class DeleteAccountForm(forms.Form):
     password = forms.CharField(
         label="Your password",

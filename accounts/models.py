@@ -1,4 +1,5 @@
 from django.contrib.auth.models import AbstractUser
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.utils.crypto import salted_hmac
 
@@ -31,6 +32,15 @@ class User(AbstractUser):
     session_epoch = models.PositiveIntegerField(default=0)
     left_at = models.DateTimeField(
         null=True, blank=True, help_text="When the person deleted their account."
+    )
+
+    # The table's sounds (static/js/sounds.js): a mute switch and a volume, kept here so they
+    # follow the person to another browser (the browser keeps a copy for the offline page).
+    sound_muted = models.BooleanField(default=False, help_text="Play no sounds at the table.")
+    sound_volume = models.PositiveSmallIntegerField(
+        default=70,
+        validators=[MinValueValidator(0), MaxValueValidator(100)],
+        help_text="The table's sounds, from 0 (silent) to 100.",
     )
 
     # The person's last choices on the forms that start a game: {"preset": "classic",

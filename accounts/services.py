@@ -67,6 +67,15 @@ def do_set_history_public(user, *, public: bool) -> None:
     user.save(update_fields=["history_public"])
 
 
+def do_set_sound(user, *, muted: bool, volume: int) -> None:
+    """The table's sounds: muted or not, and their volume from 0 to 100 (checked by the form)."""
+    if not 0 <= volume <= 100:
+        raise AccountError("The volume goes from 0 to 100.")
+    user.sound_muted = muted
+    user.sound_volume = volume
+    user.save(update_fields=["sound_muted", "sound_volume"])
+
+
 # --- E-mail ------------------------------------------------------------------------------------
 
 
@@ -290,6 +299,7 @@ def do_delete_account(user, *, password: str) -> None:
         user.set_unusable_password()
         user.is_active = user.is_staff = user.is_superuser = False
         user.coach_enabled = user.history_public = False
+        user.sound_muted, user.sound_volume = False, User._meta.get_field("sound_volume").default
         user.last_choices = {}
         user.last_login = None
         user.session_epoch += 1

@@ -43,4 +43,5 @@ urlpatterns = [
     path("delete/", views.delete_account, name="delete_account"),
     path("coach/", views.toggle_coach, name="toggle_coach"),
     path("history-privacy/", views.history_privacy, name="history_privacy"),
+    path("sound/", views.sound_settings, name="sound_settings"),
 ]

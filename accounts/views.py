@@ -16,7 +16,7 @@ from games.core.redirects import next_path, redirect_back
 from games.tables import services as tables
 
 from . import downloads, export, selectors, services
-from .forms import DeleteAccountForm, EmailForm, PasswordResetForm, SignUpForm
+from .forms import DeleteAccountForm, EmailForm, PasswordResetForm, SignUpForm, SoundForm
 from .services import AccountError
 
 
@@ -308,3 +308,26 @@ def history_privacy(request: SignedInRequest) -> HttpResponse:
     if next_path(request):
         return redirect_back(request, "home")
     return redirect("player", name=request.user.username)
+
+
+@login_required
+@require_POST
+def sound_settings(request: HtmxRequest) -> HttpResponse:
+    """The table's sounds: the mute switch and the volume, remembered on the person so another
+    browser plays them alike. The table and the offline page send a change at once (htmx, an
+    empty answer); the account page's form without scripts comes back to the page it was on.
+    A value that is not one (a volume of "loud", or past 100) is refused and changes nothing."""
+    form = SoundForm(request.POST)
+    if not form.is_valid():
+        return HttpResponse(
+            "The volume must be a whole number from 0 to 100.",
+            status=400,
+            content_type="text/plain; charset=utf-8",
+        )
+    services.do_set_sound(
+        request.user, muted=form.cleaned_data["muted"], volume=form.cleaned_data["volume"]
+    )
+    if request.htmx:
+        return HttpResponse(status=204)
+    messages.success(request, "Your sound settings are saved.")
+    return redirect_back(request, "account")

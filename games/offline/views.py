@@ -33,6 +33,7 @@ PAGE_STATIC = (
     "django_htmx/ext/hx-ws-2.min.js",
     "js/table.js",
     "js/cardtable.js",
+    "js/sounds.js",
     "offline/page.js",
     "offline/render.js",
 )
