@@ -87,7 +87,8 @@
     form.addEventListener("input", settingsFromForm);
     form.addEventListener("change", function () {
       settingsFromForm();
-      saved(""); // until the account has it (htmx:afterRequest below)
+      // Signed in: said once the account has it (htmx:afterRequest below).
+      saved(form.hasAttribute("hx-post") ? "" : "Kept in this browser");
     });
     form.addEventListener("htmx:afterRequest", function (event) {
       saved(event.detail.successful ? "Saved" : "Kept in this browser only");
@@ -250,6 +251,7 @@
     return {
       playing: playing,
       deal: playing ? table.dataset.deal : "",
+      step: playing ? Number(table.dataset.step || 0) : 0,
       myTurn: playing && table.classList.contains("table-my-turn"),
       cards: playing ? Array.from(table.querySelectorAll(".trick-live .trick-card"), cardKey) : [],
       tricksDone: playing ? Number(table.dataset.tricksDone || 0) : 0,
@@ -286,7 +288,11 @@
       sound(now.ourTrick ? "trick-ours" : "trick-theirs", delay);
       delay += 0.5;
     }
-    if (now.myTurn && !was.myTurn) sound("turn", delay);
+    // Your turn again after others moved, when the page never drew the table between (a quick
+    // table, a page that was busy) also sounds; your own two moves in a row (a bid, then trump)
+    // do not.
+    const othersMoved = !sameDeal || now.step > was.step + 1;
+    if (now.myTurn && (!was.myTurn || othersMoved)) sound("turn", delay);
   }
 
   // After an htmx swap has settled (a post's answer; the offline page's redraw), and after a

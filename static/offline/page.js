@@ -131,6 +131,7 @@
     startEl.hidden = true;
     areaEl.hidden = false;
     $("[data-keyboard-help]").hidden = false;
+    $("[data-sound-form]").hidden = false; // js/sounds.js
     $("[data-new-match]").hidden = false;
     if (timings.playable === undefined) timings.playable = performance.now();
     settled();
