@@ -24,6 +24,7 @@ from games.engine.display import (
     status_line,
 )
 from games.engine.observation import Observation
+from games.engine.spoken import recent_moves, turn_cue
 from games.engine.wording import (
     POINT_NAMES,
     SUIT_NAMES,
@@ -186,6 +187,10 @@ class TableView:
     may_claim: bool = False
     # Once a deal a claim ended is over: "South claimed the last 3 tricks."
     claim_note: str = ""
+    # The latest moves in words, each with its step, for the page's live region (a screen
+    # reader speaks those it has not spoken yet), and what the viewer's turn asks of them.
+    spoken: list = field(default_factory=list)
+    turn_cue: str = ""
     # What stand-in bots did for the viewer since their own last move in this deal (issue 44).
     away_notice: str = ""
 
@@ -312,6 +317,8 @@ def table_view(
         round_deals=match.deals_limit,
         may_claim=_may_claim(seen),
         claim_note=_claim_note(seen),
+        spoken=recent_moves(state, {position: seen.name(position) for position in rules.seats}),
+        turn_cue=turn_cue(seen.observation) if seen.observation else "",
         away_notice=_away_notice(seen),
     )
 

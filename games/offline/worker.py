@@ -46,6 +46,7 @@ from games.engine.offline import OfflineMatch
 from games.engine.refusals import unplayable_card
 from games.engine.rules import spec_from_choices
 from games.engine.scoring import POINT_NAMES
+from games.engine.spoken import recent_moves, turn_cue
 from games.engine.wording import (
     SUIT_NAMES,
     SUIT_SYMBOLS,
@@ -123,6 +124,8 @@ def table_view(match: OfflineMatch) -> dict[str, Any]:
         "auction": [[names[s], call_label(t)] for s, t in deal.calls],
         **_tricks_view(match, names, places),
         "my_turn": my_turn,
+        "spoken": [[step, words] for step, words in recent_moves(deal, names)],
+        "turn_cue": turn_cue(obs),
         "may_claim": my_turn
         and deal.phase == PLAY
         and deal.trump is not None

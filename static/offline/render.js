@@ -171,7 +171,9 @@
   // The whole #table, as templates/games/_table.html draws it for the seat.
   function tableHtml(view, error) {
     const me = view.me_seat;
-    let html = scoreboard(view);
+    let html = '<ol class="visually-hidden" aria-hidden="true" data-spoken>' + view.spoken.map(([step, words]) => '<li data-step="' + step + '">' + esc(words) + "</li>").join("") + "</ol>" +
+      (view.turn_cue ? '<p class="visually-hidden" aria-hidden="true" data-turn-cue>' + esc(view.turn_cue) + "</p>" : "");
+    html += scoreboard(view);
     if (view.going_out_note) html += '<div class="table-message table-note" data-going-out>' + esc(view.going_out_note) + "</div>";
     html += felt(view) + result(view);
     html += '<section class="me' + (view.my_turn ? " seat-turn" : "") + '" aria-label="Your hand"><div class="me-line"><span class="seat-name">' +
