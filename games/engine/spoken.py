@@ -52,7 +52,9 @@ def move_sentence(token: str, who: str, trump: str | None) -> str:
     return f"{name} bid{s} {token}."
 
 
-def trick_sentence(cards: tuple[tuple[str, str], ...], trump: str | None, names) -> str:
+def trick_sentence(
+    cards: tuple[tuple[str, str], ...], trump: str | None, names: Mapping[str, str]
+) -> str:
     """Who took a trick, as the viewer reads it, and the jack of trump if it was in it."""
     winner = names[trick_winner(cards, trump)]
     name, s = _subject(winner)

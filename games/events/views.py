@@ -2,6 +2,7 @@
 A refusal (GameError) is a page saying why, with its status."""
 
 from datetime import datetime, timedelta
+from functools import partial
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -17,9 +18,7 @@ from games.core.errors import GameError, NotFound
 from games.core.http import HtmxRequest
 from games.core.limits import limited
 from games.models import DEFAULT_BOT_LEVEL, BotLevel
-from games.replay import selectors as replay_selectors
-from games.replay.frames import NoSuchStep
-from games.replay.views import ReplayPage
+from games.replay.views import face_up_match, face_up_step
 from games.social.models import Membership
 
 from . import selectors, services
@@ -173,38 +172,22 @@ def _event_game(request, event_id: int, match_id: int):
 @refusals_as_pages
 def event_game(request: HttpRequest, event_id: int, match_id: int) -> HttpResponse:
     shown, game = _event_game(request, event_id, match_id)
-    summary = replay_selectors.match_summary(
-        game,
-        None,
-        lambda n: reverse("events:step", args=[shown.pk, game.pk, n, 0]),
-        finished_only=True,
-    )
-    return render(
-        request,
-        "replay/match.html",
-        {"summary": summary, "match": game, "record_url": "", "is_player": False},
-    )
+    return face_up_match(request, game, partial(_event_step_url, shown.pk, game.pk))
 
 
 @refusals_as_pages
 def event_step(request: HtmxRequest, event_id: int, match_id: int, number: int, step: int):
     shown, game = _event_game(request, event_id, match_id)
-    deal_row = replay_selectors.finished_deal(game, number)
-    try:
-        frame = replay_selectors.match_deal_frame(
-            game,
-            deal_row,
-            step,
-            None,
-            lambda n: reverse("events:step", args=[shown.pk, game.pk, number, n]),
-        )
-    except NoSuchStep:
-        raise NotFound("This deal has no such step.") from None
-    page = ReplayPage(
+    return face_up_step(
+        request,
+        game,
+        number,
+        step,
+        partial(_event_step_url, shown.pk, game.pk),
         heading=f"{shown.name}: match {game.pk}, deal {number}",
         back_url=reverse("events:game", args=[shown.pk, game.pk]),
-        back_label=f"Match {game.pk}",
-        record_url="",
     )
-    template = "replay/_replay.html" if request.htmx else "replay/replay.html"
-    return render(request, template, {"frame": frame, "page": page})
+
+
+def _event_step_url(event_id: int, match_id: int, number: int, step: int) -> str:
+    return reverse("events:step", args=[event_id, match_id, number, step])

@@ -23,7 +23,7 @@ from games.core.errors import NotFound
 from games.core.http import HtmxRequest
 from games.core.limits import limited
 from games.core.redirects import redirect_back
-from games.models import BotLevel
+from games.models import BotLevel, Match
 
 from . import selectors, services
 from .forms import HistoryFilter, ImportForm
@@ -72,6 +72,37 @@ def _step_or_404(build, step: int):
         return build(step)
     except NoSuchStep:
         raise NotFound("This deal has no such step.") from None
+
+
+# --- A match shown face up to others (a club's games, a Setback night's tables) -------------
+
+
+def face_up_match(request: HttpRequest, game: Match, step_url) -> HttpResponse:
+    """A finished match's deals, face up, for someone its owner (a club, an event) lets see
+    them; `step_url(number, step)` names the page of each step."""
+    summary = selectors.match_summary(game, None, lambda n: step_url(n, 0), finished_only=True)
+    return render(
+        request,
+        "replay/match.html",
+        {"summary": summary, "match": game, "record_url": "", "is_player": False},
+    )
+
+
+def face_up_step(
+    request: HtmxRequest, game: Match, number: int, step: int, step_url, heading: str, back_url: str
+) -> HttpResponse:
+    """One step of a finished deal of `game`, face up (see `face_up_match`)."""
+    deal_row = selectors.finished_deal(game, number)
+    frame = _step_or_404(
+        lambda n: selectors.match_deal_frame(
+            game, deal_row, n, None, lambda k: step_url(number, k)
+        ),
+        step,
+    )
+    page = ReplayPage(
+        heading=heading, back_url=back_url, back_label=f"Match {game.pk}", record_url=""
+    )
+    return _render_step(request, frame, page)
 
 
 # --- History --------------------------------------------------------------------------------

@@ -1,6 +1,8 @@
 """Friends, notifications and clubs: thin. Parse, check who asks (a selector), call one
 service, answer. A refusal (GameError) is a page saying why, with its status."""
 
+from functools import partial
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
@@ -13,9 +15,7 @@ from games.core.errors import NotFound
 from games.core.forms import PRESETS
 from games.core.http import HtmxRequest, SignedInRequest
 from games.core.limits import limited
-from games.replay import selectors as replay_selectors
-from games.replay.frames import NoSuchStep
-from games.replay.views import ReplayPage
+from games.replay.views import face_up_match, face_up_step
 
 from . import selectors, services
 from .models import Membership, Notification
@@ -316,39 +316,23 @@ def _club_game(request, club_id: int, match_id: int):
 @refusals_as_pages
 def club_game(request: HttpRequest, club_id: int, match_id: int) -> HttpResponse:
     club, game = _club_game(request, club_id, match_id)
-    summary = replay_selectors.match_summary(
-        game,
-        None,
-        lambda n: reverse("social:club_step", args=[club.pk, game.pk, n, 0]),
-        finished_only=True,
-    )
-    return render(
-        request,
-        "replay/match.html",
-        {"summary": summary, "match": game, "record_url": "", "is_player": False},
-    )
+    return face_up_match(request, game, partial(_club_step_url, club.pk, game.pk))
 
 
 @login_required
 @refusals_as_pages
 def club_step(request: HtmxRequest, club_id: int, match_id: int, number: int, step: int):
     club, game = _club_game(request, club_id, match_id)
-    deal_row = replay_selectors.finished_deal(game, number)
-    try:
-        frame = replay_selectors.match_deal_frame(
-            game,
-            deal_row,
-            step,
-            None,
-            lambda n: reverse("social:club_step", args=[club.pk, game.pk, number, n]),
-        )
-    except NoSuchStep:
-        raise NotFound("This deal has no such step.") from None
-    page = ReplayPage(
+    return face_up_step(
+        request,
+        game,
+        number,
+        step,
+        partial(_club_step_url, club.pk, game.pk),
         heading=f"{club.name}: match {game.pk}, deal {number}",
         back_url=reverse("social:club_game", args=[club.pk, game.pk]),
-        back_label=f"Match {game.pk}",
-        record_url="",
     )
-    template = "replay/_replay.html" if request.htmx else "replay/replay.html"
-    return render(request, template, {"frame": frame, "page": page})
+
+
+def _club_step_url(club_id: int, match_id: int, number: int, step: int) -> str:
+    return reverse("social:club_step", args=[club_id, match_id, number, step])
