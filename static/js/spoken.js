@@ -38,9 +38,32 @@
     cueSaid = text;
   }
 
+  function words(el) {
+    return el.textContent.replace(/\s+/g, " ").trim();
+  }
+
+  // A part of the table read as a sentence: its items one by one, never run together
+  // ("East 2, You Pass, West 3"), a card by its name rather than its corner's symbols.
+  function reading(found) {
+    const items = Array.from(found.querySelectorAll("li, .chip"));
+    return (items.length ? items.map(words).join(", ") : words(found)) + ".";
+  }
+
   function read(selector, empty) {
     const found = document.querySelector(selector);
-    say(found ? found.textContent.replace(/\s+/g, " ").trim() : empty);
+    say(found ? reading(found) : empty);
+  }
+
+  function readTrick() {
+    const cards = Array.from(document.querySelectorAll("#table .trick-live .trick-card"));
+    const done = document.querySelector("#table .trick-done");
+    const shown = cards.length ? cards : Array.from(done ? done.querySelectorAll(".trick-card") : []);
+    if (!shown.length) return say("No cards on the table.");
+    const played = shown.map(function (card) {
+      const face = card.querySelector("[aria-label]");
+      return (card.getAttribute("title") || "") + ": " + (face ? face.getAttribute("aria-label") : words(card));
+    });
+    say(played.join(", ") + "." + (!cards.length && done ? " " + done.getAttribute("aria-label") + "." : ""));
   }
 
   document.addEventListener("keydown", function (event) {
@@ -50,7 +73,7 @@
     const key = event.key.toLowerCase();
     if (key === "a") read("#table .auction-list", "No calls yet.");
     else if (key === "s") read("#table .scoreboard", "No score yet.");
-    else if (key === "t") read("#table .trick-cards, #table .felt", "No cards on the table.");
+    else if (key === "t") readTrick();
   });
 
   new MutationObserver(hear).observe(document.body, { childList: true, subtree: true });
