@@ -2,7 +2,8 @@
 //  - a completed trick stays in view for a moment even when the next lead arrives at once
 //    (bots play quickly); the server goes on, and any click or key of the player ends the wait;
 //  - the discard step counts the chosen cards and allows the discard once the count is right;
-//  - a card played travels from its seat to the trick.
+//  - a card played travels from its seat to the trick, and a won trick, as it leaves the felt,
+//    glides to its winner's side.
 (function () {
   "use strict";
 
@@ -19,6 +20,7 @@
     clearTimeout(holdTimer);
     holdTimer = null;
     root.removeAttribute("data-hold-trick");
+    gatherClearedTrick();
   }
 
   function holdCompletedTrick() {
@@ -122,9 +124,75 @@
     cardsOnFelt = now;
   }
 
+  // A won trick goes to its winner: when the completed trick in view leaves the felt (the next
+  // card is led, the hold ends), a copy of its cards glides toward the winner's side and fades,
+  // in GATHER_MS. The copy lies over the table as it already is and takes no clicks (.trick has
+  // no pointer events), so nothing waits for it; the next swap simply drops it. The winner's side
+  // is where the winning card lies, seen from the middle of the felt: each card is played on its
+  // player's side of the trick. The point the cards head for (window pixels) is kept on the copy
+  // as data-toward, for the browser tests.
+  const GATHER_MS = 280;
+  let trickInView = null; // the completed trick last in view: { deal, key, cards (copies) }
+
+  function completedTrickInView(table) {
+    const done = table && table.querySelector(".trick-done");
+    return done && done.getClientRects().length ? done : null;
+  }
+
+  function gatherClearedTrick() {
+    const table = document.getElementById("table");
+    const done = completedTrickInView(table);
+    const key = done ? table.dataset.deal + ":" + done.dataset.trickDone : null;
+    const left = trickInView;
+    trickInView = done ? {
+      deal: table.dataset.deal,
+      key: key,
+      cards: Array.from(done.querySelectorAll(".trick-card"), function (card) { return card.cloneNode(true); }),
+    } : null;
+    // A new deal starts on a clear felt: the last deal's final trick just goes.
+    if (left && left.key !== key && table && left.deal === table.dataset.deal) gather(table, left.cards);
+  }
+
+  function centreOf(rect) {
+    return { x: rect.left + rect.width / 2, y: rect.top + rect.height / 2 };
+  }
+
+  function gather(table, cards) {
+    const felt = table.querySelector(".felt");
+    if (!felt || !felt.animate || (lessMotion && lessMotion.matches)) return;
+    const pile = document.createElement("div");
+    pile.className = "trick trick-gathered";
+    pile.setAttribute("aria-hidden", "true");
+    cards.forEach(function (card) { pile.appendChild(card); });
+    felt.appendChild(pile);
+    const box = felt.getBoundingClientRect();
+    const middle = centreOf(box);
+    const won = pile.querySelector(".trick-won");
+    const wonAt = won ? centreOf(won.getBoundingClientRect()) : middle;
+    const dx = wonAt.x - middle.x;
+    const dy = wonAt.y - middle.y;
+    if (!box.width || Math.hypot(dx, dy) < 1) { pile.remove(); return; }
+    // Most of the way from the middle to the felt's edge, on the winner's side.
+    const reach = 0.85 * Math.min(dx ? box.width / 2 / Math.abs(dx) : Infinity, dy ? box.height / 2 / Math.abs(dy) : Infinity);
+    const toward = { x: middle.x + dx * reach, y: middle.y + dy * reach };
+    pile.dataset.toward = Math.round(toward.x) + "," + Math.round(toward.y);
+    let last = null;
+    pile.querySelectorAll(".trick-card").forEach(function (card) {
+      const at = centreOf(card.getBoundingClientRect());
+      const shift = "translate(calc(-50% + " + Math.round(toward.x - at.x) + "px), calc(-50% + " + Math.round(toward.y - at.y) + "px)) scale(.6)";
+      last = card.animate(
+        [{ transform: "translate(-50%, -50%)", opacity: 1 }, { transform: shift, opacity: 0 }],
+        { duration: GATHER_MS, easing: "ease-in", fill: "forwards" }
+      );
+    });
+    const clear = function () { pile.remove(); };
+    if (last) last.finished.then(clear, clear); else clear();
+  }
+
   function afterSwap() {
     moveNewCards();
     holdCompletedTrick();
+    gatherClearedTrick();
     countDiscards();
     autoDeal();
   }

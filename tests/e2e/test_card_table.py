@@ -11,6 +11,7 @@ from games.models import Match
 from tests.db import replays
 
 from .test_play_a_deal import sign_up
+from .test_play_with_people import shot
 from .test_replay import log_in, off_the_event_loop
 
 STALE = "The table moved on before your move arrived"
@@ -293,3 +294,115 @@ def travels_until_three_cards_arrive(site, browser, name: str, reduced_motion: s
 def test_a_card_played_travels_to_the_trick_unless_the_system_asks_for_less_motion(site, browser):
     assert travels_until_three_cards_arrive(site, browser, "mover", "no-preference") >= 1
     assert travels_until_three_cards_arrive(site, browser, "still", "reduce") == 0
+
+
+# A move the player may press now: armed (static/js/table.js's click guard), and not "Claim the
+# rest", which the engine refuses unless every trick left is surely the player's.
+ARMED_MOVE = "#table [data-action]:not([data-unarmed]):not([data-claim])"
+
+# Records each card of a won trick set gliding to its winner (issue 50's motion): where it starts,
+# the point it heads for, the name on the winning card and how long it takes; and counts the
+# completed tricks that left the felt while in view, frame by frame. With `window.__freeze`, the
+# next glide stops half-way and the table is kept as it is (for a screenshot). Installed before
+# the page's own scripts run.
+RECORD_GATHERS = """
+window.__gathers = [];
+window.__tricksCleared = 0;
+const animate = Element.prototype.animate;
+Element.prototype.animate = function (frames, options) {
+  const pile = this.parentElement;
+  const gathering = pile && pile.classList.contains("trick-gathered");
+  if (gathering) {
+    const won = pile.querySelector(".trick-won");
+    const box = this.getBoundingClientRect();
+    window.__gathers.push({
+      winner: won ? won.title : "",
+      toward: pile.dataset.toward.split(",").map(Number),
+      from: [box.left + box.width / 2, box.top + box.height / 2],
+      duration: options.duration,
+    });
+  }
+  const animation = animate.call(this, frames, options);
+  if (gathering && window.__freeze) {
+    animation.pause();
+    animation.currentTime = options.duration / 2;
+    window.__frozen = true;
+  }
+  return animation;
+};
+// Once a glide is stopped, the table stays as it is: no newer table is swapped in over it.
+document.addEventListener("htmx:oobBeforeSwap", (event) => {
+  if (window.__frozen) event.preventDefault();
+}, true);
+let trickShown = false;
+(function watch() {
+  const done = document.querySelector("#table .trick-done");
+  const shown = Boolean(done && done.getClientRects().length);
+  if (trickShown && !shown) window.__tricksCleared += 1;
+  trickShown = shown;
+  requestAnimationFrame(watch);
+})();
+"""
+
+# The place on screen nearest a point: a seat's name on the felt, or "You" for the player's own
+# area below it.
+NEAREST_PLACE = """([x, y]) => {
+  const places = Array.from(document.querySelectorAll("#table .seat"), (seat) =>
+    [seat.querySelector(".seat-name").textContent, seat.getBoundingClientRect()]);
+  places.push(["You", document.querySelector("#table .me").getBoundingClientRect()]);
+  const far = ([, r]) => Math.hypot(r.left + r.width / 2 - x, r.top + r.height / 2 - y);
+  places.sort((a, b) => far(a) - far(b));
+  return places[0][0];
+}"""
+
+
+def play_until_a_trick_leaves(site, browser, name: str, reduced_motion: str, picture: str = ""):
+    """Plays a table (the bots quick, the player pressing their armed controls) until a
+    completed trick has left the felt while in view, and one more for good measure; answers
+    the page's records of won tricks gliding away (one per card) and the page. With a
+    `picture`'s name, the next glide is stopped half-way and taken as a screenshot."""
+    context = browser.new_context(reduced_motion=reduced_motion)
+    context.add_init_script(RECORD_GATHERS)
+    page = context.new_page()
+    page.set_viewport_size({"width": 1280, "height": 900})
+    sign_up(page, site, name)
+    start_match(page, site)
+    my_turn_or_next(
+        page,
+        lambda: page.locator(ARMED_MOVE).last.click(timeout=2000),
+        until=lambda: page.evaluate("() => window.__tricksCleared >= 2"),
+    )
+    gathers = page.evaluate("() => window.__gathers")
+    if picture:
+        # The glide stopped half-way stays on screen until the next table comes.
+        page.evaluate("() => { window.__freeze = true; }")
+        my_turn_or_next(
+            page,
+            lambda: page.locator(ARMED_MOVE).last.click(timeout=2000),
+            until=lambda: page.locator("#table .trick-gathered").count() > 0,
+        )
+        shot(page, picture)
+    table_still_works(page)
+    return gathers, page
+
+
+def test_a_won_trick_glides_to_its_winner_unless_the_system_asks_for_less_motion(site, browser):
+    gathers, page = play_until_a_trick_leaves(
+        site, browser, "gatherer", "no-preference", picture="won-trick-gliding-to-its-winner"
+    )
+    assert gathers, "no won trick glided away"
+    for glide in gathers:
+        assert glide["duration"] <= 300
+        # The point the cards head for is the winner's, nearer their seat than any other.
+        assert glide["winner"] in page.evaluate(NEAREST_PLACE, glide["toward"]), glide
+        # And every card moves: none starts where it is sent.
+        assert glide["from"] != glide["toward"]
+    # Four cards a trick, all sent to the same point.
+    assert len(gathers) % 4 == 0
+    assert len({tuple(g["toward"]) for g in gathers[:4]}) == 1
+    page.context.close()
+
+    still, page = play_until_a_trick_leaves(site, browser, "stiller", "reduce")
+    assert still == []
+    assert page.evaluate("() => document.querySelectorAll('#table .trick-gathered').length") == 0
+    page.context.close()
