@@ -164,7 +164,7 @@
     pile.className = "trick trick-gathered";
     pile.setAttribute("aria-hidden", "true");
     cards.forEach(function (card) { pile.appendChild(card); });
-    felt.appendChild(pile);
+    felt.insertBefore(pile, felt.querySelector(".trick-live")); // under the trick being played
     const box = felt.getBoundingClientRect();
     const middle = centreOf(box);
     const won = pile.querySelector(".trick-won");
