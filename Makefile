@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test test-fast faults worker worker-bots worker-analysis worker-checks bench loadtest soak lint lock clean backup restore runtime proxy
+.PHONY: run test test-fast faults worker worker-bots worker-analysis worker-checks bench loadtest soak lint lock clean backup restore runtime axe proxy
 
 # No key is committed and the site refuses to start without one: a run on this machine keeps a
 # generated key in var/ (git-ignored). SECRET_KEY set in the environment wins.
@@ -57,6 +57,11 @@ $(SECRET_KEY_FILE):
 runtime:
 	$(PYTHON) scripts/fetch_pyodide.py
 
+# axe-core, the accessibility checker the browser tests run in every page, pinned and checked
+# (tests/e2e/axe.json), into the git-ignored var/axe/: a no-op when it is there and verified.
+axe:
+	$(PYTHON) scripts/fetch_axe.py
+
 run: $(VENV)/.installed $(SECRET_KEY_FILE) runtime
 	$(WITH_KEY) $(BIN)/python manage.py migrate --noinput
 	$(WITH_KEY) $(BIN)/python manage.py collectstatic --noinput --verbosity 0
@@ -91,7 +96,7 @@ SIDE_BY_SIDE = -n 2 --dist loadfile
 # starts its other lanes then (.ci/run).
 BROWSER_LOG ?= var/test-browser.log
 OTHERS_DONE ?=
-test: $(VENV)/.installed-test runtime
+test: $(VENV)/.installed-test runtime axe
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
