@@ -47,7 +47,7 @@
     html += "</div>";
     if (seat.bot_level) html += '<span class="bot-level" title="A computer player, ' + esc(seat.bot_level) + '">' + esc(seat.bot_level) + " bot</span>";
     if (!seat.revealed) {
-      html += '<div class="card-backs" aria-label="' + seat.card_count + ' cards">';
+      html += '<div class="card-backs" role="img" aria-label="' + seat.card_count + ' cards">';
       for (let i = 0; i < seat.card_count; i++) html += '<span class="card-back"></span>';
       html += '<span class="card-count">' + seat.card_count + "</span></div>";
     }
@@ -59,7 +59,7 @@
   function felt(view) {
     let html = '<section class="felt' + (view.seats.length !== 4 ? " felt-around" : "") + '" aria-label="Table">';
     for (const seat of view.seats) if (!seat.is_me) html += seatHtml(seat);
-    html += '<div class="trick trick-live" aria-label="Current trick">';
+    html += '<div class="trick trick-live" role="group" aria-label="Current trick">';
     for (const seat of view.seats) {
       if (seat.trick_card) {
         html += '<div class="trick-card' + (seat.led ? " trick-led" : "") + " at-x-" + seat.trick_x + " at-y-" + seat.trick_y + '" data-from="' + esc(seat.position) + '" title="' + esc(seat.name) + (seat.led ? " led" : "") + '">' +
@@ -73,7 +73,7 @@
     }
     html += "</div>";
     if (view.last_trick.length) {
-      html += '<div class="trick trick-done' + (view.trick_just_done ? " trick-done-now" : "") + '" aria-label="Trick ' + view.tricks_done + ": " + esc(view.last_trick_winner) + '" data-trick-done="' + view.tricks_done + '">';
+      html += '<div class="trick trick-done' + (view.trick_just_done ? " trick-done-now" : "") + '" role="group" aria-label="Trick ' + view.tricks_done + ": " + esc(view.last_trick_winner) + '" data-trick-done="' + view.tricks_done + '">';
       for (const tc of view.last_trick) {
         html += '<div class="trick-card' + (tc.won ? " trick-won" : "") + " at-x-" + tc.x + " at-y-" + tc.y + '" title="' + esc(tc.seat_name) + '">' + cardFace(tc.card, true) + "</div>";
       }
@@ -215,7 +215,7 @@
     html += '<ol class="coach-options" aria-label="Your options, best first">';
     for (const option of panel.options) {
       html += '<li class="coach-option' + (option.best ? " coach-best" : "") + '" data-action="' + esc(option.action) + '"><div class="coach-option-line">' +
-        '<span class="coach-rank" aria-label="Choice ' + option.rank + '">' + option.rank + "</span>" +
+        '<span class="coach-rank" role="img" aria-label="Choice ' + option.rank + '">' + option.rank + "</span>" +
         (option.card ? '<span class="coach-card' + (option.card.red ? " suit-red" : "") + '" aria-hidden="true">' + esc(option.card.rank_label) + esc(option.card.symbol) + "</span>" : "") +
         '<span class="coach-label">' + esc(option.label) + "</span>" +
         '<span class="coach-points" title="Net points: what your side expects from this deal (' + esc(option.points_text) + " ± " + esc(option.stderr) + ") minus what the other side expects (" + esc(option.theirs_text) + ')"><strong>' + esc(option.net_text) + "</strong> net</span></div>" +
