@@ -113,8 +113,8 @@
   // A card of the hand that may not be played: why, on hover, focus and click (js/table.js).
   function idleCard(card) {
     if (!card.why) return '<span class="card card-idle">' + cardFace(card) + "</span>";
-    return '<button class="card card-idle" type="button" aria-disabled="true" aria-label="' + esc(card.name) + ', not playable now" title="' + esc(card.why) + '" aria-describedby="why-' + esc(card.code) +
-      '" data-why="' + esc(card.why) + '">' + cardFace(card) + '<span class="visually-hidden" id="why-' + esc(card.code) + '">' + esc(card.why) + "</span></button>";
+    return '<button class="card card-idle" type="button" aria-disabled="true" title="' + esc(card.why) + '" aria-describedby="why-' + esc(card.code) +
+      '" data-why="' + esc(card.why) + '">' + cardFace(card) + '<span class="visually-hidden">, not playable now</span></button><span class="visually-hidden" id="why-' + esc(card.code) + '">' + esc(card.why) + "</span>";
   }
 
   function hand(view) {

@@ -94,18 +94,7 @@ CONTRAST_OF = """(selectors) => {
 }"""
 
 # Violations known and not yet fixed, as (page, rule id): each with why. Anything else fails.
-ALLOWED: dict[tuple[str, str], str] = {
-    # A card that may not be played now (fb9d1c5, 7bf3e0f) is a button named "six of spades, not
-    # playable now" by aria-label, while it shows "6♠": axe's Label in Name (WCAG 2.5.3) wants
-    # the visible "6" in the name. The name is what "6♠" says aloud, and a playable card (named
-    # by its face's image, so not checked) is the same. Fixing it means naming the face's image
-    # "<card>, not playable now" instead (card_face in games/templatetags/cards.py and
-    # static/offline/render.js) with the why span kept out of the name: left to the table's owner.
-    (
-        "table mid-deal",
-        "label-content-name-mismatch",
-    ): "an unplayable card shows 6♠, is named in words",
-}
+ALLOWED: dict[tuple[str, str], str] = {}
 
 
 def test_every_page_has_no_serious_or_critical_violation(site, browser, user, bob, password):

@@ -94,7 +94,7 @@ def check_the_hand(page: Page):
     for card in idle.all():
         why = card.get_attribute("data-why")
         expect(card).to_have_accessible_description(why)
-        expect(card).to_have_accessible_name(re.compile(FULL_NAME.pattern + ", not playable now"))
+        expect(card).to_have_accessible_name(re.compile(FULL_NAME.pattern + " ?, not playable now"))
     return hand.aria_snapshot()
 
 
