@@ -78,6 +78,7 @@ def profile(user) -> dict:
             "history_public": user.history_public,
             "sound_muted": user.sound_muted,
             "sound_volume": user.sound_volume,
+            "text_table": user.text_table,
             "last_choices": user.last_choices,
         },
         "sessions": [

@@ -72,6 +72,12 @@ class SoundForm(forms.Form):
     volume = forms.IntegerField(min_value=0, max_value=100, label="Volume")
 
 
+class TextTableForm(forms.Form):
+    """The table as text (accounts.services.do_set_text_table): a checkbox."""
+
+    text_table = forms.BooleanField(required=False, label="Text table")
+
+
 class DeleteAccountForm(forms.Form):
     password = forms.CharField(
         label="Your password",

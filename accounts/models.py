@@ -42,6 +42,11 @@ class User(AbstractUser):
         validators=[MinValueValidator(0), MaxValueValidator(100)],
         help_text="The table's sounds, from 0 (silent) to 100.",
     )
+    # The table as text (issue 50, docs/accessibility.md): the table page lists the table in
+    # reading order, its moves, turn, hand, auction and score as plain text and buttons.
+    text_table = models.BooleanField(
+        default=False, help_text="Show the table as text, in reading order."
+    )
 
     # The person's last choices on the forms that start a game: {"preset": "classic",
     # "bot_level": "hard"}; the forms open on them (games.core.pages, presenters). Unknown keys and

@@ -76,6 +76,12 @@ def do_set_sound(user, *, muted: bool, volume: int) -> None:
     user.save(update_fields=["sound_muted", "sound_volume"])
 
 
+def do_set_text_table(user, *, on: bool) -> None:
+    """The table as text, in reading order, rather than drawn on the felt."""
+    user.text_table = on
+    user.save(update_fields=["text_table"])
+
+
 # --- E-mail ------------------------------------------------------------------------------------
 
 
@@ -300,6 +306,7 @@ def do_delete_account(user, *, password: str) -> None:
         user.is_active = user.is_staff = user.is_superuser = False
         user.coach_enabled = user.history_public = False
         user.sound_muted, user.sound_volume = False, User._meta.get_field("sound_volume").default
+        user.text_table = False
         user.last_choices = {}
         user.last_login = None
         user.session_epoch += 1

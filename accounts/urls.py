@@ -44,4 +44,5 @@ urlpatterns = [
     path("coach/", views.toggle_coach, name="toggle_coach"),
     path("history-privacy/", views.history_privacy, name="history_privacy"),
     path("sound/", views.sound_settings, name="sound_settings"),
+    path("text-table/", views.text_table_settings, name="text_table_settings"),
 ]

@@ -16,7 +16,14 @@ from games.core.redirects import next_path, redirect_back
 from games.tables import services as tables
 
 from . import downloads, export, selectors, services
-from .forms import DeleteAccountForm, EmailForm, PasswordResetForm, SignUpForm, SoundForm
+from .forms import (
+    DeleteAccountForm,
+    EmailForm,
+    PasswordResetForm,
+    SignUpForm,
+    SoundForm,
+    TextTableForm,
+)
 from .services import AccountError
 
 
@@ -330,4 +337,19 @@ def sound_settings(request: HtmxRequest) -> HttpResponse:
     if request.htmx:
         return HttpResponse(status=204)
     messages.success(request, "Your sound settings are saved.")
+    return redirect_back(request, "account")
+
+
+@login_required
+@require_POST
+def text_table_settings(request: HtmxRequest) -> HttpResponse:
+    """The table as text (docs/accessibility.md), kept on the person. The table page sends a
+    change at once (htmx, an empty answer) and redraws itself in the page; the form without
+    scripts comes back to the page it was on, drawn the new way."""
+    form = TextTableForm(request.POST)
+    form.is_valid()  # a checkbox: anything but "on" is off
+    services.do_set_text_table(request.user, on=form.cleaned_data.get("text_table", False))
+    if request.htmx:
+        return HttpResponse(status=204)
+    messages.success(request, "Your table setting is saved.")
     return redirect_back(request, "account")

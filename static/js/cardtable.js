@@ -91,7 +91,7 @@
   // A card played travels from its seat (the player's own from their hand) to its place on the
   // trick, in TRAVEL_MS, with the Web Animations API on the card's own element: nothing waits
   // for it (a swap mid-flight just shows the card in place, clicks are answered as ever), and a
-  // system that asks for less motion gets none.
+  // system that asks for less motion gets none, nor does the text table.
   const TRAVEL_MS = 250;
   const lessMotion = window.matchMedia ? window.matchMedia("(prefers-reduced-motion: reduce)") : null;
   let cardsOnFelt = null; // the trick cards last on screen, "deal:card"; null before the first table
@@ -111,6 +111,7 @@
       const key = table.dataset.deal + ":" + (face ? face.getAttribute("aria-label") : "");
       now.add(key);
       if (cardsOnFelt === null || cardsOnFelt.has(key) || !card.animate || (lessMotion && lessMotion.matches)) return;
+      if (document.body.classList.contains("text-table")) return; // a list, where nothing travels
       const from = travelFrom(table, card);
       const to = card.getBoundingClientRect();
       if (!from || !to.width) return; // held out of view (the trick before is still shown)

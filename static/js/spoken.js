@@ -21,6 +21,10 @@
     const list = table && table.querySelector("[data-spoken]");
     if (!list) return;
     const deal = table.dataset.deal;
+    if (document.body.classList.contains("text-table")) {
+      // The text table shows the moves and the turn as the table's log: read like the rest.
+      table.querySelectorAll("[data-spoken], [data-turn-cue]").forEach((el) => el.removeAttribute("aria-hidden"));
+    }
     const lines = Array.from(list.querySelectorAll("li[data-step]"));
     if (said === null) {
       // The page has just opened: what happened before is not news; the turn is.

@@ -179,3 +179,63 @@ def test_a_whole_deal_played_by_keyboard_is_said_in_order(site, page):
     print("KEY A:", auction)
     print("KEY S:", score)
     print("KEY T:", trick)
+
+
+# The text of each card of the hand as the text table shows it: its face's name, then why not.
+SHOWN_CARDS = """() => Array.from(document.querySelectorAll('#table form.hand .card'), (card) => {
+  const text = (el, where) => getComputedStyle(el, where).content.replace(/^"|"$/g, '');
+  const after = text(card, '::after');
+  return [text(card.querySelector('.card-face'), '::before'), after === 'none' ? '' : after];
+})"""
+
+
+def test_the_text_table_lists_the_table_in_reading_order(site, page, screenshot):
+    page.set_viewport_size({"width": 1280, "height": 900})
+    sign_up(page, site, "reader")
+    start_match(page, site)
+    page.wait_for_load_state("load")
+    switch = page.get_by_label("Text table: the table in reading order, as text")
+    expect(switch).not_to_be_checked()
+    switch.check()
+    expect(page.locator("body.text-table")).to_be_attached()  # at once, in the page
+    expect(page.locator("[data-text-table-saved]")).to_have_text("Saved")
+    # Played on by keyboard until the person's turn to play a card.
+    deadline = time.monotonic() + 120
+    while not page.locator("#table.table-my-turn [data-card]").count():
+        assert time.monotonic() < deadline, "never the person's turn to play"
+        version = table_version(page)
+        if page.locator("[data-next-deal]").count():
+            page.keyboard.press("n")
+        elif page.locator(MY_TURN).count():
+            page.keyboard.press("1")
+        wait_for_the_table_to_move(page, version, or_shown="#table.table-my-turn [data-card]")
+    # The moves, the turn, the hand's cards by name and why not, as text on the page.
+    expect(page.locator("#table [data-spoken]")).to_be_visible()
+    expect(page.locator("#table [data-spoken] li").first).to_be_visible()
+    expect(page.locator("#table [data-turn-cue]")).to_be_visible()
+    expect(page.locator("#table [data-turn-cue]")).to_have_text(CUE)
+    # (Written by the stylesheet, from the card's name and its reason: what is drawn is read.)
+    shown = page.evaluate(SHOWN_CARDS)
+    assert shown and all(FULL_NAME.fullmatch(name) for name, _ in shown), shown
+    for card in page.locator("#table form.hand .card-idle[data-why]").all():
+        name = card.locator(".card-face").get_attribute("aria-label")
+        assert [name, "— " + card.get_attribute("data-why")] in shown, shown
+    expect(page.locator("#table .auction-list")).to_be_visible()
+    expect(page.locator("#table .scoreboard")).to_be_visible()
+    # Read top to bottom: the moves, the turn, the score, the table, the hand.
+    tops = [
+        page.locator(selector).bounding_box()["y"]
+        for selector in (
+            "#table [data-spoken]",
+            "#table [data-turn-cue]",
+            "#table .scoreboard",
+            "#table .felt",
+            "#table .me",
+        )
+    ]
+    assert tops == sorted(tops), tops
+    screenshot("text-table")
+    # Kept on the account: the next page is drawn as text from the start.
+    page.reload()
+    expect(page.locator("body.text-table")).to_be_attached()
+    expect(page.get_by_label("Text table: the table in reading order, as text")).to_be_checked()
