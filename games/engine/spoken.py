@@ -13,6 +13,7 @@ from collections.abc import Mapping
 
 from .actions import CARD, DISCARD, PITCH, TRUMP, Action
 from .cards import SUIT_NAMES, suit_of
+from .claim import claimed_at
 from .deal import Deal
 from .observation import Observation
 from .phases import AUCTION, OVER, PLAY
@@ -62,11 +63,14 @@ def trick_sentence(
     return f"{name} take{s} the trick{', with the jack of trump' if jack else ''}."
 
 
-def recent_moves(deal: Deal, names: Mapping[str, str]) -> list[tuple[int, str]]:
+def recent_moves(
+    deal: Deal, names: Mapping[str, str], recent: int = RECENT
+) -> list[tuple[int, str]]:
     """The latest moves in words, each with the step it made (1 for the deal's first move):
     a trick's taker is said with the card that ended it, and the deal's end with its last."""
-    start = max(0, len(deal.history) - RECENT)
+    start = max(0, len(deal.history) - recent)
     replay = deal.as_dealt()
+    claim = claimed_at(replay, deal.history) if deal.phase == OVER else None
     said: list[tuple[int, str]] = []
     for step, (seat, token) in enumerate(deal.history, start=1):
         tricks_before = len(replay.tricks)
@@ -74,6 +78,9 @@ def recent_moves(deal: Deal, names: Mapping[str, str]) -> list[tuple[int, str]]:
         if step <= start:
             continue
         words = [move_sentence(token, names[seat], replay.trump)]
+        if claim is not None and step == claim[0] + 1:
+            name, s = _subject(names[claim[1]])
+            words.insert(0, f"{name} claim{s} the rest.")
         if len(replay.tricks) > tricks_before:
             words.append(trick_sentence(replay.tricks[-1].cards, replay.trump, names))
         if replay.phase == OVER:
@@ -98,9 +105,11 @@ def turn_cue(observation: Observation) -> str:
     if not observation.current_trick:
         return "Your lead."
     led = suit_of(observation.current_trick[0][1])
+    suit = "trump" if led == observation.trump else SUIT_NAMES[led]
     legal = observation.legal_actions()
     if all(suit_of(card) == led for card in legal):
-        return f"Your turn: you must follow {SUIT_NAMES[led]}."
+        return f"Your turn: you must follow {suit}."
     if all(suit_of(card) in (led, observation.trump) for card in legal):
-        return f"Your turn: follow {SUIT_NAMES[led]} or trump."
-    return f"Your turn: {SUIT_NAMES[led]} were led; you may play any card."
+        return f"Your turn: follow {suit} or trump."
+    led_words = "trump was led" if led == observation.trump else f"{suit} were led"
+    return f"Your turn: {led_words}; you may play any card."

@@ -1,9 +1,11 @@
 """The table in words (games/engine/spoken.py): each move, each trick's taker and the deal's end
 as the viewer reads the seats, and what the viewer's turn asks of them; never a hidden card."""
 
+from games.engine.claim import claim_moves
 from games.engine.spoken import RECENT, move_sentence, recent_moves, turn_cue
 
 from .helpers import deal_from, play
+from .test_claim import CERTAIN
 from .test_scoring import HANDS_A, PLAYS_A
 
 NAMES = {"N": "North", "E": "East", "S": "You", "W": "West"}
@@ -37,8 +39,16 @@ def test_what_a_turn_asks():
     assert turn_cue(start.observation("N")) == "Your turn: bid or pass."
     assert turn_cue(start.observation("E")) == ""  # not East's turn
     led = play(deal_from("house", "W", HANDS_A), "2 pass pass pass AS 8C")
-    assert turn_cue(led.observation("S")) == "Your turn: spades were led; you may play any card."
+    assert turn_cue(led.observation("S")) == "Your turn: trump was led; you may play any card."
     hearts = play(deal_from("house", "W", HANDS_A), "2 pass pass pass AS 8C 2C 4C KH")
     assert turn_cue(hearts.observation("E")) == "Your turn: you must follow hearts."
     lead = play(deal_from("house", "W", HANDS_A), "2 pass pass pass AS 8C 2C 4C")
     assert turn_cue(lead.observation("N")) == "Your lead."
+
+
+def test_a_claim_is_said_before_its_first_card():
+    deal = play(deal_from("house", "W", CERTAIN), "2 pass pass pass AS 2S 2C 2D")
+    for seat, card in claim_moves(deal, "N"):
+        deal.apply(card, seat)
+    said = dict(recent_moves(deal, NAMES, recent=len(deal.history)))
+    assert said[9] == "North claims the rest. North plays the king of trump."
