@@ -70,8 +70,12 @@ def said_for_the_deal(deal: Deal, from_step: int, me: str) -> list[tuple[str, Ac
     trick: list[tuple[str, str]] = []
     lines = []
     actions = list(deal.actions.order_by("sequence"))
+    first_claimed = next((a for a in actions if a.claimed), None)
     for action in actions:
         words = [move_sentence(action.token, names[action.seat], trump)]
+        if action is first_claimed:  # a claim is said before its first card
+            name = names[action.seat]
+            words.insert(0, f"{name} claim{'' if name == 'You' else 's'} the rest.")
         if action.kind == "play":
             trick.append((action.seat, action.token))
             if len(trick) == len(seats):
