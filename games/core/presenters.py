@@ -317,8 +317,7 @@ def table_view(
         round_deals=match.deals_limit,
         may_claim=_may_claim(seen),
         claim_note=_claim_note(seen),
-        spoken=recent_moves(state, {position: seen.name(position) for position in rules.seats}),
-        turn_cue=turn_cue(seen.observation) if seen.observation else "",
+        **_words(seen),
         away_notice=_away_notice(seen),
     )
 
@@ -504,6 +503,15 @@ def _hand_and_choices(seen: _Seen) -> tuple[list, list, list]:
         discardable = set(state.discardable(seen.observer))
         return hand, [], [card_view(code, code in discardable) for code in in_order]
     return hand, [], []
+
+
+def _words(seen: _Seen) -> dict:
+    """The table in words (games/engine/spoken.py): the latest moves, and the turn's cue."""
+    names = {position: seen.name(position) for position in seen.rules.seats}
+    return {
+        "spoken": recent_moves(seen.state, names),
+        "turn_cue": turn_cue(seen.observation) if seen.observation else "",
+    }
 
 
 def _may_claim(seen: _Seen) -> bool:

@@ -49,7 +49,8 @@ def person_to_move(match):
 
 
 def moves_made(match):
-    return Action.objects.filter(deal__match=match, user__isnull=False).count()
+    """The person's own moves: not a card a bot's claim played for their seat (games/engine/claim.py)."""
+    return Action.objects.filter(deal__match=match, user__isnull=False, claimed=False).count()
 
 
 async def test_a_whole_match_played_over_the_socket_shows_this_seat_only_its_own_cards():
