@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 
 import aiohttp
+import psutil
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
@@ -138,6 +139,7 @@ class Counts:
     refused: int = 0
     reloads: int = 0
     reconnects: int = 0
+    table_reconnects: int = 0
     errors: dict = field(default_factory=dict)
 
     def error(self, kind: str) -> None:
@@ -210,15 +212,26 @@ class Person:
         self.table_task = asyncio.create_task(self.play(match_id))
 
     async def play(self, match_id: int) -> None:
-        try:
-            if self.plays:
-                await self._play(match_id)
-            else:
-                await self._glance(match_id)
-        except asyncio.CancelledError:
-            raise
-        except Exception as error:  # noqa: BLE001 - counted and shown; one person's failure
-            self.counts.error(f"table {type(error).__name__}")  # must not stop the others
+        """The table's page, its socket reopened after a jittered pause if it fails or closes
+        (as htmx's ws extension does), until the next table or the night's end."""
+        delay = 0.5
+        while True:
+            try:
+                if self.plays:
+                    await self._play(match_id)
+                else:
+                    await self._glance(match_id)
+                return
+            except asyncio.CancelledError:
+                raise
+            except (TimeoutError, aiohttp.ClientError) as error:
+                self.counts.error(f"table {type(error).__name__}")
+                self.counts.table_reconnects += 1
+                await asyncio.sleep(self.rng.uniform(0, delay))
+                delay = min(delay * 2, 8)
+            except Exception as error:  # noqa: BLE001 - counted and shown; one person's failure
+                self.counts.error(f"table {type(error).__name__}")  # must not stop the others
+                return
 
     async def _load(self, match_id: int) -> Screen | None:
         answer = await self.web.get(f"/matches/{match_id}/")
@@ -258,8 +271,7 @@ class Person:
                     screen, acted_on = await self._load(match_id), -1
                     continue
                 if message.type != aiohttp.WSMsgType.TEXT:
-                    self.counts.error("table socket closed")
-                    return
+                    raise aiohttp.ClientConnectionError("the table's socket closed")
                 if REFUSED in message.data:
                     self.counts.refused += 1
                     screen, acted_on = await self._load(match_id), -1
@@ -329,6 +341,11 @@ def _prepare(options) -> tuple[Event, list[str]]:
     return event, names
 
 
+def _own_cpu() -> float:
+    times = psutil.Process().cpu_times()
+    return times.user + times.system
+
+
 async def _night(bases: list[str], event: Event, options, counts: Counts, watch: ServerWatch):
     people = [
         Person(n, bases[(n - 1) % len(bases)], event.pk, n <= options["players"], options, counts)
@@ -350,6 +367,7 @@ async def _night(bases: list[str], event: Event, options, counts: Counts, watch:
         await asyncio.sleep(1)  # the check-in announcements' renders are over
         await asyncio.to_thread(watch.start)
         loads = [os.getloadavg()[0]]
+        own_cpu = _own_cpu()
         if options["sweeper"]:
             start = await asyncio.to_thread(_start_by_sweeper, event.pk)
         else:
@@ -362,6 +380,7 @@ async def _night(bases: list[str], event: Event, options, counts: Counts, watch:
             counts.error("the night overran --timeout")
         ended = time.time()
         loads.append(os.getloadavg()[0])
+        loads.append(_own_cpu() - own_cpu)
         work = await asyncio.to_thread(watch.stop)
         return people, start, ended, work, loads
     finally:
@@ -555,8 +574,9 @@ class Command(BaseCommand):
         out(f"  each deal's slowest screen p50/p95/max {spread(figures.deal_worst)}")
         out(
             f"moves: people {figures.person_moves}, stand-ins {figures.stand_in_moves}; "
-            f"refused {counts.refused}, reloads {counts.reloads}, event socket reconnects "
-            f"{counts.reconnects}, errors {sum(counts.errors.values())} {counts.errors or ''}"
+            f"refused {counts.refused}, reloads {counts.reloads}, socket reconnects: event "
+            f"{counts.reconnects}, table {counts.table_reconnects}; "
+            f"errors {sum(counts.errors.values())} {counts.errors or ''}"
         )
         total = sum(work.seconds.values())
         share = ", ".join(
@@ -565,7 +585,8 @@ class Command(BaseCommand):
         )
         out(
             f"server CPU            {total:.1f} s over {figures.night_seconds:.0f} s "
-            f"({total / max(figures.night_seconds, 1e-9):.2f} cores; {share})"
+            f"({total / max(figures.night_seconds, 1e-9):.2f} cores; {share}); the load "
+            f"generator's own {loads[2]:.1f} s"
         )
         out(
             f"SUMMARY people={options['people']} players={options['players']} "
