@@ -148,7 +148,9 @@ class EventConsumer(page_consumer.PersonConsumer):
             await self._send(due, shared_change=due.change)
 
     async def _send(self, due: _Due, shared_change: int | None) -> None:
-        if due.changes(self.mine):
+        if self.mine is not None and not due.changes(self.mine):
+            html = self.mine.again
+        else:
             mine = await database_sync_to_async(render_mine, thread_sensitive=False)(
                 self.event_id, self.scope["user"], due.moved
             )
@@ -156,6 +158,4 @@ class EventConsumer(page_consumer.PersonConsumer):
                 await self.close(code=NOT_KNOWN)
                 return
             self.mine, html = mine, mine.html
-        else:
-            html = self.mine.again
         await self.send(text_data=await _live_html(self.event_id, shared_change) + html)

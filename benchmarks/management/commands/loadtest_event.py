@@ -412,32 +412,39 @@ class Figures:
 
 
 def measure(event: Event, people: list[Person], start: Start, ended: float) -> Figures:
-    tables = list(EventTable.objects.filter(event=event).exclude(match=None))
-    round_of = {t.match_id: (t.round, t.number) for t in tables}
-    matches = Match.objects.filter(pk__in=round_of)
+    round_of: dict[int, tuple[int, int]] = {
+        t.match_id: (t.round, t.number)
+        for t in EventTable.objects.filter(event=event)
+        if t.match_id is not None
+    }
+    matches = Match.objects.filter(pk__in=list(round_of))
     created = {m.pk: m.created_at.timestamp() for m in matches}
-    first_round = [t.match_id for t in tables if t.round == 1]
+    first_round = [match_id for match_id, (number, _) in round_of.items() if number == 1]
     span = max(created[m] for m in first_round) - min(created[m] for m in first_round)
-    deals = list(
-        Deal.objects.filter(match_id__in=round_of, finished_at__isnull=False).values_list(
-            "match_id", "number", "finished_at"
-        )
-    )
+    deals = [
+        (match_id, number, finished_at.timestamp())
+        for match_id, number, finished_at in Deal.objects.filter(
+            match_id__in=list(round_of), finished_at__isnull=False
+        ).values_list("match_id", "number", "finished_at")
+        if finished_at is not None
+    ]
     # Round 1: from the start to each person's socket showing their table.
-    shown_from_start, shown_from_commit, not_shown = [], [], 0
+    shown_from_start: list[float] = []
+    shown_from_commit: list[float] = []
+    not_shown = 0
     for person in people:
-        at = [when for match_id, when in person.tables_shown.items() if match_id in first_round]
-        if not at:
+        shown = [when for match_id, when in person.tables_shown.items() if match_id in first_round]
+        if not shown:
             not_shown += 1
             continue
-        shown_from_start.append(at[0] - start.asked_at)
+        shown_from_start.append(shown[0] - start.asked_at)
         if start.committed_at is not None:
-            shown_from_commit.append(at[0] - start.committed_at)
+            shown_from_commit.append(shown[0] - start.committed_at)
     # Later rounds: from the previous round's last deal to each person's new table.
     last_deal: dict[int, float] = {}
     for match_id, _, finished_at in deals:
         number = round_of[match_id][0]
-        last_deal[number] = max(last_deal.get(number, 0.0), finished_at.timestamp())
+        last_deal[number] = max(last_deal.get(number, 0.0), finished_at)
     next_rounds: dict[int, list[float]] = {}
     for person in people:
         for match_id, when in person.tables_shown.items():
@@ -445,7 +452,9 @@ def measure(event: Event, people: list[Person], start: Start, ended: float) -> F
             if number > 1 and number - 1 in last_deal:
                 next_rounds.setdefault(number, []).append(when - last_deal[number - 1])
     # Every deal's end on every event socket.
-    delays, worst, missed = [], [], 0
+    delays: list[float] = []
+    worst: list[float] = []
+    missed = 0
     for match_id, number, finished_at in deals:
         round_number, table = round_of[match_id]
         slowest = 0.0
@@ -454,11 +463,11 @@ def measure(event: Event, people: list[Person], start: Start, ended: float) -> F
             if at is None:
                 missed += 1
                 continue
-            delay = max(0.0, at - finished_at.timestamp())
+            delay = max(0.0, at - finished_at)
             delays.append(delay)
             slowest = max(slowest, delay)
         worst.append(slowest)
-    moves = Action.objects.filter(deal__match_id__in=round_of)
+    moves = Action.objects.filter(deal__match_id__in=list(round_of))
     return Figures(
         transaction=None if start.committed_at is None else start.committed_at - start.asked_at,
         queries=start.queries,
