@@ -24,6 +24,10 @@ from tests.db.play import play_until
 pytestmark = pytest.mark.django_db
 
 
+def _first_deal_over(match: Match) -> bool:
+    return match.deals.filter(number=1, finished_at__isnull=False).exists()
+
+
 def test_the_marks_the_load_test_reads_are_on_the_real_fragments(make_user):
     people = [make_user(f"p{i}") for i in range(8)]
     now = timezone.now()
@@ -33,7 +37,7 @@ def test_the_marks_the_load_test_reads_are_on_the_real_fragments(make_user):
         preset="house",
         movement="rotation",
         rounds=2,
-        deals_per_round=1,
+        deals_per_round=2,
         minutes_per_round=20,
         bot_level="easy",
         starts_at=now + timedelta(minutes=40),
@@ -52,10 +56,15 @@ def test_the_marks_the_load_test_reads_are_on_the_real_fragments(make_user):
     assert MY_TABLE_RE.search(mine.html).group(1) == str(first.match_id)
     assert "data-go-to" in mine.html and "data-go-to" not in mine.again
 
+    play_until(Match.objects.get(pk=first.match_id), stop=_first_deal_over)
+    shown = parse_live(consumers.render_live(event.pk))
+    assert shown == LiveSeen("playing", 1, {1: 1, 2: 0})
+    assert reflects(shown, 1, 1, 1) and not reflects(shown, 1, 1, 2)
+
     play_until(Match.objects.get(pk=first.match_id))
     shown = parse_live(consumers.render_live(event.pk))
     assert shown.round == 1 and shown.finished == {1} and shown.deals_done[2] == 0
-    assert reflects(shown, 1, 1, 1) and not reflects(shown, 1, 2, 1)
+    assert reflects(shown, 1, 1, 2) and not reflects(shown, 1, 2, 1)
 
     play_until(Match.objects.get(pk=second.match_id))  # the round's last table
     services.end_round_if_done(event.pk, 1)  # (after its commit, on the site)

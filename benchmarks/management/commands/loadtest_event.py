@@ -70,7 +70,7 @@ TABLE_ROW_RE = re.compile(
     r'data-event-table="(\d+)" data-table-playing="(yes|no)">\s*<strong>[^<]*</strong>\s*'
     r'<span class="muted small">([^<]*)</span>'
 )
-DEALS_DONE_RE = re.compile(r"(\d+) of \d+ deals done")
+DEALS_DONE_RE = re.compile(r"(\d+) of \d+ deals? done")
 MY_TABLE_RE = re.compile(r'href="/matches/(\d+)/" data-my-table')
 OVER_STATUSES = ("finished", "cancelled")
 
