@@ -17,10 +17,10 @@ browser does. In order:
    (`data-my-table`, the fragment that carries `data-go-to`).
 4. Everyone's page then does what it does on `data-go-to`: it loads the table page and opens
    its socket. The players (`--players`, half by default) hold it and play the first legal move
-   on their turn, over the socket as the page sends it; the others close it at once (they are
-   away), and a stand-in plays their turns at the bots' pace once the away grace is over. Every
-   person's event socket stays open all night besides (the worst case: everyone watching the
-   standings).
+   on their turn (after `--think` seconds, 0 by default), over the socket as the page sends it;
+   the others close it at once (they are away), and a stand-in plays their turns at the bots'
+   pace once the away grace is over. Every person's event socket stays open all night besides
+   (the worst case: everyone watching the standings).
 5. For every deal's end, the delay from the deal row's `finished_at` to each event socket's
    first fragment reflecting it: a fragment whose round is later, whose list of tables shows that
    table finished or with that many deals done, or of the finished event (`reflects`). And for
@@ -158,6 +158,7 @@ class Person:
         self.event_id = event_id
         self.plays = plays
         self.stall = options["stall"]
+        self.think = options["think"]
         self.counts = counts
         self.rng = random.Random(number)
         self.web = SiteClient(base, who=self.username)
@@ -255,6 +256,8 @@ class Person:
                 if screen is not None and screen.version > acted_on:
                     if screen.my_turn:
                         acted_on = screen.version
+                        if self.think:
+                            await asyncio.sleep(self.rng.uniform(0.5, 1.5) * self.think)
                         move = legal_move(screen, self.rng)
                         await socket_.send_str(socket_message("move", move))
                         self.counts.moves += 1
@@ -524,6 +527,13 @@ class Command(BaseCommand):
             default=15,
             help="a player reloads a table that has not answered their move for this long",
         )
+        parser.add_argument(
+            "--think",
+            type=float,
+            default=0,
+            help="a player's time to decide a move, in seconds (a random 0.5 to 1.5 times it; "
+            "0: at once, every table always busy)",
+        )
         parser.add_argument("--timeout", type=float, default=900, help="the night's longest")
 
     def handle(self, *args, url, **options):
@@ -599,6 +609,7 @@ class Command(BaseCommand):
         )
         out(
             f"SUMMARY people={options['people']} players={options['players']} "
+            f"think={options['think']:g}s "
             f"tables={figures.tables} "
             f"start_ms={'-' if figures.transaction is None else f'{figures.transaction * 1000:.0f}'} "
             f"shown_p95_s={percentile(figures.shown_from_start, 95):.2f} "
