@@ -14,18 +14,19 @@ from benchmarks.management.commands.loadtest_event import (
     LiveSeen,
     first_reflecting,
     parse_live,
+    played_deals,
     reflects,
 )
 from games.events import consumers, services
 from games.events.models import EventTable
 from games.models import Match
-from tests.db.play import play_until
+from tests.db.play import play_round
 
 pytestmark = pytest.mark.django_db
 
 
 def _first_deal_over(match: Match) -> bool:
-    return match.deals.filter(number=1, finished_at__isnull=False).exists()
+    return match.deals.filter(finished_at__isnull=False).exclude(result__thrown_in=True).exists()
 
 
 def test_the_marks_the_load_test_reads_are_on_the_real_fragments(make_user):
@@ -56,17 +57,17 @@ def test_the_marks_the_load_test_reads_are_on_the_real_fragments(make_user):
     assert MY_TABLE_RE.search(mine.html).group(1) == str(first.match_id)
     assert "data-go-to" in mine.html and "data-go-to" not in mine.again
 
-    play_until(Match.objects.get(pk=first.match_id), stop=_first_deal_over)
+    play_round(Match.objects.get(pk=first.match_id), stop=_first_deal_over)
     shown = parse_live(consumers.render_live(event.pk))
     assert shown == LiveSeen("playing", 1, {1: 1, 2: 0})
     assert reflects(shown, 1, 1, 1) and not reflects(shown, 1, 1, 2)
 
-    play_until(Match.objects.get(pk=first.match_id))
+    play_round(Match.objects.get(pk=first.match_id))
     shown = parse_live(consumers.render_live(event.pk))
     assert shown.round == 1 and shown.finished == {1} and shown.deals_done[2] == 0
     assert reflects(shown, 1, 1, 2) and not reflects(shown, 1, 2, 1)
 
-    play_until(Match.objects.get(pk=second.match_id))  # the round's last table
+    play_round(Match.objects.get(pk=second.match_id))  # the round's last table
     services.end_round_if_done(event.pk, 1)  # (after its commit, on the site)
     shown = parse_live(consumers.render_live(event.pk))
     assert (shown.status, shown.round) == ("playing", 2)
@@ -91,3 +92,13 @@ def test_a_deal_is_shown_over_from_the_first_fragment_that_says_so():
     assert first_reflecting(seen, 1, 1, 1) == 11.5
     assert first_reflecting(seen, 1, 2, 1) == 13.0  # told only by the next round
     assert first_reflecting(seen, 2, 1, 1) is None
+
+
+def test_a_deal_thrown_in_is_not_counted_and_the_next_one_takes_its_place():
+    rows = [
+        (7, 1, 100.0, {"thrown_in": True}),  # everyone passed: dealt again
+        (7, 2, 130.0, {"thrown_in": False}),
+        (8, 1, 120.0, {"thrown_in": False}),
+        (7, 3, 160.0, None),
+    ]
+    assert played_deals(rows) == [(7, 1, 130.0), (7, 2, 160.0), (8, 1, 120.0)]

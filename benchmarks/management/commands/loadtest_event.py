@@ -23,9 +23,10 @@ browser does. In order:
    (the worst case: everyone watching the standings).
 5. For every deal's end, the delay from the deal row's `finished_at` to each event socket's
    first fragment reflecting it: a fragment whose round is later, whose list of tables shows that
-   table finished or with that many deals done, or of the finished event (`reflects`). And for
-   each later round, from its previous round's last deal to each person's socket showing their
-   new table.
+   table finished or with that many deals done, or of the finished event (`reflects`); a deal
+   everyone passed is dealt again and counts for nothing, so it is not measured. And for each
+   later round, from its previous round's last deal to each person's socket showing their new
+   table.
 
 It prints those as p50 / p95 / max, the server's CPU over the night (every process of the site,
 the load generator's aside: benchmarks/server_cpu.py) and the machine's load average, then one
@@ -121,6 +122,22 @@ def first_reflecting(
         if reflects(live, round_number, table, deal_number):
             return at
     return None
+
+
+def played_deals(rows) -> list[tuple[int, int, float]]:
+    """(match id, deal number among the deals played, when it ended) of the finished deals
+    `rows` (match id, number, end, result): a deal everyone passed is dealt again and counts for
+    nothing, so the table's "deals done" does not count it either."""
+    played = []
+    for match_id, number, ended, result in sorted(rows, key=lambda row: row[:2]):
+        if not (result or {}).get("thrown_in"):
+            played.append((match_id, number, ended))
+    ordinals: dict[int, int] = {}
+    counted = []
+    for match_id, _, ended in played:
+        ordinals[match_id] = ordinals.get(match_id, 0) + 1
+        counted.append((match_id, ordinals[match_id], ended))
+    return counted
 
 
 def spread(values: list[float]) -> str:
@@ -424,13 +441,13 @@ def measure(event: Event, people: list[Person], start: Start, ended: float) -> F
     created = {m.pk: m.created_at.timestamp() for m in matches}
     first_round = [match_id for match_id, (number, _) in round_of.items() if number == 1]
     span = max(created[m] for m in first_round) - min(created[m] for m in first_round)
-    deals = [
-        (match_id, number, finished_at.timestamp())
-        for match_id, number, finished_at in Deal.objects.filter(
+    deals = played_deals(
+        (match_id, number, finished_at.timestamp(), result)
+        for match_id, number, finished_at, result in Deal.objects.filter(
             match_id__in=list(round_of), finished_at__isnull=False
-        ).values_list("match_id", "number", "finished_at")
+        ).values_list("match_id", "number", "finished_at", "result")
         if finished_at is not None
-    ]
+    )
     # Round 1: from the start to each person's socket showing their table.
     shown_from_start: list[float] = []
     shown_from_commit: list[float] = []
