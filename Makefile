@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test test-fast faults worker worker-bots worker-analysis worker-checks bench loadtest soak lint lock clean backup restore runtime axe proxy
+.PHONY: run test test-fast faults worker worker-bots worker-analysis worker-checks bench loadtest loadtest-event soak lint lock clean backup restore runtime axe proxy
 
 # No key is committed and the site refuses to start without one: a run on this machine keeps a
 # generated key in var/ (git-ignored). SECRET_KEY set in the environment wins.
@@ -163,6 +163,14 @@ CAPACITY ?=
 loadtest: $(VENV)/.installed-test $(SECRET_KEY_FILE)
 	$(WITH_KEY) $(BIN)/python manage.py loadtest_users $(if $(CAPACITY),$(lastword $(subst $(comma), ,$(CAPACITY))),$(TABLES))
 	$(WITH_KEY) $(BIN)/python manage.py loadtest --url $(LOADTEST_URL) --tables $(TABLES) --seconds $(LOADTEST_SECONDS) --bot-level $(BOTS) --think $(THINK) $(if $(PACED),--paced) $(if $(CAPACITY),--capacity $(CAPACITY))
+
+# A Setback night of EVENT_PEOPLE people (200: 50 tables) against a site already running, in its
+# database (issue 49): every table's start and each deal's end on every event page, as p50/p95/max,
+# and the server's CPU. Half the people play their table, stand-ins the others' turns.
+# `EVENT=1 scripts/loadtest-run.sh 200` starts PostgreSQL's and Redis's site for it first.
+EVENT_PEOPLE ?= 200
+loadtest-event: $(VENV)/.installed-test $(SECRET_KEY_FILE)
+	$(WITH_KEY) $(BIN)/python manage.py loadtest_event --url $(LOADTEST_URL) --people $(EVENT_PEOPLE) --bot-level $(BOTS)
 
 # PEOPLE simulated people doing random legal things for SOAK_SECONDS against the site exactly as
 # `make run` starts it (which the soak runs itself, on a free port and a throwaway SQLite file):

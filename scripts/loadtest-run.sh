@@ -5,7 +5,8 @@
 #
 # With DATABASE_URL and REDIS_URL unset: the embedded default (one Daphne, SQLite in OUT, the
 # in-memory channel layer, bots on threads). With both set: two Daphne processes (ports 8301,
-# 8302) and one Celery worker (concurrency 2); DAPHNES=N and WORKERS=N change those counts.
+# 8302; BASE_PORT=8400 makes them 8401, 8402) and one Celery worker (concurrency 2); DAPHNES=N
+# and WORKERS=N change those counts.
 # The database named by DATABASE_URL is DROPPED and created again, and the Redis database is
 # flushed: point them at throwaway ones, e.g.
 #   DATABASE_URL=postgres://root@127.0.0.1:5432/setback_lt REDIS_URL=redis://127.0.0.1:6379/7
@@ -16,6 +17,9 @@
 # move. SITE_DIR=/path/to/another/checkout serves that checkout's code instead (this one's .venv
 # and load generator), for before-and-after figures. Run `make run` or `make test` once first:
 # it uses .venv.
+# EVENT=1 plays a Setback night instead (manage.py loadtest_event, issue 49): TABLES is then the
+# number of people (200 make 50 tables), SECONDS is not used, BOTS is the event's bot level, and
+# EVENT_ARGS passes the command's other options (e.g. "--players 100 --rounds 2").
 set -u
 TABLES=${1:?tables}; SECONDS_=${2:-60}; BOTS=${3:-easy}; OUT=${4:-var/loadtest}
 cd "$(dirname "$0")/.."
@@ -35,7 +39,7 @@ if [ -n "${DATABASE_URL:-}" ] && [ -n "${REDIS_URL:-}" ]; then
   psql "$server/postgres" -qc "DROP DATABASE IF EXISTS \"$db\"" -c "CREATE DATABASE \"$db\"" >/dev/null
   redis-cli -u "$REDIS_URL" flushdb >/dev/null
   ports=()
-  for i in $(seq "${DAPHNES:-2}"); do ports+=($((8300 + i))); done
+  for i in $(seq "${DAPHNES:-2}"); do ports+=($((${BASE_PORT:-8300} + i))); done
 else
   unset REDIS_URL
   rm -f "$OUT"/db.sqlite3*
@@ -45,7 +49,7 @@ fi
 serve "$VENV/bin/python" manage.py migrate -v0
 serve "$VENV/bin/python" manage.py collectstatic --noinput -v0
 [ -n "${CAPACITY:-}" ] && serve "$VENV/bin/python" manage.py loadtest_users "${CAPACITY##*,}" >/dev/null
-serve "$VENV/bin/python" manage.py loadtest_users "$TABLES" >/dev/null
+[ -z "${EVENT:-}" ] && serve "$VENV/bin/python" manage.py loadtest_users "$TABLES" >/dev/null
 urls=()
 if [ -n "${PROXY:-}" ]; then
   # As `make proxy` serves the site (docs/deploy.md): nginx on port 8300 in front of the same
@@ -72,5 +76,10 @@ done
 IFS=,; joined="${urls[*]}"; unset IFS
 # The command counts the server's CPU itself (benchmarks/server_cpu.py): these processes,
 # their search processes and PostgreSQL's backends of this database, never its own.
+if [ -n "${EVENT:-}" ]; then
+  # shellcheck disable=SC2086  # EVENT_ARGS is several options
+  $PY manage.py loadtest_event --url "$joined" --people "$TABLES" --bot-level "$BOTS" ${EVENT_ARGS:-} 2>&1 | tee "$OUT/loadtest_event.txt"
+  exit "${PIPESTATUS[0]}"
+fi
 $PY manage.py loadtest --url "$joined" --tables "$TABLES" --seconds "$SECONDS_" --bot-level "$BOTS" \
   --think "${THINK:-0}" ${PACED:+--paced} ${CAPACITY:+--capacity "${CAPACITY:-}"} 2>&1 | tee "$OUT/loadtest.txt"

@@ -10,11 +10,14 @@ from games.core.selectors import table_group
 @dataclass(frozen=True)
 class EventChanged(events.Event, type="event.changed"):
     """An event's page changed: a check-in, a deal's end at one of its tables, a new round.
-    `change` orders changes; `moved`: a round began, and its players are sent to their tables."""
+    `change` orders changes; `moved`: a round began, and its players are sent to their tables;
+    `match_id`: the change is a deal's end at that table, so only its players' own part of the
+    page changed (None: anyone's may have)."""
 
     event_id: int
     change: int
     moved: bool = False
+    match_id: int | None = None
 
 
 def event_group(event_id: int) -> str:
@@ -30,5 +33,7 @@ def announce_tables_over(tables: list[tuple[int, int]]) -> None:
         events.send(table_group(match_id), events.TableChanged(version=version, same_version=True))
 
 
-def announce_event(event_id: int, version: int | None, moved: bool = False) -> None:
-    events.send(event_group(event_id), EventChanged(event_id, time.time_ns(), moved))
+def announce_event(
+    event_id: int, version: int | None, moved: bool = False, match_id: int | None = None
+) -> None:
+    events.send(event_group(event_id), EventChanged(event_id, time.time_ns(), moved, match_id))

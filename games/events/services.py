@@ -454,7 +454,8 @@ def after_deal(deal_row, result) -> None:
         .first()
     )
     if event_id is not None:
-        transaction.on_commit(partial(realtime.announce_event, event_id, None), robust=True)
+        announce = partial(realtime.announce_event, event_id, None, match_id=deal_row.match_id)
+        transaction.on_commit(announce, robust=True)
 
 
 def after_match(match: Match) -> None:

@@ -72,7 +72,7 @@ def test_the_forms_the_event_socket_sends_post_through_htmx(make_user, client):
     event = _started(people, rounds=2)
     stranger = make_user("stranger")
     for viewer in (people[0], stranger):  # the leave form, the check-in form
-        html = consumers.render_mine(event.pk, viewer, moved=False)
+        html = consumers.render_mine(event.pk, viewer, moved=False).html
         forms = re.findall(r"<form[^>]*>", html)
         assert forms and all("hx-post=" in form for form in forms), forms
         assert "csrfmiddlewaretoken" not in html  # rendered without a request: no CSRF field
