@@ -9,6 +9,7 @@ import re
 import time
 
 from playwright.sync_api import Locator, Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from games.engine.spoken import move_sentence, trick_sentence
 from games.models import Action, Deal, Match
@@ -98,13 +99,13 @@ def check_the_hand(page: Page):
             expect(card).to_have_accessible_name(FULL_NAME, timeout=2000)
         idle = hand.locator(".card-idle[data-why]")
         for card in idle.all():
-            why = card.get_attribute("data-why")
+            why = card.get_attribute("data-why", timeout=2000)
             expect(card).to_have_accessible_description(why, timeout=2000)
             expect(card).to_have_accessible_name(
                 re.compile(FULL_NAME.pattern + " ?, not playable now"), timeout=2000
             )
         return hand.aria_snapshot()
-    except AssertionError:
+    except (AssertionError, PlaywrightTimeout):  # a card looked for may be gone with a redraw
         if table_version(page) != version:
             return None  # the table moved on under the check (the turn's cards changed)
         raise
