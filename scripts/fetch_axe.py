@@ -16,24 +16,18 @@ AXE_TARBALL=PATH uses a tarball fetched by other means (checked against the same
 from __future__ import annotations
 
 import argparse
-import base64
-import hashlib
-import io
 import json
-import os
 import sys
-import tarfile
-import urllib.request
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # also when loaded by a test
+from npm_tarball import FetchError, download, member, sha256  # noqa: E402
+from npm_tarball import tarball as npm_tarball  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 PINS_FILE = ROOT / "tests" / "e2e" / "axe.json"
 CACHE_DIR = ROOT / "var" / "axe"
-MEMBER = "package/axe.min.js"
-
-
-class FetchError(Exception):
-    """Something is wrong with a file; the message names it."""
+MEMBER = "axe.min.js"
 
 
 def pins() -> dict:
@@ -45,60 +39,15 @@ def script_path(version: str) -> Path:
     return CACHE_DIR / version / "axe.min.js"
 
 
-def sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-def _integrity_ok(data: bytes, integrity: str) -> bool:
-    algorithm, _, expected = integrity.partition("-")
-    return base64.b64encode(hashlib.new(algorithm, data).digest()).decode() == expected
-
-
-def _download(url: str, timeout: int) -> bytes:
-    try:
-        with urllib.request.urlopen(url, timeout=timeout) as response:
-            return response.read()
-    except OSError as error:
-        raise FetchError(f"could not download {url} ({error})") from None
-
-
 def tarball(pinned: dict) -> bytes:
     """The pinned npm tarball: from AXE_TARBALL, the cache, or the registry; checked."""
-    name = pinned["tarball"].rsplit("/", 1)[-1]
-    cached = CACHE_DIR / name
-    given = os.environ.get("AXE_TARBALL")
-    if given:
-        source, data = given, Path(given).read_bytes()
-    elif cached.exists() and _integrity_ok(cached.read_bytes(), pinned["integrity"]):
-        return cached.read_bytes()
-    else:
-        source = pinned["tarball"]
-        print(f"fetch_axe: downloading {source}", file=sys.stderr)
-        try:
-            data = _download(source, timeout=120)
-        except FetchError as error:
-            raise FetchError(
-                f"{error}; fetch it by other means and run again with AXE_TARBALL=/path/to/{name}"
-            ) from None
-    if not _integrity_ok(data, pinned["integrity"]):
-        raise FetchError(
-            f"{name} (from {source}): its sha512 is not the integrity pinned in "
-            f"{PINS_FILE.relative_to(ROOT)} ({pinned['integrity']})"
-        )
-    CACHE_DIR.mkdir(parents=True, exist_ok=True)
-    cached.write_bytes(data)
-    return data
-
-
-def script_from(data: bytes) -> bytes:
-    with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as archive:
-        try:
-            member = archive.extractfile(MEMBER)
-        except KeyError:
-            member = None
-        if member is None:
-            raise FetchError(f"{MEMBER} is missing from the tarball")
-        return member.read()
+    return npm_tarball(
+        pinned,
+        cache_dir=CACHE_DIR,
+        given_by="AXE_TARBALL",
+        pins_file=str(PINS_FILE.relative_to(ROOT)),
+        tool="fetch_axe",
+    )
 
 
 def problem(pinned: dict) -> str | None:
@@ -112,10 +61,10 @@ def problem(pinned: dict) -> str | None:
 
 
 def build(pinned: dict) -> None:
-    content = script_from(tarball(pinned))
+    content = member(tarball(pinned), MEMBER)
     if sha256(content) != pinned["sha256"]:
         raise FetchError(
-            f"{MEMBER}: sha256 {sha256(content)}, but {PINS_FILE.relative_to(ROOT)} pins "
+            f"package/{MEMBER}: sha256 {sha256(content)}, but {PINS_FILE.relative_to(ROOT)} pins "
             f"{pinned['sha256']}"
         )
     path = script_path(pinned["version"])
@@ -129,10 +78,10 @@ def pin(version: str) -> None:
     """Rewrite the pins for `version`: its tarball and integrity from the npm registry, then the
     sha256 of axe.min.js, read from that tarball once its integrity is checked."""
     url = f"https://registry.npmjs.org/axe-core/{version}"
-    dist = json.loads(_download(url, timeout=60))["dist"]
+    dist = json.loads(download(url, timeout=60))["dist"]
     pinned = pins()
     pinned.update(version=version, tarball=dist["tarball"], integrity=dist["integrity"])
-    pinned["sha256"] = sha256(script_from(tarball(pinned)))
+    pinned["sha256"] = sha256(member(tarball(pinned), MEMBER))
     PINS_FILE.write_text(json.dumps(pinned, indent=2) + "\n", encoding="utf-8")
     print(f"fetch_axe: pinned axe-core {version} in {PINS_FILE.relative_to(ROOT)}", file=sys.stderr)
 

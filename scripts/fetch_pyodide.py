@@ -23,19 +23,18 @@ tarball fetched by other means (it is checked against the same integrity).
 from __future__ import annotations
 
 import argparse
-import base64
 import gzip
-import hashlib
 import io
 import json
-import os
 import shutil
 import sys
-import tarfile
 import tempfile
-import urllib.request
 import zipfile
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # also when loaded by a test
+from npm_tarball import FetchError, download, member, sha256  # noqa: E402
+from npm_tarball import tarball as npm_tarball  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 PINS_FILE = ROOT / "games" / "offline" / "runtime.json"
@@ -49,20 +48,12 @@ COMPRESSED = (*SERVED_UPSTREAM, "python_stdlib.zip", "lock.json")
 FIXED_TIME = (1980, 1, 1, 0, 0, 0)
 
 
-class FetchError(Exception):
-    """Something is wrong with a file; the message names it."""
-
-
 def pins() -> dict:
     return json.loads(PINS_FILE.read_text(encoding="utf-8"))
 
 
 def runtime_dir(version: str) -> Path:
     return ROOT / "static" / "vendor" / "pyodide" / version
-
-
-def sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
 
 
 def modules() -> list[str]:
@@ -103,59 +94,28 @@ def problems(folder: Path, pinned: dict) -> list[str]:
 # --- Fetching ---------------------------------------------------------------------------------
 
 
-def _integrity_ok(data: bytes, integrity: str) -> bool:
-    algorithm, _, expected = integrity.partition("-")
-    return base64.b64encode(hashlib.new(algorithm, data).digest()).decode() == expected
-
-
 def tarball(pinned: dict) -> bytes:
     """The pinned npm tarball: from PYODIDE_TARBALL, the cache, or the registry; checked."""
-    name = pinned["tarball"].rsplit("/", 1)[-1]
-    cached = CACHE_DIR / name
-    given = os.environ.get("PYODIDE_TARBALL")
-    if given:
-        source, data = given, Path(given).read_bytes()
-    elif cached.exists() and _integrity_ok(cached.read_bytes(), pinned["integrity"]):
-        return cached.read_bytes()
-    else:
-        source = pinned["tarball"]
-        print(f"fetch_pyodide: downloading {source}", file=sys.stderr)
-        try:
-            with urllib.request.urlopen(source, timeout=120) as response:
-                data = response.read()
-        except OSError as error:
-            raise FetchError(
-                f"{name}: could not download {source} ({error}); fetch it by other means and "
-                "run again with PYODIDE_TARBALL=/path/to/" + name
-            ) from None
-    if not _integrity_ok(data, pinned["integrity"]):
-        raise FetchError(
-            f"{name} (from {source}): its sha512 is not the integrity pinned in "
-            f"{PINS_FILE.relative_to(ROOT)} ({pinned['integrity']})"
-        )
-    CACHE_DIR.mkdir(parents=True, exist_ok=True)
-    cached.write_bytes(data)
-    return data
+    return npm_tarball(
+        pinned,
+        cache_dir=CACHE_DIR,
+        given_by="PYODIDE_TARBALL",
+        pins_file=str(PINS_FILE.relative_to(ROOT)),
+        tool="fetch_pyodide",
+    )
 
 
 def upstream_files(data: bytes, pinned: dict) -> dict[str, bytes]:
     """The pinned files out of the tarball, each checked against its sha256."""
     files = {}
-    with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as archive:
-        for name, digest in pinned["files"].items():
-            try:
-                member = archive.extractfile(f"package/{name}")
-            except KeyError:
-                member = None
-            if member is None:
-                raise FetchError(f"package/{name} is missing from the tarball {pinned['tarball']}")
-            content = member.read()
-            if sha256(content) != digest:
-                raise FetchError(
-                    f"package/{name}: sha256 {sha256(content)}, but "
-                    f"{PINS_FILE.relative_to(ROOT)} pins {digest}"
-                )
-            files[name] = content
+    for name, digest in pinned["files"].items():
+        content = member(data, name)
+        if sha256(content) != digest:
+            raise FetchError(
+                f"package/{name}: sha256 {sha256(content)}, but "
+                f"{PINS_FILE.relative_to(ROOT)} pins {digest}"
+            )
+        files[name] = content
     return files
 
 
@@ -225,23 +185,13 @@ def pin(version: str) -> None:
     """Rewrite the pins for `version`: its tarball and integrity from the npm registry, then the
     sha256 of each file the page needs, read from that tarball once its integrity is checked."""
     url = f"https://registry.npmjs.org/pyodide/{version}"
-    try:
-        with urllib.request.urlopen(url, timeout=60) as response:
-            dist = json.loads(response.read())["dist"]
-    except OSError as error:
-        raise FetchError(f"{url}: {error}") from None
+    dist = json.loads(download(url, timeout=60))["dist"]
     pinned = pins()
     names = list(pinned["files"])
     pinned.update(version=version, tarball=dist["tarball"], integrity=dist["integrity"])
     data = tarball({**pinned, "files": {}})
-    with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as archive:
-        files = {}
-        for name in names:
-            member = archive.extractfile(f"package/{name}")
-            if member is None:
-                raise FetchError(f"package/{name} is missing from {dist['tarball']}")
-            files[name] = sha256(member.read())
-        lock = json.loads(archive.extractfile("package/pyodide-lock.json").read())
+    files = {name: sha256(member(data, name)) for name in names}
+    lock = json.loads(member(data, "pyodide-lock.json"))
     pinned.update(python=lock["info"]["python"], files=files)
     PINS_FILE.write_text(json.dumps(pinned, indent=2) + "\n", encoding="utf-8")
     print(
