@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from django.core.cache import cache
 from django.db.models import Exists, OuterRef, Q
 from django.urls import reverse
 
@@ -19,6 +20,7 @@ from games.core import selectors as game_selectors
 from games.core.marks import Mark
 from games.engine import worth
 from games.engine.bots import seats as seats_model
+from games.engine.bots import styles
 from games.engine.coach import panel as panel_figures
 from games.engine.coach import reasons
 from games.engine.coach.advice import Option
@@ -85,9 +87,10 @@ def advice_for(deal_row: Deal, step: int, seat: str) -> Advice | None:
     return Advice.objects.filter(deal=deal_row, step=step, seat=seat).first()
 
 
-def seat_models(match: Match, coached: str) -> dict[str, str]:
-    """Who sits at each seat of `match`, for the coach's search (``engine.bots.seats``): a bot
-    by its level, a person by the person model; the coached seat itself as the coach plays."""
+def seat_models(match: Match, coached: str, deal_row: Deal) -> dict[str, str]:
+    """Who sits at each seat of `match`, for the coach's search in `deal_row`
+    (``engine.bots.seats``): a bot by its level, a person by the style of their play before this
+    deal (``person_style``); the coached seat itself as the coach plays."""
     models = {}
     for seat in match.seats.all():
         if seat.position == coached:
@@ -95,8 +98,51 @@ def seat_models(match: Match, coached: str) -> dict[str, str]:
         elif seat.is_bot:
             models[seat.position] = seats_model.model_of_seat("bot", seat.bot_level)
         else:
-            models[seat.position] = seats_model.model_of_seat("person")
+            style = person_style(seat.user_id, deal_row) if seat.user_id else ""
+            models[seat.position] = seats_model.model_of_seat("person", style)
     return models
+
+
+def person_style(user_id: int, deal_row: Deal) -> str:
+    """How the person played the cards they chose in their latest deals finished before
+    `deal_row` was dealt (``engine.bots.styles``). Only those deals count, so the live coach, a
+    review and an exercise of one moment model the person alike, whenever they are asked."""
+    key = f"coach-person-style:{user_id}:{deal_row.pk}:{deal_row.started_at.timestamp()}"
+    found = cache.get(key)
+    if found is None:
+        found = _learned_style(user_id, deal_row)
+        cache.set(key, found, STYLE_CACHE_SECONDS)
+    return found
+
+
+# A person's style before a deal never changes (only finished deals count): kept while the deal
+# is likely in play or reviewed, so each piece of advice does not replay a dozen deals again.
+STYLE_CACHE_SECONDS = 6 * 3600
+
+
+def _learned_style(user_id: int, deal_row: Deal) -> str:
+    own_cards = Action.objects.filter(
+        user_id=user_id,
+        kind=Action.Kind.PLAY,
+        claimed=False,  # a claim's cards follow the claim's order, not the person's choice
+        deal__finished_at__lt=deal_row.started_at,
+    )
+    recent = list(
+        own_cards.values_list("deal_id", flat=True)
+        .distinct()
+        .order_by("-deal_id")[: styles.RECENT_DEALS]
+    )
+    steps: dict[int, set[int]] = {deal_id: set() for deal_id in recent}
+    seat_in: dict[int, str] = {}
+    for deal_id, sequence, seat in own_cards.filter(deal_id__in=recent).values_list(
+        "deal_id", "sequence", "seat"
+    ):
+        steps[deal_id].add(sequence)
+        seat_in[deal_id] = seat
+    tally = styles.Tally()
+    for row in Deal.objects.filter(pk__in=recent).select_related("match"):
+        tally.add_deal(game_selectors.deal_state(row), seat_in[row.pk], steps[row.pk])
+    return tally.style()
 
 
 def first_choice(deal_row: Deal, step: int, seat: str) -> str | None:

@@ -30,7 +30,7 @@ def advise_position(advice_id: int) -> str:
     options = searches.compute(
         advise,
         obs,
-        seat_models=selectors.seat_models(match, advice.seat),
+        seat_models=selectors.seat_models(match, advice.seat, advice.deal),
         lane=searches.Lane.ANALYSIS,
     )
     services.do_store_advice(
@@ -68,7 +68,7 @@ def review_deal(review_id: int) -> str:
             options = searches.compute(
                 advise,
                 obs,
-                seat_models=selectors.seat_models(deal_row.match, review.seat),
+                seat_models=selectors.seat_models(deal_row.match, review.seat, deal_row),
                 lane=searches.Lane.ANALYSIS,
             )
             services.do_save_computed_advice(

@@ -102,7 +102,9 @@ def test_advice_is_the_coachs_search_of_the_position_and_is_never_computed_twice
     assert first == advice.options[0]["action"]
     # The same search again (seeded by the position, the easy bots seated as easy bots) gives
     # the same card: a review or an exercise of this moment shows these very figures.
-    again = advise(obs, seat_models=coach_selectors.seat_models(match, "S"))
+    again = advise(
+        obs, seat_models=coach_selectors.seat_models(match, "S", selectors.current_deal(match))
+    )
     assert [o.action for o in again] == [o["action"] for o in advice.options]
     assert {o["action"] for o in advice.options} == set(obs.legal_actions())
 

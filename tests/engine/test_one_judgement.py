@@ -27,7 +27,7 @@ PER_PRESET = 125 if FULL else 3
 # The full run's budget: the coach's own unless SETBACK_CONSISTENCY_BUDGET says otherwise (the
 # agreement is by construction, so a smaller budget tests the same thing, faster).
 BUDGET = int(os.environ.get("SETBACK_CONSISTENCY_BUDGET", 0)) or None if FULL else 40
-LEVELS = ("easy", "medium", "hard")
+LEVELS = ("casual", "easy", "medium", "hard")  # what a seat may be modelled as
 
 
 def positions(preset: str, count: int):

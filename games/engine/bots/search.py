@@ -85,9 +85,9 @@ class Search:
         self.kernel = self.info.kernel
         self.budget = budget
         self.valuer = MatchValuer.for_observation(obs) if self.config.match_aware else None
-        # Who sits where, for the coach (bots/seats.py): seats played by the easy rules.
-        self.easy_seats = seats.easy_indices(seat_models, obs.rules.seats)
-        if self.easy_seats:
+        # Who sits where, for the coach (bots/seats.py): seats played by rules of their own.
+        self.seat_rules = seats.seat_rules(seat_models, obs.rules.seats)
+        if self.seat_rules:
             # A seated playout (seats.play_out_seated, a plain loop) costs about twice the
             # inline policy's: fewer of them keep the coach's answer time where it was
             # (bench_coach --seated), at the price of a little more noise in its figures.
@@ -122,8 +122,8 @@ class Search:
     def finish(self, pos: Position) -> Position:
         """Play a world to the end of the deal (in place)."""
         if not self.config.random_playouts:
-            if self.easy_seats:
-                return seats.play_out_seated(pos, self.easy_seats)
+            if self.seat_rules:
+                return seats.play_out_seated(pos, self.seat_rules)
             return play_out(pos)
         while not pos.is_over:
             play_card(pos, random_policy(pos, legal_mask(pos), self.rng))

@@ -2,32 +2,33 @@
 
 The search values a move by playing sampled worlds to the end (``Search.finish``). The bots'
 own searches play every seat with the playout policy of ``core`` (a strong rule-of-thumb
-player), which is what the medium and hard bots play like. Against easy bots that overstates
-the opponents: the coach's chances of making a bid came out too low (self-play ECE 0.013, but
-0.10 against easy opponents; docs/coach.md, "Chances that know who sits"). So the coach tells
-the search who sits where (``seat_models``: seat -> model) and a seat modelled ``easy`` is
-played in the playouts by the easy bot's own rules (``easy_card``, the bitmask twin of
-``bots/easy.py``'s card play); ``medium`` and ``hard`` seats keep the playout policy.
+player), which is what the medium and hard bots play like. Against weaker players that
+overstates the opponents: the coach's chances of making a bid came out too low (self-play ECE
+0.013, but 0.10 against easy opponents; docs/coach.md, "Chances that know who sits"). So the
+coach tells the search who sits where (``seat_models``: seat -> model), and a seat modelled
+``easy`` or ``casual`` is played in the playouts by those rules (``easy_card``, the bitmask
+twin of ``bots/easy.py``'s card play; ``casual_card``, win high or play low); ``medium`` and
+``hard`` seats keep the playout policy.
 
-A person is modelled as ``PERSON_MODEL`` (see its comment). Without ``seat_models`` nothing
-changes: the bots' own searches never pass it, so their play (and the golden files) stay as
-they were. Pure Python, no Django.
+A person is modelled by the style of their own recorded play (``bots/styles.py``), and as
+``PERSON_MODEL`` until they have played enough. Without ``seat_models`` nothing changes: the
+bots' own searches never pass it, so their play (and the golden files) stay as they were. Pure
+Python, no Django.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 
 from ..fast import SUIT_MASK, Position, legal_bits
 from .core import GP, best_suit, policy_card, step
 
-MODELS = ("easy", "medium", "hard")
+MODELS = ("casual", "easy", "medium", "hard")
+BOT_LEVELS = ("easy", "medium", "hard")
 
-# A person, in the playouts: the outside rule-based opponent written for the calibration
-# (``coach/outsider.py``: greedy bidding and play, as a casual player plays) is fitted better
-# by the easy bot's rules than by the strong playout policy (measured: docs/coach.md). People
-# at our tables are new to the game more often than not; the site has too few recorded deals
-# to learn a model from yet.
+# A person whose style is not known yet (``styles.MIN_MOVES``), in the playouts: people at our
+# tables are new to the game more often than not, and the easy bot's rules sit between a casual
+# player's and the strong playout policy (docs/coach.md, "Chances that know who sits").
 PERSON_MODEL = "easy"
 
 # The share of the budget a search with seated playouts spends (see Search.__init__): they cost
@@ -39,17 +40,25 @@ TEN_RANK = 8
 
 
 def model_of_seat(kind: str, level: str = "") -> str:
-    """The model of a seat: a bot by its level, a person by ``PERSON_MODEL``."""
-    if kind == "bot" and level in MODELS:
-        return level
-    return PERSON_MODEL
+    """The model of a seat: a bot by its level, a person by the style learned from their play
+    (``styles.Tally.style``), or ``PERSON_MODEL`` when there is none."""
+    if kind == "bot":
+        return level if level in BOT_LEVELS else PERSON_MODEL
+    return level if level in MODELS else PERSON_MODEL
 
 
-def easy_indices(seat_models: Mapping[str, str] | None, seats: Iterable[str]) -> frozenset[int]:
-    """The seat indices (in ``seats``' order) to play by the easy rules."""
+CardRule = Callable[[Position, int], int]
+
+
+def seat_rules(
+    seat_models: Mapping[str, str] | None, seats: Iterable[str]
+) -> tuple[CardRule | None, ...] | None:
+    """Per seat index (in ``seats``' order), the rule its cards follow in a playout (None: the
+    playout policy); None when every seat plays by the playout policy."""
     if not seat_models:
-        return frozenset()
-    return frozenset(i for i, seat in enumerate(seats) if seat_models.get(seat) == "easy")
+        return None
+    rules = tuple(RULES.get(seat_models.get(seat, "")) for seat in seats)
+    return rules if any(rules) else None
 
 
 def _power(card: int, led: int, trump: int) -> int:
@@ -120,9 +129,30 @@ def _gift(card: int, trump: int) -> int:
     return -rank - (20 if card // 13 == trump else 0)
 
 
-def play_out_seated(pos: Position, easy_seats: frozenset[int]) -> Position:
-    """Play ``pos`` to the end (in place): ``easy_seats`` by ``easy_card``, every other seat by
-    the playout policy (``core.policy_card``, what ``core.play_out`` plays inline)."""
+def casual_card(pos: Position, legal: int) -> int:
+    """A casual player's card: lead the highest card, trumps first; on a trick, win it with the
+    highest card that wins, else play the lowest card (trump last)."""
+    cards = list(_bits(legal))
+    trump = pos.trump
+    if trump < 0:  # the opening lead names trump: as the easy rules name it
+        return easy_card(pos, legal)
+    if not pos.trick:
+        return max(cards, key=lambda c: (c // 13 == trump, c % 13, c))
+    led = pos.trick[0] // 13
+    best = max(_power(c, led, trump) for c in pos.trick)
+    winners = [c for c in cards if _power(c, led, trump) > best]
+    if winners:
+        return max(winners, key=lambda c: (_power(c, led, trump), c))
+    return min(cards, key=lambda c: (c // 13 == trump, c % 13, c))
+
+
+RULES: dict[str, CardRule] = {"easy": easy_card, "casual": casual_card}
+
+
+def play_out_seated(pos: Position, rules: tuple[CardRule | None, ...]) -> Position:
+    """Play ``pos`` to the end (in place): each seat by its rule in ``rules`` (``seat_rules``),
+    a seat without one by the playout policy (``core.policy_card``, what ``core.play_out``
+    plays inline)."""
     kernel = pos.kernel
     rem = 0
     for hand in pos.hands:
@@ -139,7 +169,8 @@ def play_out_seated(pos: Position, easy_seats: frozenset[int]) -> Position:
             )
         else:
             legal = hand
-        card = easy_card(pos, legal) if seat in easy_seats else policy_card(pos, legal, rem, gone)
+        rule = rules[seat]
+        card = rule(pos, legal) if rule is not None else policy_card(pos, legal, rem, gone)
         rem &= ~(1 << card)
         gone |= 1 << card
         step(pos, card)

@@ -25,14 +25,16 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from .. import AUCTION, Deal, Rules, bots
 from ..bots import seats as seat_models_
+from ..bots import styles
 from . import outsider
 from .advice import Option, advise
+from .chances import honest
 
 # Who the coach's side plays against: "self" (every seat is the coach: self-play), an outside
 # greedy rule-based player ("greedy", coach/outsider.py), or the site's bots by level.
@@ -110,6 +112,24 @@ class Calibration:
                 cal.add(kind, stated, happened)
             cal.deals += 1
         cal.raw = kinds_of_chance == {True}
+        return cal
+
+    def mapped(self, knots: Mapping[str, tuple[tuple[float, float], ...]]) -> Calibration:
+        """These deals' chances as a map through ``knots`` (per kind; a kind without knots kept)
+        would have stated them: a map changes no move, so it is what a coach with that map
+        said in the same deals."""
+        cal = Calibration(
+            decisions=self.decisions,
+            bid_decisions=self.bid_decisions,
+            contradictions=list(self.contradictions),
+            deals=self.deals,
+            raw=self.raw,
+        )
+        for deal, kind, stated, happened in self.records:
+            if knots.get(kind):
+                stated = honest(kind, stated, knots)
+            cal.records.append((deal, kind, stated, happened))
+            _put(cal.bins[kind], stated, happened)
         return cal
 
     def ece(self, kind: str) -> float | None:
@@ -262,6 +282,9 @@ def run(
     rules = Rules.from_spec(rules)
     rng = random.Random(seed)
     cal = Calibration()
+    # The outside player's cards so far, per seat: the coach learns its style as it would a
+    # person's at the site, from the deals before (bots/styles.py).
+    learned = {seat: styles.Tally() for seat in rules.seats}
     while cal.deals < deals:
         before = (cal.decisions, cal.bid_decisions, len(cal.contradictions), len(cal.records))
         deal = Deal.new(rules, rules.seats[cal.deals % len(rules.seats)], rng)
@@ -270,8 +293,12 @@ def run(
             if opponents == "self"
             else set(rules.seats_of(rules.side_of(rules.seats[cal.deals % 2])))
         )
-        stated = _play_advised(cal, deal, rng, budget, raw, coached, opponents, seated)
+        models = table_models(rules, coached, opponents, learned) if seated else None
+        stated = _play_advised(cal, deal, rng, budget, raw, coached, opponents, models)
         cal.deals += 1
+        if opponents == "greedy":
+            for seat in set(rules.seats) - coached:
+                learned[seat].add_deal(deal, seat)
         _count_what_happened(cal, deal, stated)
         if save is not None:
             save(
@@ -292,15 +319,22 @@ def run(
     return cal
 
 
-def table_models(rules: Rules, coached: set[str], opponents: str) -> dict[str, str]:
+def table_models(
+    rules: Rules,
+    coached: set[str],
+    opponents: str,
+    learned: dict[str, styles.Tally] | None = None,
+) -> dict[str, str]:
     """What the coach is told sits at each seat: its own side the hard level (the coach plays
-    it), the others their level, the outside player as a person (``seats.PERSON_MODEL``)."""
+    it), the others their level, the outside player as a person of the style ``learned`` from
+    its play so far (``seats.PERSON_MODEL`` before enough of it)."""
     models = {}
     for seat in rules.seats:
         if seat in coached or opponents == "self":
             models[seat] = "hard"
         elif opponents == "greedy":
-            models[seat] = seat_models_.model_of_seat("person")
+            style = learned[seat].style() if learned else ""
+            models[seat] = seat_models_.model_of_seat("person", style)
         else:
             models[seat] = seat_models_.model_of_seat("bot", opponents)
     return models
@@ -314,13 +348,13 @@ def _play_advised(
     raw: bool,
     coached: set[str] | None = None,
     opponents: str = "self",
-    seated: bool = False,
+    models: dict[str, str] | None = None,
 ) -> list[tuple[str, str, float, str]]:
     """Play ``deal`` to its end with every coached seat taking the coach's first option (the
-    others by ``opponents``), counting the decisions and the contradictions; returns the
-    chances stated on the way, as (seat, kind, chance, the action it was stated for)."""
+    others by ``opponents``; the coach told ``models``, who sits where), counting the decisions
+    and the contradictions; returns the chances stated on the way, as (seat, kind, chance, the
+    action it was stated for)."""
     coached = set(deal.rules.seats) if coached is None else coached
-    models = table_models(deal.rules, coached, opponents) if seated else None
     stated = []
     while not deal.is_over:
         seat = deal.to_act
