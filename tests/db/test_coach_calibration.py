@@ -11,7 +11,7 @@ from django.core.management import CommandError, call_command
 from games.engine import Deal, Rules
 from games.engine.coach.advice import Option, advise
 from games.engine.coach.calibration import Calibration, contradictions
-from games.engine.coach.chances import FIELDS, honest
+from games.engine.coach.chances import FIELDS, TABLE_KNOTS, honest, table_of
 
 
 def test_the_command_runs_on_a_small_sample_and_its_tenths_add_up():
@@ -184,3 +184,30 @@ def test_a_raw_runs_saved_deals_still_fit_a_map(tmp_path):
         "jack",
         "game",
     }
+
+
+def test_a_tables_map_follows_the_self_play_map_against_rule_bound_opponents():
+    rules = Rules()
+    assert table_of(None, "S", rules) is None
+    assert table_of(dict.fromkeys("NESW", "hard"), "S", rules) is None
+    # The opponents' weakest model, never the partner's.
+    assert table_of({"N": "easy", "E": "hard", "S": "hard", "W": "hard"}, "S", rules) is None
+    assert table_of({"N": "hard", "E": "easy", "S": "hard", "W": "hard"}, "S", rules) == "easy"
+    assert table_of({"N": "hard", "E": "easy", "S": "hard", "W": "casual"}, "S", rules) == "casual"
+    said = [i / 100 for i in range(101)]
+    for table, knots in TABLE_KNOTS.items():
+        for kind in knots:
+            mapped = [honest(kind, honest(kind, p), knots) for p in said]
+            assert mapped == sorted(mapped), (table, kind)  # orders between chances are kept
+            assert mapped[0] == 0.0 and mapped[-1] == 1.0
+
+
+def test_a_saved_sample_mapped_anew_states_what_the_map_says_and_keeps_what_happened():
+    cal = Calibration()
+    cal.add("make", 0.85, True)
+    cal.add("make", 0.65, False)
+    cal.deals = 1
+    mapped = cal.mapped({"make": ((0.5, 0.6), (0.9, 0.95))})
+    assert [round(s, 4) for _, _, s, _ in mapped.records] == [0.9062, 0.7312]
+    assert [h for *_, h in mapped.records] == [True, False]
+    assert mapped.deals == 1 and cal.records[0][2] == 0.85  # the sample itself is unchanged

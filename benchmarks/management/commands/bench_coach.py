@@ -30,12 +30,14 @@ class Command(BaseCommand):
         parser.add_argument("--seed", type=int, default=1)
         parser.add_argument(
             "--seated",
-            action="store_true",
-            help="tell the coach who sits at the table (the others are easy bots here), as the "
-            "site's coach is (engine.bots.seats)",
+            nargs="?",
+            const="easy",
+            choices=("easy", "casual"),
+            help="tell the coach who sits at the table, as the site's coach is "
+            "(engine.bots.seats): the others modelled as easy bots (the default) or casual people",
         )
 
-    def handle(self, *args, rules, deals, seed, seated=False, **options):
+    def handle(self, *args, rules, deals, seed, seated=None, **options):
         spec = json.loads(rules) if rules.strip().startswith("{") else rules
         rules = Rules.from_spec(spec)
         rng = random.Random(seed)
@@ -45,7 +47,7 @@ class Command(BaseCommand):
             deal = Deal.new(rules, rules.seats[number % len(rules.seats)], rng)
             coached = rules.seats[0]
             models = (
-                {seat: "hard" if seat == coached else "easy" for seat in rules.seats}
+                {seat: "hard" if seat == coached else seated for seat in rules.seats}
                 if seated
                 else None
             )
@@ -67,7 +69,7 @@ class Command(BaseCommand):
                 deal.apply(action)
         self.stdout.write(
             f"bench_coach: {rules.to_spec()}, {deals} deals, seed {seed}"
-            f"{', seated' if seated else ''}: seconds per piece of advice"
+            f"{f', seated ({seated})' if seated else ''}: seconds per piece of advice"
         )
         every_wall = walls["bid"] + walls["card"]
         every_cpu = cpus["bid"] + cpus["card"]

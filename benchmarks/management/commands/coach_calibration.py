@@ -13,6 +13,7 @@ import sys
 from django.core.management.base import BaseCommand, CommandError
 
 from games.engine.coach.calibration import KINDS, OPPONENTS, Calibration, run
+from games.engine.coach.chances import TABLE_KNOTS
 
 
 class Command(BaseCommand):
@@ -33,6 +34,18 @@ class Command(BaseCommand):
             "--raw",
             action="store_true",
             help="measure the search's own chances (before the honest-chances map) and fit that map",
+        )
+        parser.add_argument(
+            "--fit",
+            action="store_true",
+            help="print the map fitted on these chances (as --raw does): for a table's map "
+            "(chances.TABLE_KNOTS), fitted on deals played with that map empty",
+        )
+        parser.add_argument(
+            "--map-table",
+            choices=sorted(TABLE_KNOTS),
+            help="with --load: the chances as the table's map (chances.TABLE_KNOTS) states "
+            "them; a map changes no move, so this checks a map on deals played without it",
         )
         parser.add_argument(
             "--opponents",
@@ -72,15 +85,20 @@ class Command(BaseCommand):
         load,
         opponents="self",
         seated=False,
+        fit=False,
+        map_table=None,
         **options,
     ):
         if load:
             cal = _load(load)
             raw = cal.raw  # the saved chances say whether they were the search's own
+            if map_table:
+                cal = cal.mapped(TABLE_KNOTS[map_table])
         else:
             cal = _play(rules, deals, seed, budget, progress, raw, save, opponents, seated)
         report = cal.report()
-        if raw:
+        fit = fit or raw
+        if fit:
             report["fitted_knots"] = {kind: cal.fit_knots(kind) for kind in KINDS}
         if json:
             self.stdout.write(json_module.dumps(report, indent=2))
@@ -101,7 +119,7 @@ class Command(BaseCommand):
                     self.stdout.write(
                         f"  {row['tenth']}  {row['n']:5d}  {row['stated']:.3f}   {row['happened']:.3f}"
                     )
-        if raw:
+        if fit:
             self.stdout.write(
                 "\nfitted knots (stated, happened), for games/engine/coach/chances.py:"
             )

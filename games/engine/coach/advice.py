@@ -17,7 +17,7 @@ from ..bots import evaluate
 from ..observation import Observation
 from ..worth import position_seed
 from . import reasons
-from .chances import honest_estimate
+from .chances import honest_estimate, table_of
 
 LEVEL = "hard"
 
@@ -57,13 +57,14 @@ def advise(
     actions; a forced move needs no advice). Its chances are made honest (``chances``) unless
     ``raw``: the search's own, which the calibration map is fitted on. Without ``seed`` the
     search is seeded by the position (what the site's coach does everywhere). ``seat_models``
-    (seat -> easy, medium or hard; ``bots.seats``) plays the others in the sampled worlds as
+    (seat -> casual, easy, medium or hard; ``bots.seats``) plays the others in the sampled worlds as
     what sits at the table, so the chances are against them."""
     if seed is None:
         seed = position_seed(obs)
     estimates = evaluate(obs, seed=seed, budget=budget, level=LEVEL, seat_models=seat_models)
     if not raw:
-        estimates = [honest_estimate(est) for est in estimates]
+        table = table_of(seat_models, obs.seat, obs.rules)
+        estimates = [honest_estimate(est, table=table) for est in estimates]
     lines = reasons.reasons(obs, estimates)
     options = []
     for est, line in zip(estimates, lines, strict=True):
