@@ -21,14 +21,25 @@ def table_panel(match: Match, position: str, **already_read) -> str:
         (uid for pos, uid in table.seats.items() if pos == position and uid is not None), None
     )
     next_table = None
+    left = (
+        seat_user is not None
+        and event.entries.filter(user_id=seat_user, left_at__isnull=False).exists()
+    )
     if match.status == Match.Status.FINISHED and seat_user and event.round_number > table.round:
         found = selectors.table_of(event, seat_user, event.round_number)
-        left = event.entries.filter(user_id=seat_user, left_at__isnull=False).exists()
         if found is not None and found.match_id is not None and not left:
             next_table = found
+    # Leaving an event's table is leaving the event: the panel offers that, not "Leave table".
+    may_leave = seat_user is not None and not left and event.status == event.Status.PLAYING
     return render_to_string(
         "events/_table_panel.html",
-        {"table": table, "event": event, "match": match, "next_table": next_table},
+        {
+            "table": table,
+            "event": event,
+            "match": match,
+            "next_table": next_table,
+            "may_leave": may_leave,
+        },
     )
 
 

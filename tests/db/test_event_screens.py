@@ -88,3 +88,21 @@ def test_the_forms_the_event_socket_sends_post_through_htmx(make_user, client):
     assert answer["HX-Redirect"] == reverse("events:event", args=[event.pk])
     page = client.get(reverse("events:event", args=[event.pk]))
     assert "You are not checked in to this event." in page.content.decode()
+
+
+def test_an_event_tables_way_out_is_leaving_the_event(make_user, client):
+    people = [make_user(f"p{i}") for i in range(4)]
+    event = _started(people)
+    (table,) = _tables(event, 1)
+    client.force_login(people[1])
+    page = client.get(reverse("table", args=[table.match_id])).content.decode()
+    # Not "Leave table", which would leave the event's later rounds waiting for them.
+    assert "data-leave>" not in page and "Leave table" not in page
+    leave = reverse("events:leave", args=[event.pk])
+    assert re.search(rf'<form[^>]*hx-post="{leave}"[^>]*>.*?data-leave-event', page, re.S)
+
+    answer = client.post(leave, HTTP_HX_REQUEST="true")
+    assert answer["HX-Redirect"] == reverse("events:event", args=[event.pk])
+    assert event.entries.get(user=people[1]).left_at is not None
+    page = client.get(reverse("table", args=[table.match_id])).content.decode()
+    assert "data-leave-event" not in page  # gone, and the stand-in plays the seat
