@@ -5,6 +5,8 @@ import random
 from games.engine import OVER, PLAY, Deal, Rules
 from games.engine.bots import choose
 from games.engine.bots.estimate import Acc
+from games.engine.cards import INDEX
+from games.engine.coach.advice import advise
 from games.engine.coach.judging import judge
 from games.engine.solver import analyse
 from games.engine.worth import MATCH, NET, deal_net, net_text, position_seed, signed, worth
@@ -90,3 +92,39 @@ def test_solver_best_is_by_net():
         }
         solved += 1
     assert solved >= 20
+
+
+def _position(hands, moves):
+    """A hand-made deal of house rules (West deals, so North speaks first), moves applied."""
+    dealt = {card for hand in hands.values() for card in hand}
+    deal = Deal(Rules(), "W", hands, [card for card in INDEX if card not in dealt])
+    for token in moves:
+        deal.apply(token)
+    return deal
+
+
+OTHERS = {"S": ["3H", "4H", "9H", "TH", "JH", "QH"], "W": ["3D", "4D", "5D", "6D", "7D", "TD"]}
+
+
+def test_the_coach_is_certain_of_a_certain_make_and_a_certain_set():
+    # North holds every trump and bid 4: whatever is played, North takes every trick, all four
+    # points, and +4 net.
+    make = _position(
+        {"N": ["AS", "KS", "QS", "JS", "3S", "2S"], "E": ["AC", "KC", "3C", "4C", "5C", "6C"]}
+        | OTHERS,
+        ["4", "AS", "KC", "3H", "3D"],
+    )
+    options = advise(make.observation("N"), budget=60)
+    assert len(options) == 5
+    assert all(o.figures["p_make"] == 1.0 and worth(o.figures).net == 4 for o in options)
+
+    # North bid 4 and led the two of trump; East took it with the ace: Low and High are East and
+    # West's, so the bid of 4 is set whatever South plays now.
+    sett = _position(
+        {"N": ["2S", "5H", "6H", "7H", "8D", "9D"], "E": ["AS", "KC", "3C", "4C", "5C", "6C"]}
+        | OTHERS,
+        ["4", "2S", "AS", "3H", "3D", "KC"],
+    )
+    options = advise(sett.observation("S"), budget=60)
+    assert len(options) == 5
+    assert all(o.figures["p_make"] == 0.0 and worth(o.figures).net < -4 for o in options)
